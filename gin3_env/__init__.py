@@ -1,0 +1,41 @@
+"""gin3_env: three-handed gin rummy ("in the box") for reinforcement learning.
+
+The rules engine lives in :mod:`gin3_env.engine`; the PettingZoo and Gymnasium
+environments in :mod:`gin3_env.envs`. Importing the package registers the
+environment ids with PettingZoo and Gymnasium.
+"""
+
+from .engine.actions import (
+    DRAW_STOCK,
+    NUM_ACTIONS,
+    PASS,
+    TAKE_DISCARD,
+    action_str,
+    discard_action,
+    knock_action,
+)
+from .engine.cards import card_points, card_str, parse_card, parse_cards
+from .engine.melds import Arrangement, best_arrangement, deadwood, knock_deadwoods
+from .engine.rules import Rules
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DRAW_STOCK",
+    "NUM_ACTIONS",
+    "PASS",
+    "TAKE_DISCARD",
+    "Arrangement",
+    "Rules",
+    "__version__",
+    "action_str",
+    "best_arrangement",
+    "card_points",
+    "card_str",
+    "deadwood",
+    "discard_action",
+    "knock_action",
+    "knock_deadwoods",
+    "parse_card",
+    "parse_cards",
+]

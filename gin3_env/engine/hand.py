@@ -1,0 +1,358 @@
+"""One hand of three-handed gin: the captain (for the team) against the box.
+
+Players inside a hand are ``TEAM = 0`` (the captain, who plays first) and
+``BOX = 1`` (the dealer). The hand moves through explicit phases::
+
+    OFFER_TEAM --take--> DISCARD (team) ...
+        |pass
+    OFFER_BOX  --take--> DISCARD (box) ...
+        |pass
+    DRAW (team, stock only) -> DISCARD -> DRAW (other player) -> ... -> OVER
+
+:func:`legal_actions` is the one place that decides legality, per phase.
+:meth:`HandState.apply` checks an action against it before touching anything,
+so a refused action leaves the state as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from .actions import (
+    DISCARD_BASE,
+    DRAW_STOCK,
+    KNOCK_BASE,
+    NUM_ACTIONS,
+    PASS,
+    TAKE_DISCARD,
+    action_str,
+    check_action,
+)
+from .cards import NUM_CARDS, card_str, cards_of
+from .melds import Arrangement, knock_deadwoods
+from .rules import Rules
+from .showdown import showdown
+
+TEAM, BOX = 0, 1
+PLAYER_NAMES = ("team", "box")
+HAND_SIZE = 10
+LOG_VERSION = 1
+
+
+class Phase(IntEnum):
+    OFFER_TEAM = 0  # the captain may take the upcard or pass
+    OFFER_BOX = 1  # the captain passed; the box may take it or pass
+    DRAW = 2  # take the top of the stock or of the discard pile
+    DISCARD = 3  # discard a card or knock
+    OVER = 4
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state."""
+
+
+@dataclass(frozen=True)
+class Spread:
+    """What a player showed at the end of a hand."""
+
+    melds: tuple[tuple[int, ...], ...]
+    deadwood_cards: tuple[int, ...]
+    deadwood: int
+    layoffs: tuple[tuple[int, int], ...] = ()  # (card, index of the opponent's meld)
+
+    @classmethod
+    def of(cls, arrangement: Arrangement, layoffs: tuple[tuple[int, int], ...] = ()) -> Spread:
+        return cls(arrangement.melds, arrangement.deadwood_cards, arrangement.deadwood, layoffs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "melds": [[card_str(c) for c in m] for m in self.melds],
+            "deadwood_cards": [card_str(c) for c in self.deadwood_cards],
+            "deadwood": self.deadwood,
+            "layoffs": [[card_str(c), i] for c, i in self.layoffs],
+        }
+
+
+@dataclass(frozen=True)
+class HandResult:
+    """The end of a hand. ``knocker``/``winner`` are TEAM, BOX or None."""
+
+    outcome: str  # "gin", "knock", "undercut", "dead" or "truncated"
+    knocker: int | None = None
+    winner: int | None = None
+    points: int = 0
+    knocker_deadwood: int | None = None
+    defender_deadwood: int | None = None
+    spreads: tuple[Spread, Spread] | None = None  # indexed by player
+    knock_discard: int | None = None
+
+    @property
+    def returns(self) -> tuple[int, int]:
+        """Zero-sum points per player (TEAM, BOX)."""
+        if self.winner is None:
+            return (0, 0)
+        return (self.points, -self.points) if self.winner == TEAM else (-self.points, self.points)
+
+    def to_dict(self) -> dict[str, Any]:
+        name = lambda p: None if p is None else PLAYER_NAMES[p]  # noqa: E731
+        return {
+            "outcome": self.outcome,
+            "knocker": name(self.knocker),
+            "winner": name(self.winner),
+            "points": self.points,
+            "knocker_deadwood": self.knocker_deadwood,
+            "defender_deadwood": self.defender_deadwood,
+            "knock_discard": None if self.knock_discard is None else card_str(self.knock_discard),
+            "spreads": None
+            if self.spreads is None
+            else {PLAYER_NAMES[p]: s.to_dict() for p, s in enumerate(self.spreads)},
+        }
+
+
+def check_deck(deck: Sequence[int]) -> list[int]:
+    """Return the deck as a list of ints if it is a permutation of 0..51, else raise."""
+    try:
+        cards = [int(c) for c in deck]
+    except (TypeError, ValueError):
+        raise ValueError(f"deck must be a sequence of 52 card ints, got {deck!r:.80}") from None
+    if any(not isinstance(c, int | np.integer) or isinstance(c, bool) for c in deck):
+        raise ValueError("deck must hold ints 0..51")
+    bad = [c for c in cards if not 0 <= c < NUM_CARDS]
+    if bad:
+        raise ValueError(f"deck holds a value that is not a card 0..51: {bad[0]}")
+    seen: set[int] = set()
+    for c in cards:
+        if c in seen:
+            raise ValueError(f"deck repeats card {card_str(c)} ({c})")
+        seen.add(c)
+    if len(cards) != NUM_CARDS:
+        missing = sorted(set(range(NUM_CARDS)) - seen)
+        raise ValueError(
+            f"deck must hold all 52 cards once, got {len(cards)}"
+            f" (missing {' '.join(card_str(c) for c in missing[:5])}{'...' if len(missing) > 5 else ''})"
+        )
+    return cards
+
+
+@dataclass
+class HandState:
+    """The full (hidden) state of one hand. Build with :meth:`deal`."""
+
+    rules: Rules
+    deck: tuple[int, ...]
+    hands: list[int]  # 52-bit masks, per player
+    stock: list[int]  # stock[-1] is the next card drawn
+    discards: list[int]  # discards[-1] is the top
+    phase: Phase = Phase.OFFER_TEAM
+    player: int = TEAM
+    turns: int = 0  # completed turns (a take or draw followed by a discard)
+    stock_only: bool = False  # both refused the upcard: the captain must draw from the stock
+    taken: int | None = None  # card taken from the discard pile this turn
+    known: list[int] = field(default_factory=lambda: [0, 0])  # taken from the pile, still held
+    declined: list[int] = field(default_factory=lambda: [0, 0])  # passed upcard, drawn-over discards
+    actions: list[int] = field(default_factory=list)
+    result: HandResult | None = None
+    _legal: list[int] | None = field(default=None, repr=False)
+    _knock_dw: dict[int, int] | None = field(default=None, repr=False)
+
+    # ---------------------------------------------------------------- setup
+    @classmethod
+    def deal(
+        cls,
+        rules: Rules | None = None,
+        deck: Sequence[int] | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> HandState:
+        """Deal from an explicit deck order (RULES §4.3) or a shuffle by ``rng``."""
+        rules = rules or Rules()
+        if deck is None:
+            rng = rng if rng is not None else np.random.default_rng()
+            order = [int(c) for c in rng.permutation(NUM_CARDS)]
+        else:
+            order = check_deck(deck)
+        team = sum(1 << c for c in order[0:20:2])
+        box = sum(1 << c for c in order[1:20:2])
+        return cls(
+            rules=rules,
+            deck=tuple(order),
+            hands=[team, box],
+            stock=order[:20:-1],
+            discards=[order[20]],
+        )
+
+    def clone(self) -> HandState:
+        return copy.deepcopy(self)
+
+    # -------------------------------------------------------------- queries
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def top_discard(self) -> int | None:
+        return self.discards[-1] if self.discards else None
+
+    @property
+    def upcard(self) -> int:
+        return self.deck[20]
+
+    def hand_cards(self, player: int) -> list[int]:
+        return cards_of(self.hands[player])
+
+    def knock_deadwoods(self) -> dict[int, int]:
+        """Deadwood left by discarding each card (discard phase only, cached)."""
+        if self._knock_dw is None:
+            self._knock_dw = knock_deadwoods(self.hands[self.player])
+        return self._knock_dw
+
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the player to act, ascending (cached)."""
+        if self._legal is None:
+            self._legal = legal_actions(self)
+        return self._legal
+
+    def legal_mask(self) -> np.ndarray:
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        mask[self.legal_actions()] = 1
+        return mask
+
+    # --------------------------------------------------------------- moves
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the player to act; raise ``IllegalActionError`` if not legal."""
+        action = check_action(action)
+        if action not in self.legal_actions():
+            raise IllegalActionError(self._illegal_message(action))
+        self._legal = None
+        p = self.player
+        self.actions.append(action)
+        if action == PASS:
+            self.declined[p] |= 1 << self.discards[-1]
+            if self.phase is Phase.OFFER_TEAM:
+                self.phase, self.player = Phase.OFFER_BOX, BOX
+            else:
+                self.phase, self.player, self.stock_only = Phase.DRAW, TEAM, True
+        elif action == TAKE_DISCARD:
+            card = self.discards.pop()
+            self.hands[p] |= 1 << card
+            self.known[p] |= 1 << card
+            self.taken = card
+            self._to_discard_phase()
+        elif action == DRAW_STOCK:
+            if self.discards:
+                self.declined[p] |= 1 << self.discards[-1]
+            self.hands[p] |= 1 << self.stock.pop()
+            self.taken = None
+            self.stock_only = False
+            self._to_discard_phase()
+        elif action < KNOCK_BASE:
+            self._discard(action - DISCARD_BASE)
+        else:
+            self._knock(action - KNOCK_BASE)
+
+    def _to_discard_phase(self) -> None:
+        self.phase = Phase.DISCARD
+        self._knock_dw = None
+
+    def _discard(self, card: int) -> None:
+        p = self.player
+        bit = 1 << card
+        self.hands[p] &= ~bit
+        self.known[p] &= ~bit
+        self.discards.append(card)
+        self.taken = None
+        self.turns += 1
+        if len(self.stock) <= self.rules.dead_stock:
+            self._end(HandResult("dead"))
+        elif self.turns >= self.rules.max_turns:
+            self._end(HandResult("truncated"))
+        else:
+            self.phase, self.player = Phase.DRAW, 1 - p
+
+    def _knock(self, card: int) -> None:
+        p = self.player
+        self.hands[p] &= ~(1 << card)
+        self.known[p] &= ~(1 << card)
+        self.turns += 1
+        s = showdown(self.hands[p], self.hands[1 - p], self.rules)
+        spreads = [Spread.of(s.knocker_spread), Spread.of(s.defender_spread, s.layoffs)]
+        if p == BOX:
+            spreads.reverse()
+        self._end(
+            HandResult(
+                outcome=s.outcome,
+                knocker=p,
+                winner=p if s.knocker_won else 1 - p,
+                points=s.points,
+                knocker_deadwood=s.knocker_deadwood,
+                defender_deadwood=s.defender_deadwood,
+                spreads=(spreads[0], spreads[1]),
+                knock_discard=card,
+            )
+        )
+
+    def _end(self, result: HandResult) -> None:
+        self.result = result
+        self.phase = Phase.OVER
+
+    def _illegal_message(self, action: int) -> str:
+        if self.phase is Phase.OVER:
+            return f"illegal action {action} ({action_str(action)}): the hand is over"
+        legal = ", ".join(f"{a} ({action_str(a)})" for a in self.legal_actions())
+        return (
+            f"illegal action {action} ({action_str(action)}) for the {PLAYER_NAMES[self.player]} "
+            f"in phase {self.phase.name}; legal: {legal}"
+        )
+
+    # --------------------------------------------------------------- replay
+    def log(self) -> dict[str, Any]:
+        """A JSON-able record (rules, deck, actions) that :func:`replay` reproduces exactly."""
+        return {
+            "version": LOG_VERSION,
+            "rules": self.rules.to_dict(),
+            "deck": list(self.deck),
+            "actions": list(self.actions),
+        }
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_legal"] = state["_knock_dw"] = None
+        return state
+
+
+def legal_actions(state: HandState) -> list[int]:
+    """The legal actions of the player to act, dispatched on the phase (RULES §5)."""
+    phase = state.phase
+    if phase is Phase.OFFER_TEAM or phase is Phase.OFFER_BOX:
+        return [TAKE_DISCARD, PASS]
+    if phase is Phase.DRAW:
+        if state.stock_only or not state.discards:
+            return [DRAW_STOCK]
+        return [DRAW_STOCK, TAKE_DISCARD]
+    if phase is Phase.DISCARD:
+        forbidden = state.taken if not state.rules.allow_discard_taken_card else None
+        cards = [c for c in cards_of(state.hands[state.player]) if c != forbidden]
+        limit = state.rules.knock_limit
+        kd = state.knock_deadwoods()
+        return [DISCARD_BASE + c for c in cards] + [KNOCK_BASE + c for c in cards if kd[c] <= limit]
+    return []
+
+
+def replay(log: dict[str, Any]) -> HandState:
+    """Rebuild a hand from :meth:`HandState.log`; raises ``ValueError`` on a bad log."""
+    if not isinstance(log, dict) or "deck" not in log or "actions" not in log:
+        raise ValueError("a hand log is a dict with 'deck' and 'actions'")
+    rules = Rules.from_dict(log.get("rules", {}))
+    state = HandState.deal(rules, deck=log["deck"])
+    for i, action in enumerate(log["actions"]):
+        try:
+            state.apply(action)
+        except ValueError as exc:
+            raise ValueError(f"hand log action #{i}: {exc}") from None
+    return state
+
