@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
-from ..engine.hand import HandState, Phase
+from ..engine.hand import BOX, TEAM, HandState, Phase
+from ..engine.match import MatchState
 from ..engine.melds import deadwood_of_mask
 
 NUM_PLANES = 7
@@ -113,3 +114,36 @@ def action_mask(state: HandState, player: int) -> np.ndarray:
     if state.phase is Phase.OVER or state.player != player:
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
     return state.legal_mask()
+
+
+# ------------------------------------------------------------------ match view
+MATCH_ROLE_OFFSET = OBS_SIZE  # 374: own role one-hot: box, captain, sitter
+MATCH_SCORE_OFFSET = MATCH_ROLE_OFFSET + 3  # 377: totals / target of self, next seat, seat after
+MATCH_OBS_SIZE = MATCH_SCORE_OFFSET + 3  # 380
+MATCH_LAYOUT: tuple[tuple[str, int, int], ...] = (
+    *LAYOUT,
+    ("match_role", MATCH_ROLE_OFFSET, MATCH_ROLE_OFFSET + 3),
+    ("match_scores", MATCH_SCORE_OFFSET, MATCH_SCORE_OFFSET + 3),
+)
+
+
+def encode_match(match: MatchState, seat: int) -> np.ndarray:
+    """Observation of ``seat`` in a match: the hand view of the team (captain and sitter
+    share it: the sitter advises the captain and sees his cards) or of the box, then the
+    seat's role and the three totals / target, starting with its own seat."""
+    obs = np.zeros(MATCH_OBS_SIZE, dtype=np.float32)
+    roles = match.roles
+    player = BOX if seat == roles.box else TEAM
+    encode(match.hand, player, out=obs[:OBS_SIZE])
+    obs[MATCH_ROLE_OFFSET + ("box", "captain", "sitter").index(roles.role_of(seat))] = 1.0
+    target = match.rules.target_score
+    for k in range(3):
+        obs[MATCH_SCORE_OFFSET + k] = match.scores[(seat + k) % 3] / target
+    return obs
+
+
+def match_action_mask(match: MatchState, seat: int) -> np.ndarray:
+    """The legal mask of ``seat`` (zeros unless its seat is the one to act)."""
+    if match.acting_seat != seat:
+        return np.zeros(NUM_ACTIONS, dtype=np.int8)
+    return match.hand.legal_mask()
