@@ -1,0 +1,346 @@
+"""Gymnasium single-agent environments: a learner against built-in or given opponents.
+
+``gin3/ThreeHandedGin-v0`` (one hand an episode) and ``gin3/ThreeHandedGinMatch-v0``
+(a whole match an episode). The opponent moves inside ``step`` until it is the
+learner's turn again, so the learner only sees its own decisions.
+
+| | |
+|---|---|
+| Import | ``gymnasium.make("gin3/ThreeHandedGin-v0")`` after ``import gin3_env`` |
+| Observation | ``Box(0, 1, (374,), float32)`` (match: ``(380,)``); layout in ``envs/observation.py`` |
+| Actions | ``Discrete(107)``: 0 draw, 1 take discard, 2 pass, 3+c discard c, 55+c knock discarding c |
+| Action mask | ``env.action_masks()`` (bool, 107) and ``info["action_mask"]`` |
+| Reward | the learner's game points at the end of a hand times ``reward_scale`` |
+
+Arguments
+- ``learner``: ``"team"`` (captain), ``"box"`` or ``"random"`` (drawn at each reset).
+  The match env takes the learner's seat ``0..2`` or ``"random"``.
+- ``opponent``: ``"random"``, ``"heuristic"``, ``"trained"``, a saved model's path, an object with
+  ``act(observation_dict) -> int``, or a list of these (one is drawn at each reset).
+  ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``).
+- ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
+  ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``.
+
+An illegal action (the env checkers send unmasked samples) is not played: the episode
+ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale`` and
+``info["illegal_action"] = True``. Dead and truncated hands score 0; a hand stopped at
+``max_turns`` is reported as ``truncated=True``.
+
+``reset(options=...)`` takes ``"deck"`` (hand env) or ``"decks"``/``"roles"``/``"scores"``
+(match env), and ``"learner"`` to fix the learner's role for that episode.
+
+Version history
+| version | change |
+|---|---|
+| v0 | first release |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ..engine.actions import NUM_ACTIONS
+from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState
+from ..engine.match import MatchState
+from ..engine.rules import Rules
+from .observation import MATCH_OBS_SIZE, OBS_SIZE, action_mask, encode, encode_match, match_action_mask
+
+LEARNER_ROLES = ("team", "box", "random")
+
+
+def make_rules(rules: Rules | None, options: dict[str, Any]) -> Rules:
+    """Rules from ``rules=`` or keyword options (not both); unknown options name themselves."""
+    if rules is not None and options:
+        raise ValueError(f"pass either rules=Rules(...) or rules options, not both: {sorted(options)}")
+    if rules is not None:
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a gin3_env.Rules, got {type(rules).__name__}")
+        return rules
+    return Rules.from_dict(options)
+
+
+def _resolve(opponent: Any) -> Any:
+    if isinstance(opponent, str):
+        from ..policies import load_policy
+
+        return load_policy(opponent)
+    if not callable(getattr(opponent, "act", None)):
+        raise ValueError(f"opponent must be a policy name, a model path or an object with act(); got {opponent!r}")
+    return opponent
+
+
+class _OpponentMixin:
+    """Holds one opponent policy or a pool to draw one from at each reset."""
+
+    _pool: list[Any]
+    _ended: bool
+    np_random: np.random.Generator
+    illegal_penalty: float
+    reward_scale: float
+
+    def set_opponent(self, opponent: Any) -> None:
+        items = list(opponent) if isinstance(opponent, list | tuple) else [opponent]
+        if not items:
+            raise ValueError("opponent pool is empty")
+        self._pool = [_resolve(o) for o in items]
+        self.opponent = self._pool[0]
+
+    def _illegal_step(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """End the episode on an unplayable action, with the documented penalty."""
+        self._ended = True
+        info = self._info()
+        info["illegal_action"] = True
+        return self._obs(), -self.illegal_penalty * self.reward_scale, True, False, info
+
+    def _draw_opponent(self) -> None:
+        if len(self._pool) > 1:
+            self.opponent = self._pool[int(self.np_random.integers(len(self._pool)))]
+
+
+class ThreeHandedGinEnv(_OpponentMixin, gym.Env):
+    """One hand of three-handed gin, the learner against an opponent policy (see module doc)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        learner: str = "random",
+        opponent: Any = "heuristic",
+        render_mode: str | None = None,
+        reward_scale: float = 1.0,
+        illegal_penalty: float = 25.0,
+        rules: Rules | None = None,
+        **rule_options: Any,
+    ) -> None:
+        if learner not in LEARNER_ROLES:
+            raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.rules = make_rules(rules, rule_options)
+        self.learner_role = learner
+        self.render_mode = render_mode
+        self.reward_scale = float(reward_scale)
+        self.illegal_penalty = float(illegal_penalty)
+        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.set_opponent(opponent)
+        self.state: HandState | None = None
+        self.player = TEAM
+        self._ended = False
+
+    # ------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = dict(options or {})
+        deck = options.pop("deck", None)
+        role = options.pop("learner", self.learner_role)
+        if options:
+            raise ValueError(f"unknown reset option(s) {sorted(options)}; known: deck, learner")
+        if role not in LEARNER_ROLES:
+            raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {role!r}")
+        if role == "random":
+            role = PLAYER_NAMES[int(self.np_random.integers(2))]
+        self.player = TEAM if role == "team" else BOX
+        self._draw_opponent()
+        self.state = HandState.deal(self.rules, deck=deck, rng=self.np_random)
+        self._play_opponent()
+        self._ended = False
+        return self._obs(), self._info()
+
+    def step(self, action: int):
+        state = self._require_state()
+        if self._ended:
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        if int(action) not in state.legal_actions():
+            return self._illegal_step()
+        state.apply(int(action))
+        self._play_opponent()
+        return self._finish_step()
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
+        return action_mask(self._require_state(), self.player).astype(bool)
+
+    def render(self) -> str | None:
+        from ..render import render_table
+
+        text = render_table(self._require_state(), viewer=None)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # ------------------------------------------------------------ helpers
+    def _require_state(self) -> HandState:
+        if self.state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state
+
+    def _play_opponent(self) -> None:
+        state = self._require_state()
+        other = 1 - self.player
+        while not state.is_over and state.player == other:
+            obs = {"observation": encode(state, other), "action_mask": action_mask(state, other)}
+            state.apply(int(self.opponent.act(obs)))
+
+    def _finish_step(self):
+        state = self._require_state()
+        reward, terminated, truncated = 0.0, False, False
+        if state.is_over:
+            result = state.result
+            assert result is not None
+            reward = result.returns[self.player] * self.reward_scale
+            truncated = result.outcome == "truncated"
+            terminated = not truncated
+            self._ended = True
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, terminated, truncated, self._info()
+
+    def _obs(self) -> np.ndarray:
+        return encode(self._require_state(), self.player)
+
+    def _info(self) -> dict[str, Any]:
+        state = self._require_state()
+        info: dict[str, Any] = {
+            "action_mask": action_mask(state, self.player),
+            "learner": PLAYER_NAMES[self.player],
+        }
+        if state.result is not None:
+            info["result"] = state.result.to_dict()
+        return info
+
+
+class ThreeHandedGinMatchEnv(_OpponentMixin, gym.Env):
+    """A whole match: the learner holds one seat, the opponent policy the other two.
+
+    The learner acts whenever its seat is the captain or the box; while it sits out,
+    the hand is played between the opponents. Each hand's points go to the learner's
+    seat as reward (captain or box, +/-; 0 while sitting out)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        learner: int | str = "random",
+        opponent: Any = "heuristic",
+        render_mode: str | None = None,
+        reward_scale: float = 1.0,
+        illegal_penalty: float = 25.0,
+        rules: Rules | None = None,
+        **rule_options: Any,
+    ) -> None:
+        self.learner_seat = self._check_seat(learner)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.rules = make_rules(rules, rule_options)
+        self.render_mode = render_mode
+        self.reward_scale = float(reward_scale)
+        self.illegal_penalty = float(illegal_penalty)
+        self.observation_space = spaces.Box(0.0, 1.0, (MATCH_OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.set_opponent(opponent)
+        self.match: MatchState | None = None
+        self.seat = 0
+        self._pending = 0.0
+        self._ended = False
+
+    @staticmethod
+    def _check_seat(seat: int | str) -> int | str:
+        if seat == "random":
+            return seat
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat <= 2:
+            raise ValueError(f"learner seat must be 0, 1, 2 or 'random', got {seat!r}")
+        return int(seat)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = dict(options or {})
+        seat = self._check_seat(options.pop("learner", self.learner_seat))
+        known = {"decks", "roles", "scores"}
+        unknown = set(options) - known
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: decks, roles, scores, learner")
+        self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
+        self._draw_opponent()
+        self.match = MatchState.start(self.rules, rng=self.np_random, **options)
+        # Points won or lost before the learner's first decision (e.g. the captain knocks at
+        # once against the learner's box) are paid with the first step's reward.
+        self._pending = self._play_others()
+        self._ended = match_over = self.match.is_over
+        info = self._info()
+        if match_over:
+            info["match_over_before_learner_acted"] = True
+        return self._obs(), info
+
+    def step(self, action: int):
+        match = self._require_match()
+        if self._ended:
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        if int(action) not in match.hand.legal_actions():
+            return self._illegal_step()
+        reward, self._pending = self._pending, 0.0
+        reward += self._hand_reward(match.roles, match.apply(int(action)))
+        reward += self._play_others()
+        terminated = self._ended = match.is_over
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward * self.reward_scale, terminated, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        return match_action_mask(self._require_match(), self.seat).astype(bool)
+
+    def render(self) -> str | None:
+        from ..render import render_table
+
+        match = self._require_match()
+        text = render_table(match.hand, viewer=None, roles=match.roles, scores=match.scores)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _require_match(self) -> MatchState:
+        if self.match is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.match
+
+    def _hand_reward(self, roles: Any, result: Any) -> float:
+        if result is None or result.winner is None:
+            return 0.0
+        if self.seat == roles.sitter:
+            return 0.0
+        return float(result.returns[TEAM if self.seat == roles.captain else BOX])
+
+    def _play_others(self) -> float:
+        """Let the opponents move until the learner must act or the match ends."""
+        match = self._require_match()
+        reward = 0.0
+        while not match.is_over and match.acting_seat != self.seat:
+            seat = match.acting_seat
+            assert seat is not None
+            obs = {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
+            roles = match.roles
+            reward += self._hand_reward(roles, match.apply(int(self.opponent.act(obs))))
+        return reward
+
+    def _obs(self) -> np.ndarray:
+        return encode_match(self._require_match(), self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        match = self._require_match()
+        info: dict[str, Any] = {
+            "action_mask": match_action_mask(match, self.seat),
+            "seat": self.seat,
+            "scores": list(match.scores),
+            "roles": match.roles.to_dict(),
+        }
+        if match.is_over:
+            info["winner"] = match.winner
+        return info
+
