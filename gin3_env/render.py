@@ -1,0 +1,316 @@
+"""Text rendering of a hand: the table, the showdown, the legal moves.
+
+Used by the environments (``render_mode="ansi"``/``"human"``), by ``gin3 play``
+and by ``gin3 replay``. Everything here returns plain strings; ANSI colours are
+added only with ``color=True`` (red hearts and diamonds, bold headings).
+
+A table for the team's view, mid-hand (``viewer=0``)::
+
+    -- Turn 3 - Team to discard or knock --
+    Box: 10 cards (hidden), holds 7♥ (taken from the pile)
+    Discard pile: 9♣ on top (2 cards; below: K♦)   Stock: 28 cards
+    Team hand: [A♣ 2♣ 3♣] [5♦ 5♥ 5♠] 8♦ 9♦ J♠ Q♠ K♠  deadwood 54 (best discard leaves 44)
+
+``viewer=None`` shows both hands (replays, the env's render); ``viewer=0`` or
+``1`` shows that player's hand and only the size of the other's, plus the
+cards the other is known to hold (taken from the discard pile).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .engine.actions import (
+    DRAW_STOCK,
+    PASS,
+    TAKE_DISCARD,
+    action_card,
+    action_str,
+    check_action,
+    is_knock,
+)
+from .engine.cards import card_str, cards_of, sort_key
+from .engine.hand import BOX, TEAM, HandResult, HandState, Phase, Spread
+from .engine.match import Roles
+from .engine.melds import best_arrangement
+
+RED = "\x1b[31m"
+BOLD = "\x1b[1m"
+DIM = "\x1b[2m"
+RESET = "\x1b[0m"
+
+__all__ = [
+    "describe_action",
+    "fmt_card",
+    "fmt_cards",
+    "fmt_hand",
+    "move_label",
+    "player_names",
+    "render_moves",
+    "render_result",
+    "render_table",
+]
+
+
+# ------------------------------------------------------------------ cards
+def fmt_card(card: int, *, symbols: bool = True, color: bool = False) -> str:
+    """``7♠`` (or ``7S``); hearts and diamonds in red when ``color``."""
+    text = card_str(card, symbols)
+    if color and card // 13 in (1, 2):
+        return f"{RED}{text}{RESET}"
+    return text
+
+
+def fmt_cards(cards: Iterable[int], *, symbols: bool = True, color: bool = False) -> str:
+    return " ".join(fmt_card(c, symbols=symbols, color=color) for c in cards)
+
+
+def _meld(cards: Iterable[int], symbols: bool, color: bool) -> str:
+    return "[" + fmt_cards(sorted(cards, key=sort_key), symbols=symbols, color=color) + "]"
+
+
+def fmt_hand(cards: Iterable[int] | int, *, symbols: bool = True, color: bool = False) -> str:
+    """A hand with its best melds first, each in brackets, then the deadwood cards (suit, rank order)."""
+    arrangement = best_arrangement(cards)
+    parts = [_meld(m, symbols, color) for m in arrangement.melds]
+    dead = sorted(arrangement.deadwood_cards, key=sort_key)
+    parts += [fmt_card(c, symbols=symbols, color=color) for c in dead]
+    return " ".join(parts) if parts else "(no cards)"
+
+
+def _count(n: int) -> str:
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def _bold(text: str, color: bool) -> str:
+    return f"{BOLD}{text}{RESET}" if color else text
+
+
+# ------------------------------------------------------------------ names
+def player_names(roles: Roles | None = None, names: Sequence[str] | None = None) -> tuple[str, str]:
+    """Display names of the hand's players (TEAM, BOX): given ``names``, else from the roles."""
+    if names is not None:
+        if len(names) != 2:
+            raise ValueError(f"names must give two names (team, box), got {names!r}")
+        return (str(names[0]), str(names[1]))
+    if roles is None:
+        return ("Team", "Box")
+    return (f"Team (captain, seat {roles.captain})", f"Box (seat {roles.box})")
+
+
+def _short(name: str) -> str:
+    """``"Team (captain, seat 1)" -> "Team"``: the name without its parenthesis."""
+    return name.split(" (", 1)[0]
+
+
+def _phase_text(state: HandState, names: tuple[str, str]) -> str:
+    who = _short(names[state.player])
+    top = state.top_discard
+    phase = state.phase
+    if phase is Phase.OFFER_TEAM:
+        return f"Opening - {who} may take the upcard {card_str(top, True) if top is not None else ''} or pass"
+    if phase is Phase.OFFER_BOX:
+        return f"Opening - {_short(names[TEAM])} passed; {who} may take the upcard or pass"
+    if phase is Phase.DRAW:
+        if state.stock_only or not state.discards:
+            return f"Turn {state.turns + 1} - {who} must draw from the stock"
+        return f"Turn {state.turns + 1} - {who} to draw from the stock or take the discard"
+    if phase is Phase.DISCARD:
+        return f"Turn {state.turns + 1} - {who} to discard or knock"
+    return f"Hand over after {state.turns} turns"
+
+
+def _deadwood_text(state: HandState, player: int) -> str:
+    mask = state.hands[player]
+    arrangement = best_arrangement(mask)
+    text = f"deadwood {arrangement.deadwood}"
+    if state.phase is Phase.DISCARD and state.player == player:
+        best = min(state.knock_deadwoods().values())
+        limit = state.rules.knock_limit
+        can = "gin!" if best == 0 else ("can knock" if best <= limit else f"knock needs <= {limit}")
+        text += f" (best discard leaves {best}: {can})"
+    return text
+
+
+def _scores_line(scores: Sequence[int], roles: Roles | None, seat_names: Sequence[str] | None) -> str:
+    parts = []
+    for seat, score in enumerate(scores):
+        label = seat_names[seat] if seat_names is not None else f"seat {seat}"
+        if roles is not None:
+            label += f" ({roles.role_of(seat)})"
+        parts.append(f"{label} {score}")
+    return "Scores: " + " | ".join(parts)
+
+
+# ------------------------------------------------------------------ table
+def render_table(
+    state: HandState,
+    viewer: int | None = None,
+    *,
+    symbols: bool = True,
+    color: bool = False,
+    roles: Roles | None = None,
+    scores: list[int] | None = None,
+    names: Sequence[str] | None = None,
+    seat_names: Sequence[str] | None = None,
+) -> str:
+    """The table as text from ``viewer``'s side (0 team, 1 box, None both hands).
+
+    ``roles``/``scores`` add the match's seats and totals; ``names`` overrides the
+    two players' display names (e.g. ``("You", "Box")``) and ``seat_names`` the
+    three seats'. At the end of a hand the showdown (:func:`render_result`) follows.
+    """
+    if viewer not in (None, TEAM, BOX):
+        raise ValueError(f"viewer must be 0 (team), 1 (box) or None, got {viewer!r}")
+    who = player_names(roles, names)
+    kw = {"symbols": symbols, "color": color}
+    lines = [_bold(f"-- {_phase_text(state, who)} --", color)]
+    if scores is not None:
+        lines.append(_scores_line(scores, roles, seat_names))
+    shown = (TEAM, BOX) if viewer is None else (viewer,)
+    hidden = () if viewer is None else (1 - viewer,)
+    for p in hidden:
+        count = len(cards_of(state.hands[p]))
+        line = f"{who[p]}: {_count(count)} (hidden)"
+        if state.known[p]:
+            known = fmt_cards(sorted(cards_of(state.known[p]), key=sort_key), **kw)
+            line += f", holds {known} (taken from the pile)"
+        lines.append(line)
+    pile = state.discards
+    if pile:
+        below = pile[-2::-1]
+        rest = ""
+        if below:
+            shown_below = fmt_cards(below[:8], **kw) + (" ..." if len(below) > 8 else "")
+            rest = f"; below: {shown_below}"
+        pile_text = f"Discard pile: {fmt_card(pile[-1], **kw)} on top ({_count(len(pile))}{rest})"
+    else:
+        pile_text = "Discard pile: empty"
+    lines.append(f"{pile_text}   Stock: {_count(len(state.stock))}")
+    for p in shown:
+        line = f"{who[p]} hand: {fmt_hand(state.hands[p], **kw)}  {_deadwood_text(state, p)}"
+        if viewer is None and state.known[p]:
+            line += f"; known to hold {fmt_cards(sorted(cards_of(state.known[p]), key=sort_key), **kw)}"
+        lines.append(line)
+    if state.phase is Phase.DISCARD and state.taken is not None:
+        mover = _short(who[state.player])
+        if not state.rules.allow_discard_taken_card:
+            lines.append(f"({mover} took {fmt_card(state.taken, **kw)} and may not discard it this turn)")
+    if state.result is not None:
+        lines.append(render_result(state.result, symbols=symbols, color=color, roles=roles, names=names))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------- showdown
+def _spread_text(spread: Spread, symbols: bool, color: bool) -> str:
+    melds = " ".join(_meld(m, symbols, color) for m in spread.melds) or "no melds"
+    dead = fmt_cards(sorted(spread.deadwood_cards, key=sort_key), symbols=symbols, color=color) or "none"
+    return f"{melds}; deadwood {dead} = {spread.deadwood}"
+
+
+def render_result(
+    result: HandResult,
+    *,
+    symbols: bool = True,
+    color: bool = False,
+    roles: Roles | None = None,
+    names: Sequence[str] | None = None,
+) -> str:
+    """The end of a hand: both spreads, the layoffs, the deadwoods, the points and why."""
+    who = player_names(roles, names)
+    kw = {"symbols": symbols, "color": color}
+    head = _bold("== Showdown ==", color)
+    if result.outcome == "dead":
+        return f"{head}\nDead hand: the stock ran down with no knock. No score; the same box deals again."
+    if result.outcome == "truncated":
+        return f"{head}\nTruncated: the hand reached the turn limit with no knock. No score."
+    if result.knocker is None or result.spreads is None or result.winner is None:
+        raise ValueError(f"a {result.outcome!r} result needs a knocker, a winner and spreads")
+    k, d = result.knocker, 1 - result.knocker
+    kname, dname = _short(who[k]), _short(who[d])
+    kdw, ddw = result.knocker_deadwood, result.defender_deadwood
+    assert kdw is not None and ddw is not None
+    kspread, dspread = result.spreads[k], result.spreads[d]
+    verb = "goes gin" if result.outcome == "gin" else "knocks"
+    discard = "" if result.knock_discard is None else f", discarding {fmt_card(result.knock_discard, **kw)}"
+    lines = [head, f"{kname} {verb}{discard}."]
+    lines.append(f"{who[k]} spreads: {_spread_text(kspread, symbols, color)}")
+    own = Spread(dspread.melds, dspread.deadwood_cards, dspread.deadwood)
+    lines.append(f"{who[d]} spreads: {_spread_text(own, symbols, color)}")
+    if dspread.layoffs:
+        laid = ", ".join(
+            f"{fmt_card(c, **kw)} on {_meld(kspread.melds[i], symbols, color)}" for c, i in dspread.layoffs
+        )
+        lines.append(f"{dname} lays off: {laid}")
+    elif result.outcome == "gin":
+        lines.append(f"{dname} may not lay off on a gin hand.")
+    else:
+        lines.append(f"{dname} lays off nothing.")
+    lines.append(f"Deadwood: {kname} {kdw}, {dname} {ddw}")
+    pts = result.points
+    if result.outcome == "gin":
+        why = f"gin: {kname} scores {pts - ddw} (gin bonus) + {ddw} ({dname}'s deadwood) = {pts}"
+    elif result.outcome == "knock":
+        why = f"knock: {kname} scores {ddw} - {kdw} = {pts}"
+    else:
+        why = (
+            f"undercut ({dname}'s {ddw} <= {kname}'s {kdw}): {dname} scores "
+            f"{pts - (kdw - ddw)} (undercut bonus) + ({kdw} - {ddw}) = {pts}"
+        )
+    lines.append(_bold(f"Result: {why}", color))
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ moves
+def move_label(state: HandState, action: int, *, symbols: bool = False) -> str:
+    """How a legal move reads in the numbered list, e.g. ``discard 7S`` or ``take 7S``."""
+    action = check_action(action)
+    if action == DRAW_STOCK:
+        return "draw from the stock"
+    if action == TAKE_DISCARD:
+        top = state.top_discard
+        where = "the upcard" if state.phase in (Phase.OFFER_TEAM, Phase.OFFER_BOX) else "the discard"
+        return f"take {card_str(top, symbols)} ({where})" if top is not None else "take"
+    if action == PASS:
+        return "pass"
+    return action_str(action, symbols)
+
+
+def render_moves(state: HandState, *, symbols: bool = False) -> str:
+    """The legal moves as a numbered list keyed by action id: ``[3] discard AC  (leaves deadwood 12)``.
+
+    Discards and knocks note the deadwood left after them."""
+    lines = []
+    kd = state.knock_deadwoods() if state.phase is Phase.DISCARD else {}
+    for a in state.legal_actions():
+        text = f"[{a}] {move_label(state, a, symbols=symbols)}"
+        card = action_card(a)
+        if card is not None and card in kd:
+            left = kd[card]
+            text += "  (gin)" if is_knock(a) and left == 0 else f"  (leaves deadwood {left})"
+        lines.append(text)
+    return "\n".join(lines)
+
+
+def describe_action(
+    state: HandState, action: int, name: str, *, reveal: bool = False, symbols: bool = False
+) -> str:
+    """One line for a move about to be played in ``state`` by ``name``: ``"Box discards 7S"``.
+
+    A card drawn from the stock is named only with ``reveal`` (replays)."""
+    action = check_action(action)
+    top = state.top_discard
+    top_text = card_str(top, symbols) if top is not None else "?"
+    if action == PASS:
+        return f"{name} passes on the upcard {top_text}"
+    if action == TAKE_DISCARD:
+        return f"{name} takes {top_text} from the discard pile"
+    if action == DRAW_STOCK:
+        if reveal and state.stock:
+            return f"{name} draws {card_str(state.stock[-1], symbols)} from the stock"
+        return f"{name} draws from the stock"
+    card = action_card(action)
+    assert card is not None
+    if is_knock(action):
+        return f"{name} knocks, discarding {card_str(card, symbols)}"
+    return f"{name} discards {card_str(card, symbols)}"
