@@ -82,10 +82,17 @@ class _OpponentMixin:
     illegal_penalty: float
     reward_scale: float
 
-    def set_opponent(self, opponent: Any) -> None:
+    def set_opponent(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
+        """One opponent, or a pool (list) drawn from at each reset, uniformly or by ``weights``."""
         items = list(opponent) if isinstance(opponent, list | tuple) else [opponent]
         if not items:
             raise ValueError("opponent pool is empty")
+        self._weights: np.ndarray | None = None
+        if weights is not None:
+            w = np.asarray(weights, dtype=float)
+            if w.shape != (len(items),) or (w < 0).any() or w.sum() <= 0:
+                raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
+            self._weights = w / w.sum()
         self._pool = [_resolve(o) for o in items]
         self.opponent = self._pool[0]
 
@@ -98,7 +105,7 @@ class _OpponentMixin:
 
     def _draw_opponent(self) -> None:
         if len(self._pool) > 1:
-            self.opponent = self._pool[int(self.np_random.integers(len(self._pool)))]
+            self.opponent = self._pool[int(self.np_random.choice(len(self._pool), p=self._weights))]
 
 
 class ThreeHandedGinEnv(_OpponentMixin, gym.Env):
