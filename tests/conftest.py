@@ -1,0 +1,167 @@
+"""Shared test helpers: stacked decks, moves in words, state snapshots, brute-force melds.
+
+Other test modules may import these (``from conftest import stacked_deck``) as pytest puts
+``tests/`` on the import path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from gin3_env.engine.actions import DRAW_STOCK, PASS, TAKE_DISCARD, discard_action, knock_action
+from gin3_env.engine.cards import CARD_POINTS, NUM_CARDS, parse_card, parse_cards
+from gin3_env.engine.hand import HandState
+from gin3_env.engine.rules import Rules
+
+CardsLike = str | Iterable[str | int]
+
+
+def _cards(cards: CardsLike) -> list[int]:
+    return parse_cards(cards)
+
+
+def stacked_deck(team: CardsLike, box: CardsLike, upcard: str | int, stock: CardsLike = ()) -> list[int]:
+    """A 52-card deck order that deals these hands (RULES §4.3).
+
+    ``team`` and ``box`` are the 10 cards of the captain and the box, ``upcard`` the
+    first discard, ``stock`` the first stock cards in drawing order (``stock[0]`` is
+    drawn first). The rest of the stock is every other card, ascending.
+    """
+    team_cards, box_cards = _cards(team), _cards(box)
+    up = parse_card(upcard) if isinstance(upcard, str) else int(upcard)
+    first = _cards(stock)
+    if len(team_cards) != 10 or len(box_cards) != 10:
+        raise ValueError(f"hands must hold 10 cards, got {len(team_cards)} and {len(box_cards)}")
+    given = [*team_cards, *box_cards, up, *first]
+    if len(set(given)) != len(given):
+        raise ValueError("a card is given twice")
+    deck: list[int] = []
+    for t, b in zip(team_cards, box_cards, strict=True):
+        deck += [t, b]
+    deck.append(up)
+    deck += first
+    deck += [c for c in range(NUM_CARDS) if c not in set(given)]
+    assert sorted(deck) == list(range(NUM_CARDS))
+    return deck
+
+
+def deal(
+    team: CardsLike,
+    box: CardsLike,
+    upcard: str | int,
+    stock: CardsLike = (),
+    rules: Rules | None = None,
+    **options: Any,
+) -> HandState:
+    """Deal a stacked hand; keyword options build the rules (``knock_limit=0``...)."""
+    if options:
+        rules = (rules or Rules()).replace(**options)
+    return HandState.deal(rules, deck=stacked_deck(team, box, upcard, stock))
+
+
+def action(move: str | int) -> int:
+    """``"draw"``, ``"take"``, ``"pass"``, ``"7S"`` / ``"discard 7S"``, ``"knock 7S"`` -> action id."""
+    if isinstance(move, int):
+        return move
+    words = move.lower().split()
+    if words == ["draw"]:
+        return DRAW_STOCK
+    if words == ["take"]:
+        return TAKE_DISCARD
+    if words == ["pass"]:
+        return PASS
+    if len(words) == 2 and words[0] == "knock":
+        return knock_action(parse_card(words[1]))
+    if len(words) == 2 and words[0] == "discard":
+        return discard_action(parse_card(words[1]))
+    if len(words) == 1:
+        return discard_action(parse_card(words[0]))
+    raise ValueError(f"not a move: {move!r}")
+
+
+def play(state: HandState, *moves: str | int) -> HandState:
+    """Apply moves in words or ids, in order; returns the state."""
+    for move in moves:
+        state.apply(action(move))
+    return state
+
+
+def snapshot(state: HandState) -> dict[str, Any]:
+    """Every field of a hand that an action may change, as plain values."""
+    return {
+        "log": state.log(),
+        "hands": list(state.hands),
+        "stock": list(state.stock),
+        "discards": list(state.discards),
+        "phase": state.phase,
+        "player": state.player,
+        "turns": state.turns,
+        "stock_only": state.stock_only,
+        "taken": state.taken,
+        "known": list(state.known),
+        "declined": list(state.declined),
+        "result": state.result,
+        "legal": list(state.legal_actions()),
+    }
+
+
+def mask(cards: CardsLike) -> int:
+    out = 0
+    for c in _cards(cards):
+        out |= 1 << c
+    return out
+
+
+# ------------------------------------------------------------ brute force
+def all_melds_in(cards: Sequence[int]) -> list[frozenset[int]]:
+    """Every set (3 or 4 of a rank) and run (3+ consecutive ranks of a suit, Ace low) in ``cards``."""
+    held = set(cards)
+    melds: list[frozenset[int]] = []
+    for rank in range(13):
+        same = [s * 13 + rank for s in range(4) if s * 13 + rank in held]
+        for size in (3, 4):
+            melds += [frozenset(c) for c in combinations(same, size)]
+    for suit in range(4):
+        for lo in range(13):
+            for hi in range(lo + 2, 13):
+                run = [suit * 13 + r for r in range(lo, hi + 1)]
+                if all(c in held for c in run):
+                    melds.append(frozenset(run))
+    return melds
+
+
+def is_valid_meld(cards: Iterable[int]) -> bool:
+    """Independent meld check: 3-4 cards of one rank, or 3+ consecutive ranks in one suit."""
+    cs = sorted(cards)
+    if len(cs) < 3 or len(set(cs)) != len(cs):
+        return False
+    ranks = [c % 13 for c in cs]
+    suits = [c // 13 for c in cs]
+    if len(set(ranks)) == 1:
+        return len(cs) <= 4
+    return len(set(suits)) == 1 and ranks == list(range(ranks[0], ranks[0] + len(cs)))
+
+
+def brute_deadwood(cards: Iterable[int]) -> int:
+    """Minimum deadwood by trying every collection of disjoint melds (memoised)."""
+    hand = frozenset(cards)
+    melds = all_melds_in(sorted(hand))
+
+    @cache
+    def best(left: frozenset[int]) -> int:
+        value = sum(CARD_POINTS[c] for c in left)
+        for m in melds:
+            if m <= left:
+                value = min(value, best(left - m))
+        return value
+
+    return best(hand)
+
+
+def rng_for(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
