@@ -1,0 +1,210 @@
+"""Typed training arguments, loaded from ``configs/*.yaml`` and overridden by flags.
+
+Every YAML key is a field of :class:`TrainConfig`; an unknown key or a value of
+the wrong type is a ``ValueError`` that names it. ``--flag value`` on the command
+line overrides the file (``gin3 train --config quick --total-timesteps 20000``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+OPPONENT_KINDS = ("random", "heuristic", "self")
+
+
+@dataclass
+class TrainConfig:
+    """Arguments of one training run (CleanRL style: one flat, typed record)."""
+
+    run_name: str = "gin3"
+    out_dir: str = "runs"
+    seed: int = 1
+    total_timesteps: int = 200_000
+    n_envs: int = 0  # 0: one per available core
+    vec_env: str = "subproc"  # "subproc" or "dummy"
+    learner: str = "random"  # "team", "box" or "random" (both roles)
+    reward_scale: float = 0.02  # game points -> reward
+    # MaskablePPO
+    learning_rate: float = 3e-4
+    n_steps: int = 512
+    batch_size: int = 512
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    device: str = "cpu"
+    # opponents: a schedule of pools; each phase lasts until the given fraction of training
+    # and holds weights per kind ("random", "heuristic", "self" = frozen snapshots)
+    opponent_schedule: list[dict[str, Any]] = field(
+        default_factory=lambda: [{"until": 1.0, "random": 1.0, "heuristic": 3.0}]
+    )
+    snapshot_every: int = 50_000
+    max_snapshots: int = 5
+    # imitation warm start: behaviour cloning of the heuristic before PPO (0 = off)
+    bc_samples: int = 0
+    bc_epochs: int = 5
+    # evaluation and checkpoints
+    eval_every: int = 25_000
+    eval_hands: int = 400
+    checkpoint_every: int = 25_000
+    final_eval_hands: int = 2000
+    resume: str = ""  # path to a checkpoint .zip to continue from
+    progress_bar: bool = True
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.out_dir) / self.run_name
+
+
+def _field_types() -> dict[str, Any]:
+    return get_type_hints(TrainConfig)
+
+
+def _check_type(name: str, value: Any, tp: Any) -> Any:
+    origin = get_origin(tp)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"config key {name!r} must be true or false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"config key {name!r} must be an integer, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"config key {name!r} must be a number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ValueError(f"config key {name!r} must be a string, got {value!r}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise ValueError(f"config key {name!r} must be a list, got {value!r}")
+        (item,) = get_args(tp)
+        return [_check_type(f"{name}[{i}]", v, item) for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ValueError(f"config key {name!r} must be a mapping, got {value!r}")
+        return value
+    if origin in (Union, types.UnionType):  # pragma: no cover - no such fields yet
+        return value
+    return value
+
+
+def validate(cfg: TrainConfig) -> None:
+    """Check types and ranges; raise ``ValueError`` naming the bad key."""
+    for name, tp in _field_types().items():
+        setattr(cfg, name, _check_type(name, getattr(cfg, name), tp))
+    positive = ("total_timesteps", "n_steps", "batch_size", "n_epochs", "eval_hands", "final_eval_hands")
+    for name in positive:
+        if getattr(cfg, name) <= 0:
+            raise ValueError(f"config key {name!r} must be > 0, got {getattr(cfg, name)}")
+    for name in ("n_envs", "snapshot_every", "max_snapshots", "bc_samples", "bc_epochs", "eval_every",
+                 "checkpoint_every"):
+        if getattr(cfg, name) < 0:
+            raise ValueError(f"config key {name!r} must be >= 0, got {getattr(cfg, name)}")
+    if cfg.vec_env not in ("subproc", "dummy"):
+        raise ValueError(f"config key 'vec_env' must be 'subproc' or 'dummy', got {cfg.vec_env!r}")
+    if cfg.learner not in ("team", "box", "random"):
+        raise ValueError(f"config key 'learner' must be team, box or random, got {cfg.learner!r}")
+    if not 0 < cfg.learning_rate < 1:
+        raise ValueError(f"config key 'learning_rate' must be in (0, 1), got {cfg.learning_rate}")
+    if not 0 < cfg.gamma <= 1 or not 0 < cfg.gae_lambda <= 1:
+        raise ValueError("config keys 'gamma' and 'gae_lambda' must be in (0, 1]")
+    if not cfg.net_arch:
+        raise ValueError("config key 'net_arch' must list at least one layer size")
+    check_schedule(cfg.opponent_schedule)
+
+
+def check_schedule(schedule: list[dict[str, Any]]) -> None:
+    if not schedule:
+        raise ValueError("config key 'opponent_schedule' must hold at least one phase")
+    last = 0.0
+    for i, phase in enumerate(schedule):
+        where = f"opponent_schedule[{i}]"
+        if "until" not in phase:
+            raise ValueError(f"{where} needs 'until' (fraction of training where the phase ends)")
+        until = phase["until"]
+        if isinstance(until, bool) or not isinstance(until, int | float) or not last < until <= 1.0:
+            raise ValueError(f"{where}.until must increase within (0, 1], got {until!r}")
+        last = float(until)
+        weights = {k: v for k, v in phase.items() if k != "until"}
+        for kind, weight in weights.items():
+            if kind not in OPPONENT_KINDS:
+                raise ValueError(f"{where}: unknown opponent {kind!r} (known: {', '.join(OPPONENT_KINDS)})")
+            if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0:
+                raise ValueError(f"{where}.{kind} must be a weight >= 0, got {weight!r}")
+        if not any(weights.values()):
+            raise ValueError(f"{where} gives no opponent a positive weight")
+    if last != 1.0:
+        raise ValueError("the last phase of 'opponent_schedule' must have until: 1.0")
+
+
+def resolve_config_path(spec: str) -> Path:
+    """A config file path, or the name of a shipped config (``quick``, ``default``, ``selfplay``)."""
+    path = Path(spec)
+    if path.is_file():
+        return path
+    shipped = CONFIG_DIR / f"{spec}.yaml"
+    if shipped.is_file():
+        return shipped
+    names = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+    raise FileNotFoundError(f"no config file {spec!r} (shipped configs: {', '.join(names)})")
+
+
+def load_config(spec: str | None, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read a YAML config (path or shipped name) and apply overrides; validate all."""
+    import yaml
+
+    data: dict[str, Any] = {}
+    if spec:
+        path = resolve_config_path(spec)
+        try:
+            loaded = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            raise ValueError(f"config {path} is not valid YAML: {exc}") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ValueError(f"config {path} must be a mapping of keys to values")
+        data.update(loaded)
+    data.update(overrides or {})
+    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"unknown config key(s) {unknown} (known: {', '.join(sorted(known))})")
+    return TrainConfig(**data)
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    """One ``--kebab-case`` flag per field; YAML syntax for lists and mappings."""
+    for f in dataclasses.fields(TrainConfig):
+        flag = "--" + f.name.replace("_", "-")
+        parser.add_argument(flag, dest=f"set_{f.name}", default=None, metavar="VALUE",
+                            help=f"override '{f.name}' (YAML value)")
+
+
+def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    import yaml
+
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(TrainConfig):
+        raw = getattr(args, f"set_{f.name}", None)
+        if raw is None:
+            continue
+        out[f.name] = raw if _field_types()[f.name] is str else yaml.safe_load(raw)
+    return out

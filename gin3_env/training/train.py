@@ -1,0 +1,283 @@
+"""Train a MaskablePPO agent for three-handed gin (both roles), CleanRL style.
+
+    gin3 train --config quick                 # a few minutes on 2 cores
+    gin3 train --config default               # the run behind the shipped agent
+    gin3 train --config selfplay --seed 3
+    gin3 train --resume runs/gin3/checkpoint.zip
+
+One script, top to bottom: read the typed config, optionally warm-start the
+policy by imitating the heuristic, then PPO against an opponent pool that follows
+the config's schedule (random, heuristic, frozen snapshots of the learner),
+evaluating against the heuristic every ``eval_every`` steps and keeping the best
+model. Everything is written under ``out_dir/run_name``: TensorBoard logs,
+atomic checkpoints (resumable), ``best.zip``, ``eval_history.json`` and
+``learning_curve.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..envs.single_agent import ThreeHandedGinEnv
+from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
+from .imitation import behaviour_clone
+from .model_policy import ModelPolicy, quick_evaluate
+from .plots import plot_learning_curve
+
+
+# --------------------------------------------------------------------- utils
+def atomic_save_model(model: Any, path: Path) -> None:
+    """Save an SB3 model so that ``path`` is either the old file or the complete new one."""
+    tmp = path.with_name(path.stem + ".partial.zip")
+    model.save(tmp)
+    os.replace(tmp, path)
+
+
+def atomic_write_json(data: Any, path: Path) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2))
+    os.replace(tmp, path)
+
+
+def _make_env(cfg: TrainConfig, rank: int):
+    def thunk() -> ThreeHandedGinEnv:
+        import torch
+
+        torch.set_num_threads(1)
+        env = ThreeHandedGinEnv(learner=cfg.learner, opponent="heuristic", reward_scale=cfg.reward_scale)
+        env.reset(seed=cfg.seed * 1000 + rank)
+        return env
+
+    return thunk
+
+
+def make_vec_env(cfg: TrainConfig):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    n = cfg.n_envs or max(1, os.cpu_count() or 1)
+    fns = [_make_env(cfg, i) for i in range(n)]
+    vec = SubprocVecEnv(fns, start_method="fork") if cfg.vec_env == "subproc" and n > 1 else DummyVecEnv(fns)
+    return VecMonitor(vec)
+
+
+def opponent_pool(cfg: TrainConfig, fraction: float, snapshots: list[str]) -> tuple[list[str], list[float]]:
+    """Opponent specs and weights for the schedule phase that holds ``fraction``."""
+    phase = next(p for p in cfg.opponent_schedule if fraction < p["until"] or p["until"] == 1.0)
+    specs: list[str] = []
+    weights: list[float] = []
+    for kind in OPPONENT_KINDS:
+        weight = float(phase.get(kind, 0.0))
+        if weight <= 0:
+            continue
+        if kind == "self":
+            for snap in snapshots:
+                specs.append(snap)
+                weights.append(weight / len(snapshots))
+        else:
+            specs.append(kind)
+            weights.append(weight)
+    if not specs:  # only "self" with no snapshot yet
+        specs, weights = ["heuristic"], [1.0]
+    return specs, weights
+
+
+# ------------------------------------------------------------------ callback
+class TrainingMonitor:
+    """Builds the SB3 callback: schedule, snapshots, evaluation, checkpoints."""
+
+    def __init__(self, cfg: TrainConfig, state: dict[str, Any]) -> None:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        monitor = self
+        self.cfg = cfg
+        self.state = state
+        self.run_dir = cfg.run_dir
+
+        class _Callback(BaseCallback):
+            def _on_training_start(self) -> None:
+                monitor.update_opponents(self.model, force=True)
+
+            def _on_step(self) -> bool:
+                monitor.on_step(self.model, self.logger)
+                return True
+
+        self.callback = _Callback()
+        self._pool: tuple[list[str], list[float]] | None = None
+
+    def due(self, key: str, every: int, step: int) -> bool:
+        if every <= 0 or step - self.state[key] < every:
+            return False
+        self.state[key] = step
+        return True
+
+    def update_opponents(self, model: Any, force: bool = False) -> None:
+        fraction = model.num_timesteps / self.cfg.total_timesteps
+        pool = opponent_pool(self.cfg, fraction, self.state["snapshots"])
+        if force or pool != self._pool:
+            model.get_env().env_method("set_opponent", pool[0], pool[1])
+            self._pool = pool
+
+    def on_step(self, model: Any, logger: Any) -> None:
+        step = model.num_timesteps
+        if self.due("last_snapshot", self.cfg.snapshot_every, step) and self.uses_self_play():
+            path = self.run_dir / "snapshots" / f"step_{step}.zip"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_save_model(model, path)
+            snaps = [*self.state["snapshots"], str(path)][-self.cfg.max_snapshots :]
+            self.state["snapshots"] = snaps
+        self.update_opponents(model)
+        if self.due("last_eval", self.cfg.eval_every, step):
+            self.evaluate(model, logger, step)
+        if self.due("last_checkpoint", self.cfg.checkpoint_every, step):
+            self.checkpoint(model)
+
+    def uses_self_play(self) -> bool:
+        return any(p.get("self", 0) > 0 for p in self.cfg.opponent_schedule)
+
+    def evaluate(self, model: Any, logger: Any, step: int) -> None:
+        stats = quick_evaluate(ModelPolicy(model), "heuristic", self.cfg.eval_hands, seed=self.cfg.seed + 7)
+        record = {"step": step, "time": time.time(), **stats}
+        self.state["eval_history"].append(record)
+        for key in ("mean", "ci95", "team_mean", "box_mean"):
+            logger.record(f"eval_vs_heuristic/{key}", stats[key])
+        if stats["mean"] > self.state["best_mean"]:
+            self.state["best_mean"] = stats["mean"]
+            self.state["best_step"] = step
+            atomic_save_model(model, self.run_dir / "best.zip")
+        print(
+            f"[eval] step {step:>9,}: {stats['mean']:+.2f} ± {stats['ci95']:.2f} points/hand vs heuristic "
+            f"(team {stats['team_mean']:+.2f}, box {stats['box_mean']:+.2f}); best {self.state['best_mean']:+.2f}",
+            flush=True,
+        )
+
+    def checkpoint(self, model: Any) -> None:
+        atomic_save_model(model, self.run_dir / "checkpoint.zip")
+        atomic_write_json({**self.state, "num_timesteps": model.num_timesteps}, self.run_dir / "checkpoint.json")
+        atomic_write_json(self.state["eval_history"], self.run_dir / "eval_history.json")
+
+
+def fresh_state() -> dict[str, Any]:
+    return {
+        "snapshots": [],
+        "eval_history": [],
+        "best_mean": -float("inf"),
+        "best_step": 0,
+        "last_snapshot": 0,
+        "last_eval": 0,
+        "last_checkpoint": 0,
+    }
+
+
+# ---------------------------------------------------------------------- main
+def train(cfg: TrainConfig) -> dict[str, Any]:
+    """Run one training job; returns the final evaluation summary."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    run_dir = cfg.run_dir
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(asdict(cfg), run_dir / "config.json")
+    torch.manual_seed(cfg.seed)
+    np.random.seed(cfg.seed)
+    env = make_vec_env(cfg)
+    state = fresh_state()
+    if cfg.resume:
+        resume = Path(cfg.resume)
+        if not resume.is_file():
+            raise FileNotFoundError(f"checkpoint to resume from not found: {resume}")
+        model = MaskablePPO.load(resume, env=env, device=cfg.device, tensorboard_log=str(run_dir / "tb"))
+        meta = resume.with_suffix(".json")
+        if meta.is_file():
+            saved = json.loads(meta.read_text())
+            saved.pop("num_timesteps", None)
+            state.update(saved)
+        print(f"resumed from {resume} at step {model.num_timesteps:,}")
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            learning_rate=cfg.learning_rate,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef,
+            max_grad_norm=cfg.max_grad_norm,
+            policy_kwargs={"net_arch": list(cfg.net_arch)},
+            tensorboard_log=str(run_dir / "tb"),
+            seed=cfg.seed,
+            device=cfg.device,
+            verbose=0,
+        )
+        if cfg.bc_samples > 0:
+            behaviour_clone(model, cfg)
+    monitor = TrainingMonitor(cfg, state)
+    remaining = cfg.total_timesteps - model.num_timesteps
+    if remaining > 0:
+        model.learn(
+            total_timesteps=remaining,
+            callback=monitor.callback,
+            reset_num_timesteps=not cfg.resume,
+            progress_bar=cfg.progress_bar and sys.stderr.isatty(),
+            tb_log_name="ppo",
+        )
+    monitor.evaluate(model, model.logger, model.num_timesteps)
+    monitor.checkpoint(model)
+    atomic_save_model(model, run_dir / "final.zip")
+    env.close()
+    best = run_dir / "best.zip"
+    final_policy = ModelPolicy(MaskablePPO.load(best, device="cpu")) if best.is_file() else ModelPolicy(model)
+    summary = {"best_step": state["best_step"], "num_timesteps": model.num_timesteps, "vs": {}}
+    for opponent in ("heuristic", "random"):
+        stats = quick_evaluate(final_policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234)
+        summary["vs"][opponent] = stats
+    atomic_write_json(summary, run_dir / "final_eval.json")
+    plot_learning_curve(state["eval_history"], run_dir / "learning_curve.png")
+    print_summary(cfg, summary)
+    return summary
+
+
+def print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
+    run_dir = cfg.run_dir
+    print()
+    print(f"Evaluation of {run_dir / 'best.zip'} (best at step {summary['best_step']:,}), "
+          f"{cfg.final_eval_hands} duplicate hands each (every deal played in both roles):")
+    print(f"{'opponent':<12}{'points/hand':>14}{'95% CI':>18}{'as team':>10}{'as box':>10}")
+    for name, s in summary["vs"].items():
+        ci = f"[{s['mean'] - s['ci95']:+.2f}, {s['mean'] + s['ci95']:+.2f}]"
+        print(f"{name:<12}{s['mean']:>+14.2f}{ci:>18}{s['team_mean']:>+10.2f}{s['box_mean']:>+10.2f}")
+    print(f"\nTensorBoard: tensorboard --logdir {run_dir / 'tb'}")
+    print(f"Learning curve: {run_dir / 'learning_curve.png'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="gin3 train",
+        description="Train a MaskablePPO agent for three-handed gin. Configs: quick, default, selfplay "
+        "(or a YAML path); every config key can be overridden by its flag.",
+    )
+    parser.add_argument("--config", default="quick", help="config name or YAML path (default: quick)")
+    add_flags(parser)
+    args = parser.parse_args(argv)
+    try:
+        cfg = load_config(args.config, flag_overrides(args))
+    except (ValueError, FileNotFoundError) as exc:
+        parser.error(str(exc))
+    train(cfg)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,77 @@
+"""Training config loading and validation (no training here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("yaml")
+
+from gin3_env.training.config import TrainConfig, load_config, resolve_config_path  # noqa: E402
+from gin3_env.training.train import opponent_pool  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["quick", "default", "selfplay"])
+def test_shipped_configs_load(name: str) -> None:
+    cfg = load_config(name)
+    assert cfg.run_name == name
+    assert cfg.opponent_schedule[-1]["until"] == 1.0
+
+
+def test_repository_configs_folder_is_the_shipped_one() -> None:
+    repo_configs = Path(__file__).resolve().parent.parent / "configs"
+    assert (repo_configs / "quick.yaml").read_text() == resolve_config_path("quick").read_text()
+
+
+def test_overrides_win_over_the_file() -> None:
+    cfg = load_config("quick", {"total_timesteps": 1234, "seed": 9})
+    assert (cfg.total_timesteps, cfg.seed) == (1234, 9)
+
+
+def test_unknown_key_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("total_timesteps: 10\nlearning_rat: 0.1\n")
+    with pytest.raises(ValueError, match="learning_rat"):
+        load_config(str(path))
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("total_timesteps", "many", "total_timesteps"),
+        ("total_timesteps", 0, "total_timesteps"),
+        ("learner", "sitter", "learner"),
+        ("vec_env", "threads", "vec_env"),
+        ("learning_rate", 2.0, "learning_rate"),
+        ("net_arch", [], "net_arch"),
+        ("progress_bar", "yes", "progress_bar"),
+        ("opponent_schedule", [{"until": 0.5, "random": 1}], "until: 1.0"),
+        ("opponent_schedule", [{"until": 1.0, "bogus": 1}], "bogus"),
+        ("opponent_schedule", [{"until": 1.0, "random": 0}], "positive weight"),
+        ("opponent_schedule", [{"random": 1}], "until"),
+    ],
+)
+def test_bad_values_are_named(key: str, value: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        load_config("quick", {key: value})
+
+
+def test_missing_config_file_lists_shipped_ones() -> None:
+    with pytest.raises(FileNotFoundError, match="quick"):
+        load_config("no-such-config")
+
+
+def test_opponent_pool_follows_the_schedule() -> None:
+    cfg = TrainConfig(
+        opponent_schedule=[
+            {"until": 0.5, "random": 1, "heuristic": 3},
+            {"until": 1.0, "heuristic": 1, "self": 2},
+        ]
+    )
+    assert opponent_pool(cfg, 0.1, []) == (["random", "heuristic"], [1.0, 3.0])
+    # second phase without snapshots: only the heuristic is left
+    assert opponent_pool(cfg, 0.7, []) == (["heuristic"], [1.0])
+    specs, weights = opponent_pool(cfg, 0.7, ["a.zip", "b.zip"])
+    assert specs == ["heuristic", "a.zip", "b.zip"]
+    assert weights == [1.0, 1.0, 1.0]
