@@ -188,7 +188,8 @@ def render_table(
         pile_text = "Discard pile: empty"
     lines.append(f"{pile_text}   Stock: {_count(len(state.stock))}")
     for p in shown:
-        line = f"{who[p]} hand: {fmt_hand(state.hands[p], **kw)}  {_deadwood_text(state, p)}"
+        owner = "Your" if _short(who[p]).lower() == "you" else f"{who[p]}"
+        line = f"{owner} hand: {fmt_hand(state.hands[p], **kw)}  {_deadwood_text(state, p)}"
         if viewer is None and state.known[p]:
             line += f"; known to hold {fmt_cards(sorted(cards_of(state.known[p]), key=sort_key), **kw)}"
         lines.append(line)
@@ -276,41 +277,52 @@ def move_label(state: HandState, action: int, *, symbols: bool = False) -> str:
     return action_str(action, symbols)
 
 
-def render_moves(state: HandState, *, symbols: bool = False) -> str:
-    """The legal moves as a numbered list keyed by action id: ``[3] discard AC  (leaves deadwood 12)``.
+def render_moves(state: HandState, *, symbols: bool = False, columns: int = 1) -> str:
+    """The legal moves as a numbered list keyed by action id: ``[3] discard AC (deadwood 12)``.
 
-    Discards and knocks note the deadwood left after them."""
-    lines = []
+    Discards and knocks note the deadwood left after them; ``columns`` > 1 lays
+    the list out in that many columns (row by row)."""
+    if columns < 1:
+        raise ValueError(f"columns must be >= 1, got {columns}")
+    items = []
     kd = state.knock_deadwoods() if state.phase is Phase.DISCARD else {}
     for a in state.legal_actions():
         text = f"[{a}] {move_label(state, a, symbols=symbols)}"
         card = action_card(a)
         if card is not None and card in kd:
             left = kd[card]
-            text += "  (gin)" if is_knock(a) and left == 0 else f"  (leaves deadwood {left})"
-        lines.append(text)
-    return "\n".join(lines)
+            text += " (gin)" if is_knock(a) and left == 0 else f" (deadwood {left})"
+        items.append(text)
+    if columns == 1:
+        return "\n".join(items)
+    width = max(len(t) for t in items) + 2
+    rows = [items[i : i + columns] for i in range(0, len(items), columns)]
+    return "\n".join("".join(t.ljust(width) for t in row).rstrip() for row in rows)
 
 
-def describe_action(
-    state: HandState, action: int, name: str, *, reveal: bool = False, symbols: bool = False
-) -> str:
+def describe_action(state: HandState, action: int, name: str, *, reveal: bool = False, symbols: bool = False) -> str:
     """One line for a move about to be played in ``state`` by ``name``: ``"Box discards 7S"``.
 
-    A card drawn from the stock is named only with ``reveal`` (replays)."""
+    A card drawn from the stock is named only with ``reveal`` (replays). A name
+    ``"You"`` (or ``"You (...)"``) gets the second person: ``"You discard 7S"``."""
     action = check_action(action)
+    you = _short(name).lower() == "you"
+
+    def verb(third: str) -> str:
+        return third[:-2] if you and third.endswith("ses") else third[:-1] if you else third
+
     top = state.top_discard
     top_text = card_str(top, symbols) if top is not None else "?"
     if action == PASS:
-        return f"{name} passes on the upcard {top_text}"
+        return f"{name} {verb('passes')} on the upcard {top_text}"
     if action == TAKE_DISCARD:
-        return f"{name} takes {top_text} from the discard pile"
+        return f"{name} {verb('takes')} {top_text} from the discard pile"
     if action == DRAW_STOCK:
         if reveal and state.stock:
-            return f"{name} draws {card_str(state.stock[-1], symbols)} from the stock"
-        return f"{name} draws from the stock"
+            return f"{name} {verb('draws')} {card_str(state.stock[-1], symbols)} from the stock"
+        return f"{name} {verb('draws')} from the stock"
     card = action_card(action)
     assert card is not None
     if is_knock(action):
-        return f"{name} knocks, discarding {card_str(card, symbols)}"
-    return f"{name} discards {card_str(card, symbols)}"
+        return f"{name} {verb('knocks')}, discarding {card_str(card, symbols)}"
+    return f"{name} {verb('discards')} {card_str(card, symbols)}"

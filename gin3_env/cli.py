@@ -1,0 +1,173 @@
+"""The ``gin3`` command line: ``train``, ``evaluate``, ``bench``, ``play``, ``replay``.
+
+``train``, ``evaluate`` and ``bench`` hand their arguments to
+``gin3_env.training.train.main``, ``gin3_env.evaluation.cli_main`` and
+``gin3_env.benchmarks.main``, imported only when asked for (they need the
+optional extras). ``play`` and ``replay`` are in :mod:`gin3_env.play`.
+
+Exit codes: 0 on success (also when the person quits), 2 on a usage error or a
+missing optional part, 1 on an unexpected failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+# subcommand -> (module, function, one-line help)
+DELEGATED: dict[str, tuple[str, str, str]] = {
+    "train": ("gin3_env.training.train", "main", "train an agent (needs the 'train' extra)"),
+    "evaluate": ("gin3_env.evaluation", "cli_main", "play policies against each other and report"),
+    "bench": ("gin3_env.benchmarks", "main", "speed benchmarks (needs the 'bench' extra)"),
+}
+ROLES = {"team": 0, "box": 1}
+
+
+def _delegate(command: str, argv: list[str]) -> int:
+    module_name, func_name, summary = DELEGATED[command]
+    try:
+        module = importlib.import_module(module_name)
+        func: Callable[[list[str]], Any] = getattr(module, func_name)
+    except (ImportError, AttributeError) as exc:
+        print(
+            f"gin3 {command}: {summary}.\n"
+            f"gin3 {command} is not available: {module_name}.{func_name} could not be loaded ({exc}).\n"
+            f"Install the extras (pip install 'gin3_env[train,bench]') or update the package.",
+            file=sys.stderr,
+        )
+        return 0 if any(a in ("-h", "--help") for a in argv) else 2
+    code = func(argv)
+    return code if isinstance(code, int) else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gin3",
+        description="Three-handed gin rummy ('in the box'): train, evaluate, benchmark, play, replay.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, func, summary) in DELEGATED.items():
+        sub.add_parser(name, help=summary, add_help=False, description=f"{summary} ({module}.{func})")
+
+    play = sub.add_parser(
+        "play",
+        help="play against a policy in the terminal",
+        description="Play one hand (or, with --match, a whole match) against policies. At each decision "
+        "type the number of a move or the move in words: draw, take, pass, 7S (discard), knock 7S; "
+        "help; quit.",
+    )
+    play.add_argument(
+        "--opponent",
+        default="heuristic",
+        metavar="SPEC",
+        help="heuristic (default), random, trained, or the path of a saved model",
+    )
+    play.add_argument(
+        "--role",
+        choices=["team", "box", "sitter"],
+        default=None,
+        help="your role: team (captain, default) or box; with --match also sitter (default: drawn by card)",
+    )
+    play.add_argument("--match", action="store_true", help="play a whole match to the target score")
+    play.add_argument("--seed", type=int, default=None, help="seed for the deal, the draw for roles and the policies")
+    deck = play.add_mutually_exclusive_group()
+    deck.add_argument("--deck", metavar="CARDS", help='a stacked deck of 52 cards, top first: "AC 2C ..."')
+    deck.add_argument(
+        "--deck-json",
+        metavar="FILE",
+        help='a JSON file: a list of 52 cards (ints or texts), a hand log, or {"decks": [...]} for a match',
+    )
+    play.add_argument("--no-color", action="store_true", help="no ANSI colours (also when NO_COLOR is set)")
+    play.add_argument("--ascii", action="store_true", help="cards as 7S instead of 7♠")
+    play.add_argument("--save-log", metavar="FILE", help="write the hand or match log as JSON at the end")
+    play.add_argument("--target-score", type=int, default=None, help=argparse.SUPPRESS)
+    play.add_argument("--knock-limit", type=int, default=None, help=argparse.SUPPRESS)
+
+    replay = sub.add_parser(
+        "replay",
+        help="step through a saved hand or match log",
+        description="Show a saved hand log or match log move by move with both hands visible: "
+        "Enter for the next move, a to print the rest, q to quit.",
+    )
+    replay.add_argument("file", help="a JSON log written by gin3 play --save-log, HandState.log() or MatchState.log()")
+    replay.add_argument("--all", action="store_true", help="print every step without waiting")
+    replay.add_argument("--no-color", action="store_true", help="no ANSI colours")
+    replay.add_argument("--ascii", action="store_true", help="cards as 7S instead of 7♠")
+    return parser
+
+
+def use_color(no_color: bool, stream: Any = None) -> bool:
+    """Colours only on a terminal, without NO_COLOR (https://no-color.org) or --no-color."""
+    stream = stream if stream is not None else sys.stdout
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def use_symbols(ascii_only: bool, stream: Any = None) -> bool:
+    """Suit symbols unless --ascii or the output cannot encode them."""
+    if ascii_only:
+        return False
+    stream = stream if stream is not None else sys.stdout
+    try:
+        "♣♦♥♠".encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def read_decks(deck: str | None, deck_json: str | None) -> list[list[int]]:
+    """The stacked decks given on the command line (maybe none); ``ValueError`` if malformed."""
+    from .engine.cards import parse_cards
+    from .engine.hand import check_deck
+
+    def one(item: Any) -> list[int]:
+        if isinstance(item, str):
+            return check_deck(parse_cards(item))
+        if isinstance(item, list):
+            return check_deck(parse_cards(item) if all(isinstance(c, str) for c in item) else item)
+        raise ValueError(f"a deck must be a list of 52 cards or a string of them, got {item!r:.60}")
+
+    if deck is not None:
+        return [one(deck)]
+    if deck_json is None:
+        return []
+    try:
+        with open(deck_json, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read --deck-json {deck_json}: {exc}") from None
+    if isinstance(data, dict) and "decks" in data:
+        return [one(d) for d in data["decks"]]
+    if isinstance(data, dict) and "deck" in data:
+        return [one(data["deck"])]
+    return [one(data)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in DELEGATED:
+        return _delegate(args_list[0], args_list[1:])
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    from .play_cli import run_play, run_replay
+
+    try:
+        if args.command == "play":
+            return run_play(args)
+        return run_replay(args)
+    except ValueError as exc:
+        print(f"gin3 {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

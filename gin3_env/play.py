@@ -1,0 +1,236 @@
+"""A person plays in the terminal: one hand against a policy, or a whole match.
+
+The loops talk to the person only through a :class:`Console` (``input_fn`` and
+``print_fn`` are injectable), so tests can drive them without a terminal. The
+person types ``quit`` or closes the input (EOF) to leave: :class:`Quit` is raised
+and the command line says goodbye and exits with code 0.
+
+Policies act from the same observation dict a learning agent gets: the hand
+view (``encode``/``action_mask``) in a single hand, the match view
+(``encode_match``/``match_action_mask``) in a match, as the environments do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .engine.actions import DISCARD_BASE, PASS
+from .engine.hand import BOX, TEAM, HandResult, HandState
+from .engine.match import MatchState, Roles
+from .envs.observation import action_mask, encode, encode_match, match_action_mask
+from .play_moves import HELP, parse_move
+from .render import describe_action, render_moves, render_table
+
+PROMPT = "> "
+
+
+class Policy(Protocol):
+    def act(self, observation: dict[str, Any]) -> int: ...
+
+
+class Quit(Exception):
+    """The person asked to leave (``quit``, end of input or Ctrl-C)."""
+
+
+@dataclass
+class Console:
+    """The person's terminal: ``input_fn(prompt) -> line`` and ``print_fn(text)``, plus the style."""
+
+    input_fn: Callable[[str], str] = input
+    print_fn: Callable[[str], None] = field(default=lambda text: print(text, flush=True))
+    symbols: bool = True
+    color: bool = False
+
+    def say(self, text: str = "") -> None:
+        self.print_fn(text)
+
+    def ask(self, prompt: str = PROMPT) -> str:
+        """One line of input; ``quit``/``q``/``exit``, EOF and Ctrl-C raise :class:`Quit`."""
+        try:
+            line = self.input_fn(prompt)
+        except EOFError:
+            raise Quit("end of input") from None
+        except KeyboardInterrupt:
+            raise Quit("interrupted") from None
+        if line.strip().lower() in ("q", "quit", "exit"):
+            raise Quit("quit")
+        return line
+
+    def pause(self, prompt: str = "[Enter] continue, q quits: ") -> str:
+        """Wait for Enter; returns what was typed (lowercased, stripped)."""
+        return self.ask(prompt).strip().lower()
+
+
+def save_json(path: str | os.PathLike[str], data: Any) -> None:
+    """Write ``data`` as JSON atomically: a temporary file beside ``path``, then ``os.replace``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".gin3-", suffix=".json.tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def person_turn(
+    io: Console,
+    state: HandState,
+    *,
+    roles: Roles | None = None,
+    scores: list[int] | None = None,
+    names: tuple[str, str],
+    seat_names: list[str] | None = None,
+) -> int:
+    """Show the table from the person's side and read a legal move; repeat the list on bad input."""
+    style = {"symbols": io.symbols, "color": io.color}
+    me = state.player
+    table = render_table(state, me, roles=roles, scores=scores, names=names, seat_names=seat_names, **style)
+    listed = render_moves(state, columns=3 if len(state.legal_actions()) > 6 else 1)
+    moves = "Your move (a number, or words such as draw, take, pass, 7S, knock 7S; help):\n" + listed
+    io.say(table)
+    io.say(moves)
+    while True:
+        line = io.ask()
+        word = line.strip().lower()
+        if word in ("h", "help", "?"):
+            io.say(HELP)
+            io.say(moves)
+            continue
+        if not word:
+            io.say(table)
+            io.say(moves)
+            continue
+        try:
+            return parse_move(line, state)
+        except ValueError as exc:
+            io.say(f"Sorry: {exc}.")
+            io.say(moves)
+
+
+def _policy_move(policy: Policy, observation: dict[str, Any], legal: list[int], who: str) -> int:
+    action = int(policy.act(observation))
+    if action not in legal:
+        raise RuntimeError(f"the policy playing {who} chose an illegal action {action} (legal: {legal})")
+    return action
+
+
+def play_hand(
+    io: Console, state: HandState, person: int, policy: Policy, *, names: tuple[str, str] | None = None
+) -> HandResult:
+    """One hand: the person plays ``person`` (TEAM or BOX), ``policy`` the other side."""
+    if person not in (TEAM, BOX):
+        raise ValueError(f"person must be 0 (team) or 1 (box), got {person!r}")
+    names = names or (("You", "Box") if person == TEAM else ("Team", "You"))
+    io.say(f"You play the {'team (as captain)' if person == TEAM else 'box'}. Type help for help.")
+    while not state.is_over:
+        p = state.player
+        if p == person:
+            action = person_turn(io, state, names=names)
+        else:
+            obs = {"observation": encode(state, p), "action_mask": action_mask(state, p)}
+            action = _policy_move(policy, obs, state.legal_actions(), names[p])
+        io.say(describe_action(state, action, names[p]))
+        state.apply(action)
+    io.say(render_table(state, person, names=names, symbols=io.symbols, color=io.color))
+    assert state.result is not None
+    return state.result
+
+
+# ------------------------------------------------------------------ match
+def _hand_names(roles: Roles, seat_names: list[str]) -> tuple[str, str]:
+    return (f"{seat_names[roles.captain]} (captain)", f"{seat_names[roles.box]} (box)")
+
+
+def _roles_text(roles: Roles, seat_names: list[str]) -> str:
+    return (
+        f"{seat_names[roles.box]} in the box, {seat_names[roles.captain]} captain, {seat_names[roles.sitter]} sits out"
+    )
+
+
+def _ask_sitter_mode(io: Console) -> bool:
+    """True to watch move by move, False for a summary."""
+    io.say("You sit out this hand: the captain plays for your team (you see the captain's cards).")
+    answer = io.pause("[Enter] watch move by move, s shows just a summary, q quits: ")
+    return answer not in ("s", "summary")
+
+
+def play_match(
+    io: Console, match: MatchState, person: int, policies: dict[int, Policy], *, seat_names: list[str]
+) -> None:
+    """A whole match: the person holds seat ``person``, ``policies`` the two other seats."""
+    number = 0
+    while not match.is_over:
+        number += 1
+        roles, scores = match.roles, list(match.scores)
+        hand = match.hand
+        names = _hand_names(roles, seat_names)
+        role = roles.role_of(person)
+        io.say("")
+        io.say(f"=== Hand {number}: {_roles_text(roles, seat_names)} ===")
+        watching = True
+        if role == "sitter":
+            watching = _ask_sitter_mode(io)
+        result: HandResult | None = None
+        while result is None:
+            seat = match.acting_seat
+            assert seat is not None
+            p = hand.player
+            if seat == person:
+                action = person_turn(io, hand, roles=roles, scores=scores, names=names, seat_names=seat_names)
+            else:
+                if role == "sitter" and watching and p == TEAM:
+                    io.say(
+                        render_table(
+                            hand,
+                            TEAM,
+                            roles=roles,
+                            scores=scores,
+                            names=names,
+                            seat_names=seat_names,
+                            symbols=io.symbols,
+                            color=io.color,
+                        )
+                    )
+                obs = {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
+                action = _policy_move(policies[seat], obs, hand.legal_actions(), names[p])
+            reveal = role == "sitter" and p == TEAM
+            io.say(describe_action(hand, action, names[p], reveal=reveal))
+            ends_turn = action == PASS or action >= DISCARD_BASE
+            if role == "sitter" and watching and ends_turn:
+                answer = io.pause("[Enter] next move, s skips to the end, q quits: ")
+                watching = answer not in ("s", "skip")
+            result = match.apply(action)
+        viewer = TEAM if role == "sitter" else (TEAM if role == "captain" else BOX)
+        io.say(
+            render_table(
+                hand,
+                viewer,
+                roles=roles,
+                scores=list(match.scores),
+                names=names,
+                seat_names=seat_names,
+                symbols=io.symbols,
+                color=io.color,
+            )
+        )
+        if result.winner is not None:
+            winner_seat = roles.seat_of(result.winner)
+            io.say(f"{seat_names[winner_seat]} scores {result.points}.")
+        totals = ", ".join(f"{seat_names[s]} {match.scores[s]}" for s in range(3))
+        io.say(f"Totals: {totals} (target {match.rules.target_score})")
+        if match.is_over:
+            break
+        io.say(f"Next hand: {_roles_text(match.roles, seat_names)}.")
+        io.pause("[Enter] next hand, q quits: ")
+    assert match.winner is not None
+    who = seat_names[match.winner]
+    io.say(f"Match over: {who} {'win' if match.winner == person else 'wins'} with {match.scores[match.winner]} points.")

@@ -1,0 +1,127 @@
+"""``gin3 play`` and ``gin3 replay``: from parsed arguments to the loops of :mod:`gin3_env.play`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import numpy as np
+
+from .engine.cards import card_str
+from .engine.hand import BOX, TEAM, HandState
+from .engine.match import MatchState, Roles, draw_roles
+from .engine.rules import Rules
+from .play import Console, Policy, Quit, play_hand, play_match, save_json
+from .play_replay import load_log, replay_log
+
+GOODBYE = "Goodbye."
+
+
+def load_opponent(spec: str, seed: int | None) -> Policy:
+    """A policy by name or path through ``gin3_env.policies.load_policy`` (random is seeded)."""
+    try:
+        from . import policies
+    except ImportError as exc:
+        raise ValueError(f"the policies package (gin3_env.policies) is not available: {exc}") from None
+    if spec == "random" and hasattr(policies, "RandomPolicy"):
+        return policies.RandomPolicy(seed)
+    load = getattr(policies, "load_policy", None)
+    if load is None:
+        raise ValueError("gin3_env.policies has no load_policy: the policies package is incomplete")
+    try:
+        return load(spec)
+    except (OSError, ImportError) as exc:
+        raise ValueError(f"cannot load the opponent {spec!r}: {exc}") from None
+
+
+def _console(args: argparse.Namespace) -> Console:
+    from .cli import use_color, use_symbols
+
+    return Console(symbols=use_symbols(args.ascii), color=use_color(args.no_color))
+
+
+def _rules(args: argparse.Namespace) -> Rules:
+    options: dict[str, Any] = {}
+    if args.target_score is not None:
+        options["target_score"] = args.target_score
+    if args.knock_limit is not None:
+        options["knock_limit"] = args.knock_limit
+    return Rules.from_dict(options)
+
+
+def _seat_names(person: int) -> list[str]:
+    return ["You" if s == person else f"Player {s}" for s in range(3)]
+
+
+def _start_match(args: argparse.Namespace, rules: Rules, decks: list[list[int]], io: Console) -> MatchState:
+    rng = np.random.default_rng(args.seed)
+    person = 0
+    seat_names = _seat_names(person)
+    if args.role is None:
+        roles, draws = draw_roles(rng)
+        for round_ in draws:
+            pairs = zip(round_[::2], round_[1::2], strict=True)
+            io.say("Draw for roles: " + ", ".join(f"{seat_names[s]} {card_str(c, io.symbols)}" for s, c in pairs))
+    else:
+        others = [1, 2]
+        if args.role == "team":
+            roles = Roles(box=others[0], captain=person, sitter=others[1])
+        elif args.role == "box":
+            roles = Roles(box=person, captain=others[0], sitter=others[1])
+        else:
+            roles = Roles(box=others[0], captain=others[1], sitter=person)
+    return MatchState.start(rules, rng=rng, roles=roles, decks=decks)
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """``gin3 play``: returns the exit code (0 also when the person quits)."""
+    from .cli import read_decks
+
+    io = _console(args)
+    rules = _rules(args)
+    decks = read_decks(args.deck, args.deck_json)
+    if not args.match and args.role == "sitter":
+        raise ValueError("--role sitter needs --match (a single hand has only the captain and the box)")
+    base_seed = args.seed
+    log: dict[str, Any] | None = None
+    try:
+        if args.match:
+            match = _start_match(args, rules, decks, io)
+            policies = {
+                seat: load_opponent(args.opponent, None if base_seed is None else base_seed + seat) for seat in (1, 2)
+            }
+            try:
+                play_match(io, match, 0, policies, seat_names=_seat_names(0))
+            finally:
+                log = match.log()
+        else:
+            person = BOX if args.role == "box" else TEAM
+            policy = load_opponent(args.opponent, None if base_seed is None else base_seed + 1)
+            rng = np.random.default_rng(base_seed)
+            state = HandState.deal(rules, deck=decks[0] if decks else None, rng=rng)
+            try:
+                play_hand(io, state, person, policy)
+            finally:
+                log = state.log()
+    except Quit:
+        io.say("")
+        io.say(GOODBYE)
+    finally:
+        if log is not None and args.save_log:
+            save_json(args.save_log, log)
+            print(f"Log saved to {args.save_log}", flush=True)
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``gin3 replay FILE [--all]``."""
+    io = _console(args)
+    data = load_log(args.file)
+    try:
+        replay_log(io, data, step=not args.all)
+    except Quit:
+        io.say("")
+        io.say(GOODBYE)
+    sys.stdout.flush()
+    return 0
