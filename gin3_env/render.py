@@ -117,7 +117,7 @@ def _phase_text(state: HandState, names: tuple[str, str]) -> str:
         return f"Turn {state.turns + 1} - {who} to draw from the stock or take the discard"
     if phase is Phase.DISCARD:
         return f"Turn {state.turns + 1} - {who} to discard or knock"
-    return f"Hand over after {state.turns} turns"
+    return f"Hand over after {state.turns} turn{'' if state.turns == 1 else 's'}"
 
 
 def _deadwood_text(state: HandState, player: int) -> str:
