@@ -60,7 +60,7 @@ def test_hidden_hand_is_not_leaked(viewer: int) -> None:
         elif DRAW_STOCK in legal:
             state.apply(DRAW_STOCK)
         elif state.phase is Phase.DISCARD:
-            state.apply([a for a in legal if a < 55][0])
+            state.apply(next(a for a in legal if a < 55))
         else:
             state.apply(legal[-1])
     other = 1 - viewer
