@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
+
+import numpy as np
 
 # option -> (lowest, highest) allowed value; bool options are absent.
 _RANGES: dict[str, tuple[int, int]] = {
@@ -32,14 +36,32 @@ class Rules:
     allow_discard_taken_card: bool = False
     max_turns: int = 200
 
+    def __new__(cls, *args: Any, **options: Any) -> Rules:
+        # Refuse unknown options with a ValueError (the generated __init__ would raise TypeError).
+        known = cls.option_names()
+        for key in options:
+            if key not in known:
+                raise ValueError(f"unknown rules option {key!r} (known: {', '.join(known)})")
+        if len(args) > len(known):
+            raise ValueError(f"Rules takes at most {len(known)} options, got {len(args)} positional values")
+        return super().__new__(cls)
+
     def __post_init__(self) -> None:
         for name, (lo, hi) in _RANGES.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"rules option {name!r} must be an int, got {value!r}")
+            raw = getattr(self, name)
+            if isinstance(raw, bool | np.bool_):
+                raise ValueError(f"rules option {name!r} must be an int, got {raw!r}")
+            try:  # ints and numpy integers; not floats, strings or bools
+                value = operator.index(raw)
+            except TypeError:
+                raise ValueError(f"rules option {name!r} must be an int, got {raw!r}") from None
+            object.__setattr__(self, name, value)
             if not lo <= value <= hi:
                 raise ValueError(f"rules option {name!r} must be in {lo}..{hi}, got {value}")
-        if not isinstance(self.allow_discard_taken_card, bool):
+        flag = self.allow_discard_taken_card
+        if isinstance(flag, np.bool_):
+            object.__setattr__(self, "allow_discard_taken_card", bool(flag))
+        elif not isinstance(flag, bool):
             raise ValueError(
                 "rules option 'allow_discard_taken_card' must be a bool, "
                 f"got {self.allow_discard_taken_card!r}"
@@ -50,8 +72,10 @@ class Rules:
         return tuple(f.name for f in fields(cls))
 
     @classmethod
-    def from_dict(cls, options: dict[str, Any]) -> Rules:
+    def from_dict(cls, options: Mapping[str, Any]) -> Rules:
         """Build from a mapping; an unknown key is a ``ValueError`` that names it."""
+        if not isinstance(options, Mapping):
+            raise ValueError(f"rules options must be a mapping of option -> value, got {options!r}")
         known = cls.option_names()
         for key in options:
             if key not in known:
