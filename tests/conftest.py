@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gin3_env.engine.actions import DRAW_STOCK, PASS, TAKE_DISCARD, discard_action, knock_action
-from gin3_env.engine.cards import CARD_POINTS, NUM_CARDS, parse_card, parse_cards
+from gin3_env.engine.cards import CARD_POINTS, NUM_CARDS, card_str, parse_card, parse_cards
 from gin3_env.engine.hand import HandState
 from gin3_env.engine.rules import Rules
 
@@ -38,8 +38,9 @@ def stacked_deck(team: CardsLike, box: CardsLike, upcard: str | int, stock: Card
     if len(team_cards) != 10 or len(box_cards) != 10:
         raise ValueError(f"hands must hold 10 cards, got {len(team_cards)} and {len(box_cards)}")
     given = [*team_cards, *box_cards, up, *first]
-    if len(set(given)) != len(given):
-        raise ValueError("a card is given twice")
+    twice = sorted({x for x in given if given.count(x) > 1})
+    if twice:
+        raise ValueError(f"cards given twice: {' '.join(card_str(x) for x in twice)}")
     deck: list[int] = []
     for t, b in zip(team_cards, box_cards, strict=True):
         deck += [t, b]
