@@ -17,6 +17,12 @@ from .engine.actions import (
 from .engine.cards import card_points, card_str, parse_card, parse_cards
 from .engine.melds import Arrangement, best_arrangement, deadwood, knock_deadwoods
 from .engine.rules import Rules
+from .envs.aec_hand import env, raw_env
+from .envs.aec_match import env as match_env
+from .envs.aec_match import raw_env as match_raw_env
+from .envs.registration import register_all as _register_all
+
+_register_all()  # PettingZoo and Gymnasium ids (idempotent); see envs/registration.py
 
 __version__ = "0.1.0"
 
@@ -34,8 +40,12 @@ __all__ = [
     "card_str",
     "deadwood",
     "discard_action",
+    "env",
     "knock_action",
     "knock_deadwoods",
+    "match_env",
+    "match_raw_env",
     "parse_card",
     "parse_cards",
+    "raw_env",
 ]

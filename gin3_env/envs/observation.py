@@ -28,7 +28,7 @@ import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, TEAM, HandState, Phase
-from ..engine.match import MatchState
+from ..engine.match import MatchState, Roles
 from ..engine.melds import deadwood_of_mask
 
 NUM_PLANES = 7
@@ -65,6 +65,15 @@ _BIT_TABLE = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bito
 )
 
 
+_TOP_SHIFT = TOP_PLANE * PLANE
+_PILE_SHIFT = PILE_PLANE * PLANE
+_KNOWN_SHIFT = OPP_KNOWN_PLANE * PLANE
+_OPP_DECLINED_SHIFT = OPP_DECLINED_PLANE * PLANE
+_OWN_DECLINED_SHIFT = OWN_DECLINED_PLANE * PLANE
+_TAKEN_SHIFT = TAKEN_PLANE * PLANE
+_BIT_BYTES = (OBS_SIZE + 7) // 8
+
+
 def mask_to_plane(mask: int, out: np.ndarray) -> None:
     """Write a 52-bit card mask into a 52-float plane."""
     out[:] = _BIT_TABLE[np.frombuffer(mask.to_bytes(7, "little"), dtype=np.uint8)].reshape(-1)[:52]
@@ -72,35 +81,36 @@ def mask_to_plane(mask: int, out: np.ndarray) -> None:
 
 def encode(state: HandState, player: int, out: np.ndarray | None = None) -> np.ndarray:
     """Observation vector of ``player`` (0 team, 1 box); see the module table."""
-    obs = np.zeros(OBS_SIZE, dtype=np.float32) if out is None else out
-    if out is not None:
-        obs[:] = 0.0
     opp = 1 - player
     hand = state.hands[player]
-    planes = (
-        hand,
-        0,
-        0,
-        state.known[opp],
-        state.declined[opp],
-        state.declined[player],
-        0,
+    phase = state.phase
+    # The 0/1 part (card planes, phase, role) is one 374-bit int, unpacked in one call.
+    bits = (
+        hand
+        | state.known[opp] << _KNOWN_SHIFT
+        | state.declined[opp] << _OPP_DECLINED_SHIFT
+        | state.declined[player] << _OWN_DECLINED_SHIFT
+        | 1 << (PHASE_OFFSET + phase)
+        | 1 << (ROLE_OFFSET + player)
     )
-    for i, mask in enumerate(planes):
-        if mask:
-            mask_to_plane(mask, obs[i * PLANE : (i + 1) * PLANE])
     pile = state.discards
     if pile:
-        obs[TOP_PLANE * PLANE + pile[-1]] = 1.0
-        if len(pile) > 1:
-            obs[PILE_PLANE * PLANE + np.asarray(pile[:-1])] = 1.0
-    acting = state.player == player and state.phase is not Phase.OVER
+        bits |= 1 << (_TOP_SHIFT + pile[-1])
+        for card in pile[:-1]:
+            bits |= 1 << (_PILE_SHIFT + card)
+    acting = state.player == player and phase is not Phase.OVER
     if acting and state.taken is not None:
-        obs[TAKEN_PLANE * PLANE + state.taken] = 1.0
-    obs[PHASE_OFFSET + int(state.phase)] = 1.0
-    obs[ROLE_OFFSET + player] = 1.0
+        bits |= 1 << (_TAKEN_SHIFT + state.taken)
+    flags = np.unpackbits(
+        np.frombuffer(bits.to_bytes(_BIT_BYTES, "little"), dtype=np.uint8), count=OBS_SIZE, bitorder="little"
+    )
+    if out is None:
+        obs = flags.astype(np.float32)
+    else:
+        obs = out
+        obs[:] = flags
     obs[STOCK_INDEX] = len(state.stock) / INITIAL_STOCK
-    if acting and state.phase is Phase.DISCARD:
+    if acting and phase is Phase.DISCARD:
         dw = min(state.knock_deadwoods().values())
     else:
         dw = deadwood_of_mask(hand)
@@ -131,15 +141,26 @@ def encode_match(match: MatchState, seat: int) -> np.ndarray:
     """Observation of ``seat`` in a match: the hand view of the team (captain and sitter
     share it: the sitter advises the captain and sees his cards) or of the box, then the
     seat's role and the three totals / target, starting with its own seat."""
-    obs = np.zeros(MATCH_OBS_SIZE, dtype=np.float32)
-    roles = match.roles
+    obs = np.empty(MATCH_OBS_SIZE, dtype=np.float32)
+    roles = hand_roles(match)
     player = BOX if seat == roles.box else TEAM
     encode(match.hand, player, out=obs[:OBS_SIZE])
+    obs[MATCH_ROLE_OFFSET:] = 0.0
     obs[MATCH_ROLE_OFFSET + ("box", "captain", "sitter").index(roles.role_of(seat))] = 1.0
     target = match.rules.target_score
+    scores = match.scores
     for k in range(3):
-        obs[MATCH_SCORE_OFFSET + k] = match.scores[(seat + k) % 3] / target
+        # Totals stay below the target during play; the final one may pass it (clipped to 1).
+        obs[MATCH_SCORE_OFFSET + k] = min(scores[(seat + k) % 3] / target, 1.0)
     return obs
+
+
+def hand_roles(match: MatchState) -> Roles:
+    """The roles ``match.hand`` is (or was) played with: ``match.roles`` during play; once
+    the match is over ``match.roles`` already holds the next hand's, so the last hand's."""
+    if match.is_over and match.history:
+        return Roles.from_dict(match.history[-1]["roles"])
+    return match.roles
 
 
 def match_action_mask(match: MatchState, seat: int) -> np.ndarray:

@@ -1,0 +1,428 @@
+"""
+# Three-handed gin rummy ("in the box"): one hand
+
+| Import             | `from gin3_env import env` or `pettingzoo.make("aec", "gin3/three_handed_gin-v0")` |
+|--------------------|------------------------------------------------------------------------------|
+| Actions            | Discrete                                                                     |
+| Parallel API       | No                                                                           |
+| Manual Control     | No (`gin3 play` plays against a policy in the terminal)                      |
+| Agents             | `agents= ['team_0', 'box_0']`                                                |
+| Agents             | 2                                                                            |
+| Action Shape       | Discrete(107)                                                                |
+| Action Values      | Discrete(107)                                                                |
+| Observation Shape  | (374,)                                                                       |
+| Observation Values | [0, 1]                                                                       |
+
+Gin rummy for three players, two of whom play as a team against the player
+"in the box" (RULES.md). In a hand the team's cards are played by the captain
+(the sitter only advises), so the team is one agent, `team_0`, against the box,
+`box_0`. The captain is offered the upcard first; the hand ends with a knock, a
+gin, a dead stock (two cards left after a discard) or at the `max_turns` cap.
+The match to the target score is the sibling env `three_handed_gin_match_v0`.
+
+### Arguments
+
+``` python
+env(render_mode=None, reward_scale=1.0, rules=None, **rule_options)
+```
+
+`render_mode`: `None`, `"ansi"` (`render()` returns the table as text, cards as `7♠`)
+or `"human"` (prints it after every reset and step).
+
+`reward_scale`: factor on the game points paid as rewards (e.g. `0.01`).
+
+`rules`: a `gin3_env.Rules`; or the rules options as keywords (`gin_bonus`,
+`undercut_bonus`, `knock_limit`, `target_score`, `dead_stock`,
+`allow_discard_taken_card`, `max_turns`), not both. An unknown option is a
+`ValueError` that names it.
+
+`reset(seed=None, options=None)`: a seeded reset deals the same hand every time;
+an unseeded one continues the env's random generator. `options` may hold
+`"deck"`: a permutation of 0..51 dealt as RULES §4.3 (captain `d[0], d[2], ...`,
+box `d[1], d[3], ...`, upcard `d[20]`, stock drawn from `d[21]` on). Any other key,
+or a bad deck, is a `ValueError` saying what is wrong.
+
+### Observation Space
+
+`observe(agent)` returns `{"observation": float32[374], "action_mask": int8[107]}`.
+The observation holds only what the agent may know, from its own side: never
+the opponent's hidden cards, never the stock order. Cards are indexed
+`suit * 13 + rank` (suits C D H S, ranks A..K), so each card feature is a
+52-entry plane.
+
+| index   | feature             | meaning                                                             |
+|---------|---------------------|---------------------------------------------------------------------|
+| 0:52    | `hand`              | own hand (10 cards, 11 while holding a drawn card)                  |
+| 52:104  | `top_discard`       | top of the discard pile, one-hot (the upcard in the opening)        |
+| 104:156 | `discard_pile`      | the rest of the discard pile                                        |
+| 156:208 | `opponent_known`    | cards the opponent took from the pile and still holds               |
+| 208:260 | `opponent_declined` | cards the opponent declined (passed upcard, discards drawn over)    |
+| 260:312 | `own_declined`      | cards this agent declined                                           |
+| 312:364 | `taken_this_turn`   | the card this agent just took from the pile (may not discard it)    |
+| 364:369 | `phase`             | one-hot: offer to team, offer to box, draw, discard, hand over      |
+| 369:371 | `role`              | one-hot: team (captain), box                                        |
+| 371     | `stock_size`        | cards left in the stock / 31                                        |
+| 372     | `deadwood`          | own deadwood / 100 (after the best discard when holding 11 cards)   |
+| 373     | `turns`             | turns played / `max_turns`                                          |
+
+#### Legal Actions Mask
+
+`action_mask` is 1 for each legal action of the agent to act and all zeros for
+the other agent and once the hand is over. It is the engine's one legality
+function (`HandState.legal_mask`). With `env()`, an illegal action ends the
+hand with reward -1 for the agent that played it (PettingZoo's
+`TerminateIllegalWrapper`); `raw_env()` raises `ValueError` and changes nothing.
+
+### Action Space
+
+| action  | meaning                               | legal when                                            |
+|---------|---------------------------------------|-------------------------------------------------------|
+| 0       | draw from the stock                   | draw phase                                            |
+| 1       | take the top discard (or the upcard)  | draw phase, opening offer                             |
+| 2       | pass (refuse the upcard)              | opening offer only                                    |
+| 3 + c   | discard card c                        | discard phase, c in hand (not the card just taken)    |
+| 55 + c  | knock, discarding card c              | discard phase, the other 10 have deadwood <= limit    |
+
+### Rewards
+
+Zero-sum game points (times `reward_scale`), paid when the hand ends:
+
+| end of hand                               | scorer                    | other                     |
+|-------------------------------------------|---------------------------|---------------------------|
+| gin (knocker's deadwood 0)                | +(gin_bonus + D)          | -(gin_bonus + D)          |
+| knock, knocker's K < defender's D         | knocker +(D - K)          | defender -(D - K)         |
+| undercut (K >= D, not gin)                | defender +(undercut_bonus + K - D) | knocker -(same)  |
+| dead hand / truncated at `max_turns`      | 0                         | 0                         |
+
+Gin, knock, undercut and dead hands set `terminations`; the `max_turns` cap sets
+`truncations`. At the end `infos[agent]` holds the result: `outcome`, `knocker`
+and `winner` (`"team_0"`, `"box_0"` or `None`), `points`, `knocker_deadwood`,
+`defender_deadwood`, `knock_discard`, `spreads` (per agent: melds, deadwood
+cards, deadwood, layoffs), `turns`. `env.unwrapped.result` is the engine's
+`HandResult`, `env.unwrapped.replay_log()` a JSON-able record (rules, deck,
+actions) that `replay(log)` plays back to the same end.
+
+### Version History
+
+* v0: first release (gin3_env 0.1.0)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..engine.actions import NUM_ACTIONS
+from ..engine.hand import HandResult, HandState, check_deck
+from ..engine.rules import Rules
+from .observation import OBS_SIZE, action_mask, encode
+
+AGENTS = ("team_0", "box_0")  # indexed by the engine's hand player (TEAM, BOX)
+_INDEX = {name: p for p, name in enumerate(AGENTS)}
+RENDER_MODES = ("ansi", "human")
+
+__all__ = ["AGENTS", "env", "make_rules", "raw_env", "replay", "result_info", "wrap"]
+
+
+# ------------------------------------------------------------ shared helpers
+def make_rules(rules: Rules | Mapping[str, Any] | None, options: Mapping[str, Any]) -> Rules:
+    """The rules from ``rules=`` (a ``Rules`` or a mapping) or keyword options, not both."""
+    if rules is not None and options:
+        raise ValueError(
+            f"pass either rules=Rules(...) or rules options as keywords, not both (got {sorted(options)})"
+        )
+    if rules is None:
+        return Rules.from_dict(dict(options))
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, Mapping):
+        return Rules.from_dict(dict(rules))
+    raise ValueError(f"rules must be a gin3_env.Rules or a dict of options, got {type(rules).__name__}")
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
+    return render_mode
+
+
+def check_reward_scale(reward_scale: float) -> float:
+    if isinstance(reward_scale, bool) or not isinstance(reward_scale, int | float | np.number):
+        raise ValueError(f"reward_scale must be a number, got {reward_scale!r}")
+    value = float(reward_scale)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"reward_scale must be a finite number > 0, got {reward_scale!r}")
+    return value
+
+
+def check_options(options: Mapping[str, Any] | None, known: Sequence[str]) -> dict[str, Any]:
+    """``reset`` options as a dict; an unknown key is a ``ValueError`` naming it."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+    unknown = [key for key in options if key not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown reset option(s) {', '.join(repr(k) for k in unknown)}; known: {', '.join(known)}"
+        )
+    return dict(options)
+
+
+def result_info(result: HandResult, names: Sequence[str]) -> dict[str, Any]:
+    """``HandResult.to_dict()`` with players named ``names[TEAM]``/``names[BOX]``."""
+    info = result.to_dict()
+    info["knocker"] = None if result.knocker is None else names[result.knocker]
+    info["winner"] = None if result.winner is None else names[result.winner]
+    if result.spreads is not None:
+        info["spreads"] = {names[p]: spread.to_dict() for p, spread in enumerate(result.spreads)}
+    return info
+
+
+def render_text(hand: HandState, **kwargs: Any) -> str:
+    from ..render import render_table  # lazy: the renderer is only needed to render
+
+    return render_table(hand, None, **kwargs)
+
+
+# ----------------------------------------------------------------- wrappers
+# Read on the outer wrapper about 20 times a step (agent_iter, last, the wrappers' steps).
+_HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
+_BEFORE_RESET = frozenset(
+    ("rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents")
+)
+
+
+def _forward(name: str, before_reset_check: bool) -> property:
+    def get(self: Any) -> Any:
+        if before_reset_check and name in _BEFORE_RESET and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    return property(get, doc=f"The raw env's ``{name}``.")
+
+
+class _OneHop:
+    """Wrapper mixin: read the raw env's attributes in one hop.
+
+    PettingZoo's ``BaseWrapper.__getattr__`` forwards a missing attribute layer by
+    layer, which was most of the cost of a wrapped step. These wrappers add no
+    public attributes of their own and always write the state on the raw env
+    (``env.unwrapped``), so reading it there directly gives the same answers."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") and name != "_cumulative_rewards":
+            raise AttributeError(f"accessing private attribute '{name}' is prohibited")
+        raw = self.__dict__.get("_raw")
+        if raw is None:  # while unpickling
+            raise AttributeError(name)
+        return getattr(raw, name)
+
+
+for _name in _HOT:
+    setattr(_OneHop, _name, _forward(_name, before_reset_check=False))
+
+
+class _TerminateIllegal(_OneHop, wrappers.TerminateIllegalWrapper):
+    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env, illegal_reward)
+
+
+class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
+    def __init__(self, env: AECEnv) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env)
+
+
+class _OrderEnforcing(_OneHop, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing: some attributes may not be read before ``reset``."""
+
+    def __init__(self, env: AECEnv) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _BEFORE_RESET and not self.__dict__.get("_has_reset", False):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return _OneHop.__getattr__(self, name)
+
+
+for _name in _HOT:
+    setattr(_OrderEnforcing, _name, _forward(_name, before_reset_check=True))
+
+
+def wrap(aec: AECEnv) -> AECEnv:
+    """Wrap a raw env as PettingZoo's classic envs are: terminate on an illegal move
+    (reward -1), assert actions in bounds, enforce the call order. The wrappers are
+    PettingZoo's (subclasses that only shorten attribute lookups, see ``_OneHop``)."""
+    return _OrderEnforcing(_AssertOutOfBounds(_TerminateIllegal(aec, illegal_reward=-1)))
+
+
+# ---------------------------------------------------------------- factories
+def env(**kwargs: Any) -> AECEnv:
+    """The hand env wrapped as PettingZoo's classic envs are (see the module docstring)."""
+    return wrap(raw_env(**kwargs))
+
+
+class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
+    """One hand of three-handed gin: the team (captain) against the box. See the module docstring."""
+
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "three_handed_gin_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        reward_scale: float = 1.0,
+        rules: Rules | Mapping[str, Any] | None = None,
+        **rule_options: Any,
+    ) -> None:
+        super().__init__()
+        self.render_mode = check_render_mode(render_mode)
+        self.reward_scale = check_reward_scale(reward_scale)
+        self.rules = make_rules(rules, rule_options)
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
+            for agent in AGENTS
+        }
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in AGENTS}
+        self.hand: HandState | None = None
+        self._rng = np.random.default_rng()
+
+    # ------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # ---------------------------------------------------------------- API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        opts = check_options(options, ("deck",))
+        deck = opts.get("deck")
+        if deck is not None:
+            deck = check_deck(deck)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.hand = HandState.deal(self.rules, deck=deck, rng=self._rng)
+        self.agents = list(AGENTS)
+        self.rewards = {agent: 0.0 for agent in AGENTS}
+        self._cumulative_rewards = {agent: 0.0 for agent in AGENTS}
+        self.terminations = {agent: False for agent in AGENTS}
+        self.truncations = {agent: False for agent in AGENTS}
+        self.infos = {agent: {} for agent in AGENTS}
+        self._skip_agent_selection = None
+        self.agent_selection = AGENTS[self.hand.player]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        hand = self._require_hand()
+        p = _INDEX[agent]
+        return {"observation": encode(hand, p), "action_mask": action_mask(hand, p)}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        hand = self._require_hand()
+        if action is None:
+            raise ValueError(f"{agent} is to act: the action must be an int 0..{NUM_ACTIONS - 1}, not None")
+        hand.apply(action)  # raises IllegalActionError (a ValueError), changing nothing
+        self._cumulative_rewards[agent] = 0.0
+        result = hand.result
+        if result is None:
+            self.agent_selection = AGENTS[hand.player]
+        else:
+            self._finish(result, agent)
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish(self, result: HandResult, last_agent: str) -> None:
+        returns = result.returns
+        for p, agent in enumerate(AGENTS):
+            self.rewards[agent] = returns[p] * self.reward_scale
+        ended = self.truncations if result.outcome == "truncated" else self.terminations
+        info = result_info(result, AGENTS)
+        assert self.hand is not None
+        info["turns"] = self.hand.turns
+        for agent in AGENTS:
+            ended[agent] = True
+            self.infos[agent] = dict(info)
+        self._accumulate_rewards()
+        # The opponent of the last mover steps (with None) first, then the last mover.
+        self.agent_selection = AGENTS[1 - _INDEX[last_agent]]
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = render_text(self._require_hand())
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+    # ------------------------------------------------------------- extras
+    @property
+    def result(self) -> HandResult | None:
+        """The engine's result of the hand once it is over, else None."""
+        return None if self.hand is None else self.hand.result
+
+    def replay_log(self) -> dict[str, Any]:
+        """JSON-able record of the hand so far (rules, deck, actions); see :func:`replay`."""
+        return self._require_hand().log()
+
+    def _require_hand(self) -> HandState:
+        if self.hand is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.hand
+
+
+def replay(log: Mapping[str, Any], *, render_mode: str | None = None, reward_scale: float = 1.0) -> raw_env:
+    """A ``raw_env`` that has played the logged hand (``raw_env.replay_log()``) through ``step``.
+
+    Its ``result``, ``rewards``, ``infos`` and observations are those of the original
+    hand at the same point. A log that is not a hand log, or holds an action that is
+    not legal where it is played, is a ``ValueError``."""
+    if not isinstance(log, Mapping) or "deck" not in log or "actions" not in log:
+        raise ValueError("a hand log is a dict with 'deck' and 'actions' (from env.unwrapped.replay_log())")
+    rules = log.get("rules") or {}
+    if not isinstance(rules, Mapping):
+        raise ValueError(f"hand log 'rules' must be a dict, got {type(rules).__name__}")
+    aec = raw_env(render_mode=render_mode, reward_scale=reward_scale, rules=Rules.from_dict(dict(rules)))
+    aec.reset(options={"deck": log["deck"]})
+    actions = log["actions"]
+    if isinstance(actions, str | bytes) or not isinstance(actions, Sequence):
+        raise ValueError(f"hand log 'actions' must be a list of ints, got {type(actions).__name__}")
+    for i, action in enumerate(actions):
+        if aec.hand is not None and aec.hand.is_over:
+            raise ValueError(f"hand log action #{i}: the hand is already over")
+        try:
+            aec.step(action)
+        except ValueError as exc:
+            raise ValueError(f"hand log action #{i}: {exc}") from None
+    return aec

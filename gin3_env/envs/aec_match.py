@@ -1,0 +1,311 @@
+"""
+# Three-handed gin rummy ("in the box"): a match
+
+| Import             | `from gin3_env import match_env` or `pettingzoo.make("aec", "gin3/three_handed_gin_match-v0")` |
+|--------------------|------------------------------------------------------------------------------|
+| Actions            | Discrete                                                                     |
+| Parallel API       | No                                                                           |
+| Manual Control     | No                                                                           |
+| Agents             | `agents= ['player_0', 'player_1', 'player_2']`                               |
+| Agents             | 3                                                                            |
+| Action Shape       | Discrete(107)                                                                |
+| Action Values      | Discrete(107)                                                                |
+| Observation Shape  | (380,)                                                                       |
+| Observation Values | [0, 1]                                                                       |
+
+A whole match of three-handed gin (RULES.md §3, §7, §8): the three seats
+`player_0..2` play hand after hand until a seat's running total reaches
+`target_score`. Each hand one seat is in the box, one is the captain and one
+sits out. The captain's seat acts for the team and the box's seat for the box;
+`agent_selection` only ever points at those two seats (the sitter's action mask
+is all zeros). Roles rotate after every hand by RULES §7. One hand is exactly
+the hand env `three_handed_gin_v0` (same actions, masks and points).
+
+### Arguments
+
+``` python
+match_env(render_mode=None, reward_scale=1.0, rules=None, **rule_options)
+```
+
+As the hand env: `render_mode` `None`/`"ansi"`/`"human"`, `reward_scale`, and
+`rules=Rules(...)` or the rules options as keywords (not both).
+
+`reset(seed=None, options=None)`: a seeded reset replays the same match for the
+same actions (deals and, unless given, the drawing of roles come from the
+env's generator). `options` may hold `"decks"` (a list of decks, each a
+permutation of 0..51, dealt to the first hands; later hands are shuffled),
+`"roles"` (`{"box": seat, "captain": seat, "sitter": seat}`; otherwise each seat
+draws a card: highest rank box, then captain, lowest sitter) and `"scores"`
+(three starting totals, all below the target). Any other key or a bad value
+is a `ValueError` that says what is wrong.
+
+### Observation Space
+
+`observe(agent)` returns `{"observation": float32[380], "action_mask": int8[107]}`.
+The first 374 entries are the hand env's observation of the seat's side of the
+current hand: the box's seat sees the box's view; the captain's seat and the
+sitter's seat both see the team's view (the sitter advises the captain and
+sees his cards; it never sees the box's hidden cards or the stock). Then the
+match features. Scores are in seat order starting at the observer: its own,
+the next seat's (`(seat + 1) % 3`), the one after.
+
+| index   | feature             | meaning                                                             |
+|---------|---------------------|---------------------------------------------------------------------|
+| 0:52    | `hand`              | the side's hand (the captain's for captain and sitter)              |
+| 52:104  | `top_discard`       | top of the discard pile, one-hot (the upcard in the opening)        |
+| 104:156 | `discard_pile`      | the rest of the discard pile                                        |
+| 156:208 | `opponent_known`    | cards the other side took from the pile and still holds             |
+| 208:260 | `opponent_declined` | cards the other side declined (passed upcard, discards drawn over)  |
+| 260:312 | `own_declined`      | cards this side declined                                            |
+| 312:364 | `taken_this_turn`   | the card this side just took from the pile (may not discard it)     |
+| 364:369 | `phase`             | one-hot: offer to team, offer to box, draw, discard, hand over      |
+| 369:371 | `role`              | hand side one-hot: team (captain or sitter), box                    |
+| 371     | `stock_size`        | cards left in the stock / 31                                        |
+| 372     | `deadwood`          | the side's deadwood / 100 (after the best discard with 11 cards)    |
+| 373     | `turns`             | turns played in the hand / `max_turns`                              |
+| 374:377 | `match_role`        | the seat's role one-hot: box, captain, sitter                       |
+| 377:380 | `match_scores`      | totals / `target_score` (clipped to 1): self, next seat, the one after |
+
+#### Legal Actions Mask
+
+The legal actions of the acting seat (the captain's or the box's); all zeros
+for the other two seats and once the match is over. With `match_env()` an
+illegal action ends the match with reward -1 for the seat that played it.
+
+### Action Space
+
+| action  | meaning                               | legal when                                            |
+|---------|---------------------------------------|-------------------------------------------------------|
+| 0       | draw from the stock                   | draw phase                                            |
+| 1       | take the top discard (or the upcard)  | draw phase, opening offer                             |
+| 2       | pass (refuse the upcard)              | opening offer only                                    |
+| 3 + c   | discard card c                        | discard phase, c in hand (not the card just taken)    |
+| 55 + c  | knock, discarding card c              | discard phase, the other 10 have deadwood <= limit    |
+
+### Rewards
+
+At the end of each hand its points (RULES §6, times `reward_scale`) go to the
+seats that played it: the scoring side's seat gets `+points`, the other side's
+seat `-points`, the sitter 0; dead and truncated hands pay 0. (Rewards are
+per hand, the running totals are in the infos; the match winner is the seat
+whose total first reaches the target.) When a hand ends, every seat's
+`infos[seat]` holds, until that seat next acts: the hand result as in the hand
+env with seats for players (`outcome`, `knocker`, `winner`, `points`,
+`knocker_deadwood`, `defender_deadwood`, `knock_discard`, `spreads` keyed by
+seat, `turns`), `hand_roles` (the roles it was played with), `seat_points`,
+`scores` (the three totals), `roles` (for the next hand, the form of the
+option), `hands_played`, `match_over` and `match_winner` (a seat name or
+`None`). At the match end all seats terminate; the last hand's winner is then
+the match winner, so `winner == match_winner`.
+
+### Version History
+
+* v0: first release (gin3_env 0.1.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ..engine.actions import NUM_ACTIONS
+from ..engine.hand import BOX, TEAM, HandResult, HandState, check_deck
+from ..engine.match import NUM_SEATS, MatchState, Roles
+from ..engine.rules import Rules
+from .aec_hand import check_options, check_render_mode, check_reward_scale, make_rules, render_text, result_info, wrap
+from .observation import MATCH_OBS_SIZE, encode_match, hand_roles, match_action_mask
+
+SEATS = tuple(f"player_{seat}" for seat in range(NUM_SEATS))
+_SEAT = {name: seat for seat, name in enumerate(SEATS)}
+
+__all__ = ["SEATS", "env", "raw_env"]
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The match env wrapped as PettingZoo's classic envs are (see the module docstring)."""
+    return wrap(raw_env(**kwargs))
+
+
+def _check_decks(decks: Any) -> list[list[int]]:
+    if decks is None:
+        return []
+    if isinstance(decks, str | bytes | Mapping) or not isinstance(decks, Sequence | np.ndarray):
+        raise ValueError(f"options['decks'] must be a list of decks, got {type(decks).__name__}")
+    checked = []
+    for i, deck in enumerate(decks):
+        try:
+            checked.append(check_deck(deck))
+        except ValueError as exc:
+            raise ValueError(f"options['decks'][{i}]: {exc}") from None
+    return checked
+
+
+def _check_scores(scores: Any) -> list[int] | None:
+    if scores is None:
+        return None
+    if isinstance(scores, str | bytes | Mapping) or not isinstance(scores, Sequence | np.ndarray):
+        raise ValueError(f"options['scores'] must be three ints >= 0, got {scores!r}")
+    return list(scores)  # MatchState.start checks the values against the rules
+
+
+class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
+    """A match of three-handed gin between three seats. See the module docstring."""
+
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "name": "three_handed_gin_match_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        reward_scale: float = 1.0,
+        rules: Rules | Mapping[str, Any] | None = None,
+        **rule_options: Any,
+    ) -> None:
+        super().__init__()
+        self.render_mode = check_render_mode(render_mode)
+        self.reward_scale = check_reward_scale(reward_scale)
+        self.rules = make_rules(rules, rule_options)
+        self.possible_agents = list(SEATS)
+        self.agents = list(SEATS)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (MATCH_OBS_SIZE,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
+            for agent in SEATS
+        }
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in SEATS}
+        self.match: MatchState | None = None
+        self._rng = np.random.default_rng()
+        self._rewards_set = False
+
+    # ------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self.action_spaces[agent]
+
+    # ---------------------------------------------------------------- API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        opts = check_options(options, ("decks", "roles", "scores"))
+        decks = _check_decks(opts.get("decks"))
+        roles = opts.get("roles")
+        if roles is not None and not isinstance(roles, Roles):
+            roles = Roles.from_dict(roles)
+        scores = _check_scores(opts.get("scores"))
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.match = MatchState.start(self.rules, rng=self._rng, roles=roles, scores=scores, decks=decks)
+        self.agents = list(SEATS)
+        self.rewards = {agent: 0.0 for agent in SEATS}
+        self._cumulative_rewards = {agent: 0.0 for agent in SEATS}
+        self.terminations = {agent: False for agent in SEATS}
+        self.truncations = {agent: False for agent in SEATS}
+        self.infos = {agent: {} for agent in SEATS}
+        self._skip_agent_selection = None
+        self._rewards_set = False
+        seat = self.match.acting_seat
+        assert seat is not None
+        self.agent_selection = SEATS[seat]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        match = self._require_match()
+        seat = _SEAT[agent]
+        return {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        match = self._require_match()
+        if action is None:
+            raise ValueError(f"{agent} is to act: the action must be an int 0..{NUM_ACTIONS - 1}, not None")
+        roles, hand = match.roles, match.hand
+        result = match.apply(action)  # raises IllegalActionError (a ValueError), changing nothing
+        if self._rewards_set:
+            self._clear_rewards()
+            self._rewards_set = False
+        self._cumulative_rewards[agent] = 0.0
+        if self.infos[agent]:
+            self.infos[agent] = {}
+        if result is not None:
+            self._hand_over(result, roles, hand.turns)
+        seat = match.acting_seat
+        if seat is not None:
+            self.agent_selection = SEATS[seat]
+        else:  # the match is over: every seat steps once more (with None), the next seat first
+            self.agent_selection = SEATS[(_SEAT[agent] + 1) % NUM_SEATS]
+        if self.render_mode == "human":
+            self.render()
+
+    def _hand_over(self, result: HandResult, roles: Roles, turns: int) -> None:
+        match = self._require_match()
+        returns = result.returns
+        self.rewards[SEATS[roles.captain]] = returns[TEAM] * self.reward_scale
+        self.rewards[SEATS[roles.box]] = returns[BOX] * self.reward_scale
+        self.rewards[SEATS[roles.sitter]] = 0.0
+        self._rewards_set = True
+        self._accumulate_rewards()
+        info = result_info(result, (SEATS[roles.captain], SEATS[roles.box]))
+        over = match.is_over
+        info.update(
+            {
+                "turns": turns,
+                "hand_roles": roles.to_dict(),
+                "seat_points": list(match.history[-1]["seat_points"]),
+                "scores": list(match.scores),
+                "roles": match.roles.to_dict(),
+                "hands_played": len(match.history),
+                "match_over": over,
+                "match_winner": SEATS[match.winner] if match.winner is not None else None,
+            }
+        )
+        for agent in SEATS:
+            self.infos[agent] = dict(info)
+            if over:
+                self.terminations[agent] = True
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        match = self._require_match()
+        text = render_text(match.hand, roles=hand_roles(match), scores=list(match.scores), seat_names=SEATS)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
+
+    # ------------------------------------------------------------- extras
+    @property
+    def hand(self) -> HandState | None:
+        """The hand in play (the last one once the match is over)."""
+        return None if self.match is None else self.match.hand
+
+    @property
+    def roles(self) -> Roles | None:
+        """The roles of :attr:`hand`."""
+        return None if self.match is None else hand_roles(self.match)
+
+    def _require_match(self) -> MatchState:
+        if self.match is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.match

@@ -1,0 +1,76 @@
+"""Environment ids for PettingZoo's and Gymnasium's registries.
+
+``import gin3_env`` calls :func:`register_all`, after which
+
+- ``pettingzoo.make("aec", "gin3/three_handed_gin-v0")``: one hand (``aec_hand.env``);
+- ``pettingzoo.make("aec", "gin3/three_handed_gin_match-v0")``: a match (``aec_match.env``);
+- ``gymnasium.make("gin3/ThreeHandedGin-v0", ...)``: the single-agent hand env;
+- ``gymnasium.make("gin3/ThreeHandedGinMatch-v0", ...)``: the single-agent match env.
+
+``gymnasium.make("gin3_env:gin3/ThreeHandedGin-v0")`` works from a fresh
+interpreter: Gymnasium imports the module named before the colon, i.e. this
+package. PettingZoo 1.27 keeps its own registry (``pettingzoo.aec_registry``,
+filled by ``pettingzoo.register``), which ``pettingzoo.make`` reads.
+
+Entry points are ``"module:attr"`` strings, so registering imports nothing of
+the envs. Registering is idempotent: an id already registered with the same
+entry point is left alone (no "overriding" warning on a second import or an
+``importlib.reload``); one registered with another entry point (someone else's
+env, or one a user registered on purpose) is also left alone, with a warning.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+PETTINGZOO_ENVS: dict[str, str] = {
+    "gin3/three_handed_gin-v0": "gin3_env.envs.aec_hand:env",
+    "gin3/three_handed_gin_match-v0": "gin3_env.envs.aec_match:env",
+}
+GYMNASIUM_ENVS: dict[str, str] = {
+    "gin3/ThreeHandedGin-v0": "gin3_env.envs.single_agent:ThreeHandedGinEnv",
+    "gin3/ThreeHandedGinMatch-v0": "gin3_env.envs.single_agent:ThreeHandedGinMatchEnv",
+}
+
+__all__ = ["GYMNASIUM_ENVS", "PETTINGZOO_ENVS", "register_all", "register_gymnasium", "register_pettingzoo"]
+
+
+def _keep(env_id: str, registered: object, entry_point: str) -> bool:
+    """Whether to keep an existing registration of ``env_id`` (always; warn if it is not ours)."""
+    if registered != entry_point:
+        warnings.warn(
+            f"environment id {env_id!r} is already registered with entry point {registered!r}; "
+            f"gin3_env leaves it (its own is {entry_point!r})",
+            stacklevel=3,
+        )
+    return True
+
+
+def register_pettingzoo() -> None:
+    """Register the AEC envs in PettingZoo's registry (idempotent)."""
+    import pettingzoo
+
+    for env_id, entry_point in PETTINGZOO_ENVS.items():
+        spec = pettingzoo.aec_registry.get(env_id)
+        if spec is not None and _keep(env_id, spec.entry_point, entry_point):
+            continue
+        pettingzoo.register("aec", env_id, entry_point=entry_point)
+
+
+def register_gymnasium() -> None:
+    """Register the single-agent envs in Gymnasium's registry (idempotent).
+
+    Also the ``gymnasium.envs`` entry point named in ``pyproject.toml``."""
+    import gymnasium
+
+    for env_id, entry_point in GYMNASIUM_ENVS.items():
+        spec = gymnasium.registry.get(env_id)
+        if spec is not None and _keep(env_id, spec.entry_point, entry_point):
+            continue
+        gymnasium.register(id=env_id, entry_point=entry_point)
+
+
+def register_all() -> None:
+    """Register every id with both libraries (what ``import gin3_env`` does)."""
+    register_pettingzoo()
+    register_gymnasium()
