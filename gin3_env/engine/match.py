@@ -37,6 +37,11 @@ class Roles:
     sitter: int
 
     def __post_init__(self) -> None:
+        for name in ROLE_NAMES:
+            seat = getattr(self, name)
+            if isinstance(seat, bool) or not isinstance(seat, int | np.integer):
+                raise ValueError(f"roles: {name} must be a seat 0..2, got {seat!r}")
+            object.__setattr__(self, name, int(seat))
         if sorted((self.box, self.captain, self.sitter)) != [0, 1, 2]:
             raise ValueError(
                 f"roles must give seats 0, 1, 2 one role each, got box={self.box}, "
@@ -133,6 +138,8 @@ class MatchState:
             roles, _ = draw_roles(rng)
         elif isinstance(roles, dict):
             roles = Roles.from_dict(roles)
+        elif not isinstance(roles, Roles):
+            raise ValueError(f"roles must be a Roles or a dict with keys box, captain, sitter; got {roles!r}")
         if scores is None:
             totals = [0, 0, 0]
         else:
