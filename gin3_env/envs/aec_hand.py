@@ -117,18 +117,18 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import HandResult, HandState, check_deck
 from ..engine.rules import Rules
 from .observation import OBS_SIZE, action_mask, encode
+from .wrapping import ActionSpace, wrap
 
 AGENTS = ("team_0", "box_0")  # indexed by the engine's hand player (TEAM, BOX)
 _INDEX = {name: p for p, name in enumerate(AGENTS)}
 RENDER_MODES = ("ansi", "human")
 
-__all__ = ["AGENTS", "env", "make_rules", "raw_env", "replay", "result_info", "wrap"]
+__all__ = ["AGENTS", "ActionSpace", "env", "make_rules", "raw_env", "replay", "result_info", "wrap"]
 
 
 # ------------------------------------------------------------ shared helpers
@@ -192,80 +192,6 @@ def render_text(hand: HandState, **kwargs: Any) -> str:
     return render_table(hand, None, **kwargs)
 
 
-# ----------------------------------------------------------------- wrappers
-# Read on the outer wrapper about 20 times a step (agent_iter, last, the wrappers' steps).
-_HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
-_BEFORE_RESET = frozenset(
-    ("rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents")
-)
-
-
-def _forward(name: str, before_reset_check: bool) -> property:
-    def get(self: Any) -> Any:
-        if before_reset_check and name in _BEFORE_RESET and not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
-
-    return property(get, doc=f"The raw env's ``{name}``.")
-
-
-class _OneHop:
-    """Wrapper mixin: read the raw env's attributes in one hop.
-
-    PettingZoo's ``BaseWrapper.__getattr__`` forwards a missing attribute layer by
-    layer, which was most of the cost of a wrapped step. These wrappers add no
-    public attributes of their own and always write the state on the raw env
-    (``env.unwrapped``), so reading it there directly gives the same answers."""
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") and name != "_cumulative_rewards":
-            raise AttributeError(f"accessing private attribute '{name}' is prohibited")
-        raw = self.__dict__.get("_raw")
-        if raw is None:  # while unpickling
-            raise AttributeError(name)
-        return getattr(raw, name)
-
-
-for _name in _HOT:
-    setattr(_OneHop, _name, _forward(_name, before_reset_check=False))
-
-
-class _TerminateIllegal(_OneHop, wrappers.TerminateIllegalWrapper):
-    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
-        self._raw = env.unwrapped
-        super().__init__(env, illegal_reward)
-
-
-class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
-    def __init__(self, env: AECEnv) -> None:
-        self._raw = env.unwrapped
-        super().__init__(env)
-
-
-class _OrderEnforcing(_OneHop, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order enforcing: some attributes may not be read before ``reset``."""
-
-    def __init__(self, env: AECEnv) -> None:
-        self._raw = env.unwrapped
-        super().__init__(env)
-
-    def __getattr__(self, name: str) -> Any:
-        if name in _BEFORE_RESET and not self.__dict__.get("_has_reset", False):
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return _OneHop.__getattr__(self, name)
-
-
-for _name in _HOT:
-    setattr(_OrderEnforcing, _name, _forward(_name, before_reset_check=True))
-
-
-def wrap(aec: AECEnv) -> AECEnv:
-    """Wrap a raw env as PettingZoo's classic envs are: terminate on an illegal move
-    (reward -1), assert actions in bounds, enforce the call order. The wrappers are
-    PettingZoo's (subclasses that only shorten attribute lookups, see ``_OneHop``)."""
-    return _OrderEnforcing(_AssertOutOfBounds(_TerminateIllegal(aec, illegal_reward=-1)))
-
-
 # ---------------------------------------------------------------- factories
 def env(**kwargs: Any) -> AECEnv:
     """The hand env wrapped as PettingZoo's classic envs are (see the module docstring)."""
@@ -304,7 +230,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
             )
             for agent in AGENTS
         }
-        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in AGENTS}
+        self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in AGENTS}
         self.hand: HandState | None = None
         self._rng = np.random.default_rng()
 
@@ -312,7 +238,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Discrete:
+    def action_space(self, agent: str) -> ActionSpace:
         return self.action_spaces[agent]
 
     # ---------------------------------------------------------------- API

@@ -117,7 +117,16 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, TEAM, HandResult, HandState, check_deck
 from ..engine.match import NUM_SEATS, MatchState, Roles
 from ..engine.rules import Rules
-from .aec_hand import check_options, check_render_mode, check_reward_scale, make_rules, render_text, result_info, wrap
+from .aec_hand import (
+    ActionSpace,
+    check_options,
+    check_render_mode,
+    check_reward_scale,
+    make_rules,
+    render_text,
+    result_info,
+    wrap,
+)
 from .observation import MATCH_OBS_SIZE, encode_match, hand_roles, match_action_mask
 
 SEATS = tuple(f"player_{seat}" for seat in range(NUM_SEATS))
@@ -185,7 +194,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
             )
             for agent in SEATS
         }
-        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in SEATS}
+        self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in SEATS}
         self.match: MatchState | None = None
         self._rng = np.random.default_rng()
         self._rewards_set = False
@@ -194,7 +203,7 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Discrete:
+    def action_space(self, agent: str) -> ActionSpace:
         return self.action_spaces[agent]
 
     # ---------------------------------------------------------------- API

@@ -72,6 +72,8 @@ _OPP_DECLINED_SHIFT = OPP_DECLINED_PLANE * PLANE
 _OWN_DECLINED_SHIFT = OWN_DECLINED_PLANE * PLANE
 _TAKEN_SHIFT = TAKEN_PLANE * PLANE
 _BIT_BYTES = (OBS_SIZE + 7) // 8
+_TOP_BITS = tuple(1 << (_TOP_SHIFT + c) for c in range(PLANE))
+_PILE_BITS = tuple(1 << (_PILE_SHIFT + c) for c in range(PLANE))
 
 
 def mask_to_plane(mask: int, out: np.ndarray) -> None:
@@ -94,10 +96,9 @@ def encode(state: HandState, player: int, out: np.ndarray | None = None) -> np.n
         | 1 << (ROLE_OFFSET + player)
     )
     pile = state.discards
-    if pile:
-        bits |= 1 << (_TOP_SHIFT + pile[-1])
-        for card in pile[:-1]:
-            bits |= 1 << (_PILE_SHIFT + card)
+    if pile:  # cards are distinct, so a sum of their bits is their union
+        top = pile[-1]
+        bits |= sum(map(_PILE_BITS.__getitem__, pile)) - _PILE_BITS[top] + _TOP_BITS[top]
     acting = state.player == player and phase is not Phase.OVER
     if acting and state.taken is not None:
         bits |= 1 << (_TAKEN_SHIFT + state.taken)

@@ -1,0 +1,241 @@
+"""Speed of random play through the environment APIs: gin3_env against its peers.
+
+Every contender plays whole hands with uniformly random legal actions, builds
+the acting player's observation and legal moves at every decision, and counts
+decisions (chance nodes and the final ``step(None)`` of finished agents are
+played but not counted). Resets and deals are inside the timing.
+
+| contender           | loop                                                                        |
+|---------------------|-----------------------------------------------------------------------------|
+| `gin3_aec`          | `gin3_env.env()` (PettingZoo wrappers): `agent_iter`/`last`/`step`, action from `action_mask` |
+| `gin3_aec_raw`      | the same with `gin3_env.raw_env()` (no wrappers)                            |
+| `openspiel`         | `pyspiel.load_game("gin_rummy")`: `observation_tensor()`, `legal_actions()`, `apply_action` |
+| `gin_rummy_v4`      | PettingZoo 1.26.1 `classic.gin_rummy_v4.env()` (RLCard), same loop as `gin3_aec` |
+
+`gin_rummy_v4` needs pettingzoo==1.26.1 and rlcard, which conflict with this
+package's pettingzoo>=1.27, so it runs in a side virtualenv (``bench-env/`` at the
+repository root, or ``$GIN3_BENCH_ENV``), in a subprocess that does its own timing.
+``python benchmarks/bench_envs.py --setup`` creates it. Missing pieces are
+reported as skipped, with the reason.
+
+Each contender is measured ``rounds`` times, interleaved, and its best round is
+kept (the machine is shared; the best round is the least disturbed one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SIDE_PACKAGES = ("pettingzoo==1.26.1", "rlcard", "pygame")  # gin_rummy_v4 imports pygame at import time
+
+
+def side_env_dir() -> Path:
+    return Path(os.environ.get("GIN3_BENCH_ENV", REPO_ROOT / "bench-env"))
+
+
+def side_python(venv: Path | None = None) -> Path:
+    venv = side_env_dir() if venv is None else venv
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def setup_hint(venv: Path | None = None) -> str:
+    venv = side_env_dir() if venv is None else venv
+    return (
+        f"create it with: python benchmarks/bench_envs.py --setup  (or: python3 -m venv {venv} && "
+        f"{side_python(venv)} -m pip install {' '.join(repr(p) for p in SIDE_PACKAGES)})"
+    )
+
+
+# ------------------------------------------------------------- contenders
+def _aec_loop(make_env: Callable[[], Any], seconds: float, seed: int) -> dict[str, Any]:
+    """Random legal play through a PettingZoo AEC env for about ``seconds``."""
+    aec = make_env()
+    pick = random.Random(seed)
+    aec.reset(seed=seed)
+    steps = hands = 0
+    start = time.perf_counter()
+    while True:
+        aec.reset()
+        for _agent in aec.agent_iter():
+            obs, _reward, terminated, truncated, _info = aec.last()
+            if terminated or truncated:
+                action = None
+            else:
+                legal = obs["action_mask"].nonzero()[0]
+                action = int(legal[pick.randrange(len(legal))])
+                steps += 1
+            aec.step(action)
+        hands += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {"steps": steps, "hands": hands, "seconds": elapsed, "steps_per_s": steps / elapsed}
+
+
+def measure_gin3(seconds: float, wrapped: bool = True, seed: int = 0) -> dict[str, Any]:
+    import gin3_env
+
+    return _aec_loop(gin3_env.env if wrapped else gin3_env.raw_env, seconds, seed)
+
+
+def measure_openspiel(seconds: float, seed: int = 0) -> dict[str, Any]:
+    try:
+        import pyspiel
+    except ImportError as exc:
+        return {"skipped": f"open_spiel is not installed ({exc}); pip install open-spiel"}
+    game = pyspiel.load_game("gin_rummy")
+    pick = random.Random(seed)
+    steps = hands = 0
+    start = time.perf_counter()
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[pick.randrange(len(outcomes))][0])
+            else:
+                state.observation_tensor()
+                legal = state.legal_actions()
+                state.apply_action(legal[pick.randrange(len(legal))])
+                steps += 1
+        hands += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            break
+    return {"steps": steps, "hands": hands, "seconds": elapsed, "steps_per_s": steps / elapsed}
+
+
+# Runs in the side venv: the same loop as _aec_loop, on gin_rummy_v4, printing JSON.
+_PEER_SCRIPT = """
+import json, random, sys, time, warnings
+warnings.filterwarnings("ignore")
+import pettingzoo
+from pettingzoo.classic import gin_rummy_v4
+seconds, seed = float(sys.argv[1]), int(sys.argv[2])
+aec = gin_rummy_v4.env()
+pick = random.Random(seed)
+aec.reset(seed=seed)
+steps = hands = 0
+start = time.perf_counter()
+while True:
+    aec.reset()
+    for _agent in aec.agent_iter():
+        obs, _r, terminated, truncated, _i = aec.last()
+        if terminated or truncated:
+            action = None
+        else:
+            legal = obs["action_mask"].nonzero()[0]
+            action = int(legal[pick.randrange(len(legal))])
+            steps += 1
+        aec.step(action)
+    hands += 1
+    elapsed = time.perf_counter() - start
+    if elapsed >= seconds:
+        break
+print(json.dumps({"steps": steps, "hands": hands, "seconds": elapsed, "steps_per_s": steps / elapsed,
+                  "pettingzoo": pettingzoo.__version__}))
+"""
+
+
+def measure_gin_rummy_v4(seconds: float, seed: int = 0, venv: Path | None = None) -> dict[str, Any]:
+    python = side_python(venv)
+    if not python.exists():
+        return {"skipped": f"side virtualenv {python.parent.parent} is missing; {setup_hint(venv)}"}
+    try:
+        proc = subprocess.run(
+            [str(python), "-c", _PEER_SCRIPT, str(seconds), str(seed)],
+            capture_output=True,
+            text=True,
+            timeout=seconds * 10 + 120,
+            cwd=str(Path.home()),  # not the repo: nothing of gin3_env on its path
+        )
+    except subprocess.TimeoutExpired:
+        return {"skipped": "gin_rummy_v4 subprocess timed out"}
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        return {"skipped": f"gin_rummy_v4 failed in {python}: {' | '.join(tail)}; {setup_hint(venv)}"}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------- run
+CONTENDERS: dict[str, Callable[[float, int], dict[str, Any]]] = {
+    "gin3_aec": lambda s, seed: measure_gin3(s, wrapped=True, seed=seed),
+    "gin3_aec_raw": lambda s, seed: measure_gin3(s, wrapped=False, seed=seed),
+    "openspiel": measure_openspiel,
+    "gin_rummy_v4": measure_gin_rummy_v4,
+}
+TARGETS = {"openspiel": 1.0, "gin_rummy_v4": 10.0}  # ours / peer at least this
+
+
+def run(quick: bool = False, seconds: float | None = None, rounds: int | None = None) -> dict[str, Any]:
+    """Measure every contender; returns steps/s, the best of ``rounds`` interleaved runs.
+
+    ``quick``: about 1 s per run, one round (a smoke check); else 3 s per run, 3 rounds."""
+    seconds = (1.0 if quick else 3.0) if seconds is None else seconds
+    rounds = (1 if quick else 3) if rounds is None else rounds
+    best: dict[str, dict[str, Any]] = {}
+    for r in range(rounds):
+        for name, measure in CONTENDERS.items():
+            if "skipped" in best.get(name, {}):
+                continue
+            result = measure(seconds, r)
+            if "skipped" in result or result["steps_per_s"] > best.get(name, {}).get("steps_per_s", -1.0):
+                best[name] = result
+    ratios: dict[str, dict[str, float | bool]] = {}
+    for peer, target in TARGETS.items():
+        if "skipped" in best[peer]:
+            continue
+        for ours in ("gin3_aec", "gin3_aec_raw"):
+            ratio = best[ours]["steps_per_s"] / best[peer]["steps_per_s"]
+            ratios[f"{ours}/{peer}"] = {"ratio": ratio, "target": target, "met": ratio >= target}
+    return {
+        "benchmark": "random play, steps/s (decisions with observation and legal moves built each step)",
+        "seconds_per_run": seconds,
+        "rounds": rounds,
+        "results": best,
+        "ratios": ratios,
+    }
+
+
+def format_report(report: dict[str, Any]) -> str:
+    lines = [f"{report['benchmark']}; best of {report['rounds']} x {report['seconds_per_run']:g} s"]
+    for name, res in report["results"].items():
+        if "skipped" in res:
+            lines.append(f"  {name:<14} skipped: {res['skipped']}")
+        else:
+            lines.append(
+                f"  {name:<14} {res['steps_per_s']:>10,.0f} steps/s  ({res['hands']} hands, "
+                f"{res['steps'] / max(res['hands'], 1):.0f} steps/hand)"
+            )
+    for key, r in report["ratios"].items():
+        flag = "ok" if r["met"] else "BELOW TARGET"
+        lines.append(f"  {key:<26} {r['ratio']:6.2f}x  (target >= {r['target']:g}x: {flag})")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="one short round (smoke check)")
+    parser.add_argument("--seconds", type=float, default=None, help="seconds per run")
+    parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (best kept)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the report as JSON here")
+    args = parser.parse_args(argv)
+    report = run(args.quick, args.seconds, args.rounds)
+    print(format_report(report))
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
