@@ -12,6 +12,7 @@ from gin3_env.engine.actions import DRAW_STOCK, PASS, TAKE_DISCARD, discard_acti
 from gin3_env.engine.cards import card_str, parse_card, parse_cards
 from gin3_env.engine.hand import BOX, TEAM, HandResult, HandState, IllegalActionError, Phase, Spread
 from gin3_env.engine.rules import Rules
+from gin3_env.engine.showdown import score_knock
 
 # Two melds and a set of 9s to be: A-2-3C, 4-5-6D, 9H 9S (+9D or 9C)
 JUNK_BOX = "2H 4H 6H 8H TH 3S 5S 7S JD KD"  # no meld, no layoff anywhere below: 65 points
@@ -386,3 +387,16 @@ def test_rules_travel_with_the_hand() -> None:
     rules = Rules(knock_limit=0, max_turns=9)
     s = HandState.deal(rules, deck=stacked_deck(TAKEN_TEAM, JUNK_BOX, "KH"))
     assert s.rules is rules and s.log()["rules"] == rules.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("k", "d", "expected"),
+    [(0, 0, ("gin", True, 25)), (0, 7, ("gin", True, 32)), (3, 9, ("knock", True, 6)),
+     (9, 10, ("knock", True, 1)), (5, 5, ("undercut", False, 10)), (8, 5, ("undercut", False, 13)),
+     (10, 0, ("undercut", False, 20))],
+)
+def test_score_knock_table(k: int, d: int, expected: tuple[str, bool, int]) -> None:
+    assert score_knock(k, d, Rules()) == expected
+    outcome, won, points = expected
+    bonus = {"gin": 20 - 25, "undercut": 25 - 10, "knock": 0}[outcome]
+    assert score_knock(k, d, Rules(gin_bonus=20, undercut_bonus=25)) == (outcome, won, points + bonus)

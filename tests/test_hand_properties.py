@@ -8,12 +8,14 @@ import numpy as np
 from conftest import is_valid_meld, snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_melds import brute_arrangements, brute_layoff_deadwood
 
 from gin3_env.engine.actions import DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS, TAKE_DISCARD
-from gin3_env.engine.cards import CARD_POINTS, FULL_MASK, cards_of
+from gin3_env.engine.cards import CARD_POINTS, FULL_MASK, cards_of, mask_of
 from gin3_env.engine.hand import HandState, IllegalActionError, Phase, legal_actions, replay
 from gin3_env.engine.melds import deadwood, knock_deadwoods
 from gin3_env.engine.rules import Rules
+from gin3_env.engine.showdown import showdown
 
 rules_strategy = st.one_of(
     st.just(Rules()),
@@ -193,3 +195,37 @@ def test_random_hands_reach_every_outcome() -> None:
         assert state.result is not None
         seen.add(state.result.outcome)
     assert seen == {"gin", "knock", "undercut", "dead", "truncated"}
+
+
+def best_showdown_by_brute_force(knocker: list[int], defender: list[int], rules: Rules) -> tuple:
+    """(outcome, knocker won, points, K, D) of the best spread, by trying every spread."""
+    if deadwood(knocker) == 0:
+        d = deadwood(defender)
+        return ("gin", True, rules.gin_bonus + d, 0, d)
+    best: tuple | None = None
+    for spread in brute_arrangements(knocker, rules.knock_limit):
+        k = sum(CARD_POINTS[c] for c in knocker) - sum(CARD_POINTS[c] for m in spread for c in m)
+        d = brute_layoff_deadwood(defender, [tuple(sorted(m)) for m in spread])
+        row = ("knock", True, d - k, k, d) if k < d else ("undercut", False, rules.undercut_bonus + k - d, k, d)
+        key = (row[2] if row[1] else -row[2], -k)
+        if best is None or key > best[0]:
+            best = (key, row)
+    assert best is not None
+    return best[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([Rules(), Rules(knock_limit=20), Rules(knock_limit=4)]))
+def test_showdown_picks_the_best_spread(seed: int, rules: Rules) -> None:
+    rng = np.random.default_rng(seed)
+    pool = [s * 13 + r for s in range(4) for r in range(1, 8)]
+    while True:
+        knocker = [int(c) for c in rng.choice(pool, size=10, replace=False)]
+        if deadwood(knocker) <= rules.knock_limit:
+            break
+    rest = [c for c in range(52) if c not in knocker]
+    near = [c for c in rest if c in pool or c % 13 in (0, 8)]
+    defender = [int(c) for c in rng.choice(near if len(near) >= 10 else rest, size=10, replace=False)]
+    s = showdown(mask_of(knocker), mask_of(defender), rules)
+    got = (s.outcome, s.knocker_won, s.points, s.knocker_deadwood, s.defender_deadwood)
+    assert got == best_showdown_by_brute_force(knocker, defender, rules)
