@@ -30,6 +30,7 @@ class TrainConfig:
     vec_env: str = "subproc"  # "subproc" or "dummy"
     learner: str = "random"  # "team", "box" or "random" (both roles)
     reward_scale: float = 0.02  # game points -> reward
+    features: str = "augmented"  # "augmented" (envs/features.py) or "plain" (the env observation)
     # MaskablePPO
     learning_rate: float = 3e-4
     n_steps: int = 512
@@ -119,6 +120,8 @@ def validate(cfg: TrainConfig) -> None:
             raise ValueError(f"config key {name!r} must be >= 0, got {getattr(cfg, name)}")
     if cfg.vec_env not in ("subproc", "dummy"):
         raise ValueError(f"config key 'vec_env' must be 'subproc' or 'dummy', got {cfg.vec_env!r}")
+    if cfg.features not in ("augmented", "plain"):
+        raise ValueError(f"config key 'features' must be 'augmented' or 'plain', got {cfg.features!r}")
     if cfg.learner not in ("team", "box", "random"):
         raise ValueError(f"config key 'learner' must be team, box or random, got {cfg.learner!r}")
     if not 0 < cfg.learning_rate < 1:

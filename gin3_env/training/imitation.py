@@ -13,11 +13,14 @@ from typing import Any
 import numpy as np
 
 from ..engine.hand import HandState
+from ..envs.features import augment
 from ..envs.observation import action_mask, encode
 from .config import TrainConfig
 
 
-def heuristic_dataset(n_samples: int, seed: int, reward_scale: float) -> dict[str, np.ndarray]:
+def heuristic_dataset(
+    n_samples: int, seed: int, reward_scale: float, augmented: bool = True
+) -> dict[str, np.ndarray]:
     """Decisions of the heuristic playing both sides of seeded hands."""
     from ..policies import HeuristicPolicy
 
@@ -32,7 +35,7 @@ def heuristic_dataset(n_samples: int, seed: int, reward_scale: float) -> dict[st
             p = state.player
             o = {"observation": encode(state, p), "action_mask": action_mask(state, p)}
             a = int(players[p].act(o))
-            obs.append(o["observation"])
+            obs.append(augment(o["observation"]) if augmented else o["observation"])
             masks.append(o["action_mask"].astype(bool))
             actions.append(a)
             who.append(p)
@@ -53,7 +56,7 @@ def behaviour_clone(model: Any, cfg: TrainConfig) -> dict[str, float]:
     """Fit ``model.policy`` to the heuristic's decisions; returns the final accuracy and losses."""
     import torch
 
-    data = heuristic_dataset(cfg.bc_samples, cfg.seed + 99, cfg.reward_scale)
+    data = heuristic_dataset(cfg.bc_samples, cfg.seed + 99, cfg.reward_scale, cfg.features == "augmented")
     policy = model.policy
     device = policy.device
     obs = torch.as_tensor(data["obs"], device=device)

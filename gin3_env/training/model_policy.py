@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.features import AUGMENTED_SIZE, augment
+
 
 class ModelPolicy:
     """Wraps a loaded sb3-contrib ``MaskablePPO`` model: ``act(observation_dict) -> action``."""
@@ -16,23 +18,26 @@ class ModelPolicy:
         self.obs_dim = int(model.observation_space.shape[0])
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        obs = np.asarray(observation["observation"], dtype=np.float32)[: self.obs_dim]
+        if self.obs_dim == AUGMENTED_SIZE:
+            obs = augment(observation["observation"])
+        else:
+            obs = np.asarray(observation["observation"], dtype=np.float32)[: self.obs_dim]
         mask = np.asarray(observation["action_mask"]).astype(bool)
         action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
         return int(action)
 
 
-def quick_evaluate(policy: Any, opponent: str, n_hands: int, seed: int) -> dict[str, float]:
-    """Mean points per hand of ``policy`` against ``opponent`` (duplicate deals, both roles)."""
+def quick_evaluate(policy: Any, opponent: str, n_deals: int, seed: int) -> dict[str, float]:
+    """Mean points per hand of ``policy`` against ``opponent`` over ``n_deals`` duplicate
+    deals (each played in both roles), with the 95% CI half-width."""
     from ..evaluation import evaluate_hands
     from ..policies import load_policy
 
-    result = evaluate_hands(policy, load_policy(opponent), n_hands=n_hands, seed=seed)
-    d = result.to_dict()
+    report = evaluate_hands(policy, load_policy(opponent), n_hands=n_deals, seed=seed)
     return {
-        "mean": float(d["mean"]),
-        "ci95": float(d["ci95"]),
-        "team_mean": float(d["by_role"]["team"]["mean"]),
-        "box_mean": float(d["by_role"]["box"]["mean"]),
-        "hands": int(d["hands"]),
+        "mean": report.overall.mean,
+        "ci95": (report.overall.high - report.overall.low) / 2,
+        "team_mean": report.as_team.mean,
+        "box_mean": report.as_box.mean,
+        "deals": report.n_deals,
     }

@@ -25,8 +25,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
+from ..envs.features import AugmentedObservation
 from ..envs.single_agent import ThreeHandedGinEnv
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
 from .imitation import behaviour_clone
@@ -123,7 +125,7 @@ class TrainingMonitor:
         fraction = model.num_timesteps / self.cfg.total_timesteps
         pool = opponent_pool(self.cfg, fraction, self.state["snapshots"])
         if force or pool != self._pool:
-            model.get_env().env_method("set_opponent", pool[0], pool[1])
+            model.get_env().env_method("set_opponent", pool[0], pool[1])  # reaches the unwrapped env
             self._pool = pool
 
     def on_step(self, model: Any, logger: Any) -> None:
