@@ -51,11 +51,13 @@ def atomic_write_json(data: Any, path: Path) -> None:
 
 
 def _make_env(cfg: TrainConfig, rank: int):
-    def thunk() -> ThreeHandedGinEnv:
+    def thunk() -> gym.Env:
         import torch
 
         torch.set_num_threads(1)
-        env = ThreeHandedGinEnv(learner=cfg.learner, opponent="heuristic", reward_scale=cfg.reward_scale)
+        env: gym.Env = ThreeHandedGinEnv(learner=cfg.learner, opponent="heuristic", reward_scale=cfg.reward_scale)
+        if cfg.features == "augmented":
+            env = AugmentedObservation(env)
         env.reset(seed=cfg.seed * 1000 + rank)
         return env
 
