@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
 
-from .cards import CARD_POINTS, NUM_RANKS, card_rank, card_suit, cards_of, check_card
+from .cards import CARD_POINTS, FULL_MASK, NUM_RANKS, card_rank, card_str, card_suit, cards_of, check_card
 
 SUIT_BITS = (1 << NUM_RANKS) - 1
 Meld = tuple[int, ...]
@@ -111,13 +111,20 @@ def _set_choices(mask: int) -> Iterator[tuple[list[int], tuple[tuple[int, int], 
 
 # ------------------------------------------------------------------ deadwood
 def _as_mask(cards: Iterable[int] | int) -> int:
-    if isinstance(cards, int):
+    """A 52-bit mask from a mask or an iterable of distinct card indices (checked)."""
+    if isinstance(cards, int) and not isinstance(cards, bool):
+        if not 0 <= cards <= FULL_MASK:
+            raise ValueError(f"a card mask is a 52-bit int >= 0, got {cards:#x}")
         return cards
+    if isinstance(cards, bool | str) or not isinstance(cards, Iterable):
+        raise ValueError(f"cards must be card indices or a 52-bit mask, got {cards!r}")
     mask = 0
     for c in cards:
-        bit = 1 << check_card(c)
+        if type(c) is not int or not 0 <= c < 52:  # fast path for plain ints
+            c = check_card(c)
+        bit = 1 << c
         if mask & bit:
-            raise ValueError(f"duplicate card in hand: {c}")
+            raise ValueError(f"duplicate card in hand: {card_str(c)} ({c})")
         mask |= bit
     return mask
 
