@@ -139,11 +139,20 @@ def test_ace_low_only_melds() -> None:
     assert not is_meld(parse_cards("AC AD AH AS 2C"))
 
 
-def test_deadwood_refuses_bad_cards() -> None:
-    with pytest.raises(ValueError, match="duplicate"):
-        deadwood([1, 2, 1])
-    with pytest.raises(ValueError, match="52"):
-        deadwood([52])
+@pytest.mark.parametrize(
+    ("bad", "match"),
+    [([1, 2, 1], "duplicate card in hand: 2C"), ([52], "52"), ([-1], "-1"), ([1.0], "int"), ([True], "int"),
+     (1 << 52, "52-bit"), (-1, "52-bit"), (True, "card indices"), (None, "card indices"), ("AC 2C", "card indices")],
+)
+def test_deadwood_refuses_bad_cards(bad: object, match: str) -> None:
+    for fn in (deadwood, knock_deadwoods, best_arrangement):
+        with pytest.raises(ValueError, match=match):
+            fn(bad)  # type: ignore[arg-type]
+
+
+def test_deadwood_accepts_numpy_ints_and_masks() -> None:
+    assert deadwood(np.array([0, 1, 2, 5])) == 6
+    assert deadwood(mask_of([0, 1, 2, 5])) == 6
 
 
 # ------------------------------------------------------- knock deadwoods
