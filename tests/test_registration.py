@@ -1,0 +1,137 @@
+"""Registration: the PettingZoo and Gymnasium ids work from a fresh interpreter after
+``import gin3_env`` (or, for Gymnasium, through the ``"gin3_env:"`` prefix), and
+registering again is silent."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import gin3_env
+from gin3_env.envs import registration
+
+HAS_SINGLE_AGENT = importlib.util.find_spec("gin3_env.envs.single_agent") is not None
+
+
+def run_fresh(code: str) -> str:
+    """Run ``code`` in a new interpreter; fail with its stderr if it fails; return stdout."""
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_pettingzoo_ids_from_a_fresh_interpreter() -> None:
+    out = run_fresh(
+        """
+        import pettingzoo
+        import gin3_env
+        from gin3_env.envs import aec_hand, aec_match
+
+        env = pettingzoo.make("aec", "gin3/three_handed_gin-v0", knock_limit=5)
+        assert isinstance(env.unwrapped, aec_hand.raw_env)
+        assert env.unwrapped.rules.knock_limit == 5
+        env.reset(seed=0)
+        obs, *_ = env.last()
+        env.step(int(obs["action_mask"].nonzero()[0][0]))
+
+        match = pettingzoo.make("aec", "gin3/three_handed_gin_match-v0", target_score=50)
+        assert isinstance(match.unwrapped, aec_match.raw_env)
+        match.reset(seed=0)
+        assert match.agents == ["player_0", "player_1", "player_2"]
+        # PettingZoo's own spelling of versions resolves to the same ids.
+        assert pettingzoo.spec("aec", "gin3/three_handed_gin_v0").id == "gin3/three_handed_gin-v0"
+        try:
+            pettingzoo.make("aec", "gin3/three_handed_gin-v0", max_cycles=10)
+        except ValueError as exc:
+            assert "max_cycles" in str(exc)
+        else:
+            raise AssertionError("an unknown keyword must be refused")
+        print("ok", str(env))
+        """
+    )
+    assert out.split() == ["ok", "three_handed_gin_v0"]
+
+
+def test_registering_again_is_silent_and_idempotent() -> None:
+    run_fresh(
+        """
+        import importlib, warnings
+        warnings.simplefilter("error")  # an "Overriding environment" warning would fail this
+        import gin3_env, gymnasium, pettingzoo
+        from gin3_env.envs import registration
+
+        before = (dict(pettingzoo.aec_registry), set(gymnasium.registry))
+        registration.register_all()
+        registration.register_gymnasium()
+        importlib.reload(registration)
+        importlib.reload(gin3_env)
+        assert (dict(pettingzoo.aec_registry), set(gymnasium.registry)) == before
+        for env_id, entry in registration.PETTINGZOO_ENVS.items():
+            assert pettingzoo.aec_registry[env_id].entry_point == entry
+        for env_id, entry in registration.GYMNASIUM_ENVS.items():
+            assert gymnasium.registry[env_id].entry_point == entry
+        """
+    )
+
+
+def test_someone_elses_registration_is_kept_with_a_warning() -> None:
+    run_fresh(
+        """
+        import warnings
+        import pettingzoo
+        pettingzoo.register("aec", "gin3/three_handed_gin-v0", entry_point="other.module:env")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import gin3_env
+        assert pettingzoo.aec_registry["gin3/three_handed_gin-v0"].entry_point == "other.module:env"
+        assert any("already registered" in str(w.message) for w in caught), [str(w.message) for w in caught]
+        """
+    )
+
+
+def test_ids_and_entry_points_in_this_process() -> None:
+    import gymnasium
+    import pettingzoo
+
+    assert gin3_env.env is not None and gin3_env.match_env is not None
+    assert set(registration.PETTINGZOO_ENVS) <= set(pettingzoo.aec_registry)
+    assert set(registration.GYMNASIUM_ENVS) <= set(gymnasium.registry)
+    assert gymnasium.registry["gin3/ThreeHandedGin-v0"].entry_point == (
+        "gin3_env.envs.single_agent:ThreeHandedGinEnv"
+    )
+    assert gymnasium.registry["gin3/ThreeHandedGinMatch-v0"].entry_point == (
+        "gin3_env.envs.single_agent:ThreeHandedGinMatchEnv"
+    )
+    assert callable(registration.register_gymnasium)  # named by pyproject's gymnasium.envs entry point
+
+
+@pytest.mark.skipif(not HAS_SINGLE_AGENT, reason="gin3_env/envs/single_agent.py (the Gymnasium env) not written yet")
+def test_gymnasium_ids_from_a_fresh_interpreter() -> None:
+    run_fresh(
+        """
+        import sys
+        import gymnasium
+
+        class First:  # a policy object: this test is about the ids, not the built-in policies
+            def act(self, observation):
+                return int(observation["action_mask"].nonzero()[0][0])
+
+        assert "gin3_env" not in sys.modules
+        env = gymnasium.make("gin3_env:gin3/ThreeHandedGin-v0", opponent=First())
+        assert "gin3_env" in sys.modules
+        obs, info = env.reset(seed=0)
+        assert obs.shape == (374,)
+        mask = env.unwrapped.action_masks()
+        env.step(int(mask.nonzero()[0][0]))
+
+        match = gymnasium.make("gin3/ThreeHandedGinMatch-v0", opponent=First())
+        obs, info = match.reset(seed=0)
+        assert obs.shape == (380,)
+        """
+    )
