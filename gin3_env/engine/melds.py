@@ -118,10 +118,18 @@ def _as_mask(cards: Iterable[int] | int) -> int:
         return cards
     if isinstance(cards, bool | str) or not isinstance(cards, Iterable):
         raise ValueError(f"cards must be card indices or a 52-bit mask, got {cards!r}")
+    seq = cards if isinstance(cards, list | tuple) else list(cards)
     mask = 0
-    for c in cards:
-        if type(c) is not int or not 0 <= c < 52:  # fast path for plain ints
-            c = check_card(c)
+    for c in seq:  # fast path: plain ints 0..51, all distinct
+        if type(c) is not int or not 0 <= c < 52:
+            break
+        mask |= 1 << c
+    else:
+        if mask.bit_count() == len(seq):
+            return mask
+    mask = 0  # slow path: numpy ints, or find the card to complain about
+    for c in seq:
+        c = check_card(c)
         bit = 1 << c
         if mask & bit:
             raise ValueError(f"duplicate card in hand: {card_str(c)} ({c})")
