@@ -1,0 +1,64 @@
+"""Benchmarks: ``gin3 bench`` (and ``benchmarks/*.py``) run :func:`main`.
+
+- :mod:`gin3_env.benchmarks.engine`: the meld engine (deadwood, knock deadwoods)
+  against OpenSpiel's and RLCard's gin rummy utilities, on the same hands.
+- :mod:`gin3_env.benchmarks.envs`: random play through the environment APIs
+  against OpenSpiel and PettingZoo's gin_rummy_v4 (imported only when run).
+
+Each module has ``run(quick) -> dict`` and ``format_report(dict) -> str``.
+Figures are for one machine: the ratios are what carry over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+SUITES = ("engine", "envs")
+
+
+def _load(name: str) -> Any:
+    """The benchmark module ``name``, or a string saying why it cannot be imported."""
+    module_name = f"{__name__}.{name}"
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as exc:
+        if getattr(exc, "name", None) == module_name:
+            return f"{module_name} is not part of this installation"
+        return f"{module_name} cannot be imported: {exc}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``gin3 bench [--quick] [--only engine|envs] [--json PATH]``."""
+    parser = argparse.ArgumentParser(
+        prog="gin3 bench",
+        description="Speed benchmarks: the meld engine against OpenSpiel and RLCard (engine), "
+        "and random play through the environments against OpenSpiel and gin_rummy_v4 (envs). "
+        "Peers that are not installed are reported as skipped.",
+    )
+    parser.add_argument("--quick", action="store_true", help="a short smoke run (fewer hands, one pass)")
+    parser.add_argument("--only", choices=SUITES, default=None, help="run one suite only")
+    parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+
+    results: dict[str, Any] = {}
+    for suite in SUITES if args.only is None else (args.only,):
+        module = _load(suite)
+        if isinstance(module, str):
+            print(f"[{suite}] skipped: {module}\n", flush=True)
+            results[suite] = {"skipped": module}
+            continue
+        print(f"[{suite}] running{' (quick)' if args.quick else ''} ...", flush=True)
+        report = module.run(args.quick)
+        results[suite] = report
+        formatter = getattr(module, "format_report", None)
+        print(formatter(report) if formatter else json.dumps(report, indent=2), end="\n\n", flush=True)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+        print(f"results written to {args.json}")
+    return 0
