@@ -24,7 +24,7 @@ from .engine.hand import BOX, TEAM, HandResult, HandState
 from .engine.match import MatchState, Roles
 from .envs.observation import action_mask, encode, encode_match, match_action_mask
 from .play_moves import HELP, parse_move
-from .render import describe_action, render_moves, render_table
+from .render import describe_action, render_moves, render_table, says
 
 PROMPT = "> "
 
@@ -224,7 +224,7 @@ def play_match(
         )
         if result.winner is not None:
             winner_seat = roles.seat_of(result.winner)
-            io.say(f"{seat_names[winner_seat]} scores {result.points}.")
+            io.say(f"{says(seat_names[winner_seat], 'scores')} {result.points}.")
         totals = ", ".join(f"{seat_names[s]} {match.scores[s]}" for s in range(3))
         io.say(f"Totals: {totals} (target {match.rules.target_score})")
         if match.is_over:

@@ -66,7 +66,8 @@ def _card(text: str, state: HandState) -> int:
 
 def parse_move(text: str, state: HandState) -> int:
     """The action id for ``text`` played by ``state.player``; ``ValueError`` saying what is wrong."""
-    words = text.strip().lower().replace(",", " ").split()
+    raw = text.strip().replace(",", " ").split()
+    words = [w.lower() for w in raw]
     if not words:
         raise ValueError("type a move: its number, or draw / take / pass / a card / knock and a card")
     legal = state.legal_actions()
@@ -75,7 +76,7 @@ def parse_move(text: str, state: HandState) -> int:
         if action in legal:
             return action
         raise ValueError(f"{action} is not one of the listed moves")
-    verb, rest = words[0], words[1:]
+    verb, rest = words[0], raw[1:]
     if verb in _DRAW and not rest:
         if DRAW_STOCK in legal:
             return DRAW_STOCK
@@ -93,15 +94,15 @@ def parse_move(text: str, state: HandState) -> int:
     if verb in _DISCARD:
         if len(rest) != 1:
             raise ValueError("say which card to discard, e.g. discard 7S")
-        words = rest
-    if len(words) == 1:
+        raw = rest
+    if len(raw) == 1:
         if state.phase is not Phase.DISCARD:
             try:
-                parse_card(words[0])
+                parse_card(raw[0])
             except ValueError:
                 raise ValueError(f"I don't understand {text.strip()!r} (type help)") from None
             raise ValueError(_phase_problem(state, "discard"))
-        return discard_action(_card(words[0], state))
+        return discard_action(_card(raw[0], state))
     raise ValueError(f"I don't understand {text.strip()!r} (type help)")
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "render_moves",
     "render_result",
     "render_table",
+    "says",
 ]
 
 
@@ -103,12 +104,27 @@ def _short(name: str) -> str:
     return name.split(" (", 1)[0]
 
 
-def _phase_text(state: HandState, names: tuple[str, str]) -> str:
+def says(name: str, third: str) -> str:
+    """``name`` and the verb agreeing with it: ``("Box", "knocks")``, ``("You", "knock")``."""
+    if _short(name).lower() != "you":
+        return f"{name} {third}"
+    if third in ("goes", "passes"):
+        return f"{name} {third[:-2]}"
+    words = third.split(" ", 1)
+    words[0] = words[0][:-1]
+    return f"{name} {' '.join(words)}"
+
+
+def _possessive(name: str) -> str:
+    return "your" if _short(name).lower() == "you" else f"{name}'s"
+
+
+def _phase_text(state: HandState, names: tuple[str, str], symbols: bool) -> str:
     who = _short(names[state.player])
     top = state.top_discard
     phase = state.phase
     if phase is Phase.OFFER_TEAM:
-        return f"Opening - {who} may take the upcard {card_str(top, True) if top is not None else ''} or pass"
+        return f"Opening - {who} may take the upcard {card_str(top, symbols) if top is not None else ''} or pass"
     if phase is Phase.OFFER_BOX:
         return f"Opening - {_short(names[TEAM])} passed; {who} may take the upcard or pass"
     if phase is Phase.DRAW:
@@ -164,7 +180,7 @@ def render_table(
         raise ValueError(f"viewer must be 0 (team), 1 (box) or None, got {viewer!r}")
     who = player_names(roles, names)
     kw = {"symbols": symbols, "color": color}
-    lines = [_bold(f"-- {_phase_text(state, who)} --", color)]
+    lines = [_bold(f"-- {_phase_text(state, who, symbols)} --", color)]
     if scores is not None:
         lines.append(_scores_line(scores, roles, seat_names))
     shown = (TEAM, BOX) if viewer is None else (viewer,)
@@ -234,28 +250,28 @@ def render_result(
     kspread, dspread = result.spreads[k], result.spreads[d]
     verb = "goes gin" if result.outcome == "gin" else "knocks"
     discard = "" if result.knock_discard is None else f", discarding {fmt_card(result.knock_discard, **kw)}"
-    lines = [head, f"{kname} {verb}{discard}."]
-    lines.append(f"{who[k]} spreads: {_spread_text(kspread, symbols, color)}")
+    lines = [head, f"{says(kname, verb)}{discard}."]
+    lines.append(f"{says(who[k], 'spreads')}: {_spread_text(kspread, symbols, color)}")
     own = Spread(dspread.melds, dspread.deadwood_cards, dspread.deadwood)
-    lines.append(f"{who[d]} spreads: {_spread_text(own, symbols, color)}")
+    lines.append(f"{says(who[d], 'spreads')}: {_spread_text(own, symbols, color)}")
     if dspread.layoffs:
         laid = ", ".join(
             f"{fmt_card(c, **kw)} on {_meld(kspread.melds[i], symbols, color)}" for c, i in dspread.layoffs
         )
-        lines.append(f"{dname} lays off: {laid}")
+        lines.append(f"{says(dname, 'lays off')}: {laid}")
     elif result.outcome == "gin":
         lines.append(f"{dname} may not lay off on a gin hand.")
     else:
-        lines.append(f"{dname} lays off nothing.")
+        lines.append(f"{says(dname, 'lays off')} nothing.")
     lines.append(f"Deadwood: {kname} {kdw}, {dname} {ddw}")
     pts = result.points
     if result.outcome == "gin":
-        why = f"gin: {kname} scores {pts - ddw} (gin bonus) + {ddw} ({dname}'s deadwood) = {pts}"
+        why = f"gin: {says(kname, 'scores')} {pts - ddw} (gin bonus) + {ddw} ({_possessive(dname)} deadwood) = {pts}"
     elif result.outcome == "knock":
-        why = f"knock: {kname} scores {ddw} - {kdw} = {pts}"
+        why = f"knock: {says(kname, 'scores')} {ddw} - {kdw} = {pts}"
     else:
         why = (
-            f"undercut ({dname}'s {ddw} <= {kname}'s {kdw}): {dname} scores "
+            f"undercut ({_possessive(dname)} {ddw} <= {_possessive(kname)} {kdw}): {says(dname, 'scores')} "
             f"{pts - (kdw - ddw)} (undercut bonus) + ({kdw} - {ddw}) = {pts}"
         )
     lines.append(_bold(f"Result: {why}", color))
@@ -306,23 +322,18 @@ def describe_action(state: HandState, action: int, name: str, *, reveal: bool = 
     A card drawn from the stock is named only with ``reveal`` (replays). A name
     ``"You"`` (or ``"You (...)"``) gets the second person: ``"You discard 7S"``."""
     action = check_action(action)
-    you = _short(name).lower() == "you"
-
-    def verb(third: str) -> str:
-        return third[:-2] if you and third.endswith("ses") else third[:-1] if you else third
-
     top = state.top_discard
     top_text = card_str(top, symbols) if top is not None else "?"
     if action == PASS:
-        return f"{name} {verb('passes')} on the upcard {top_text}"
+        return f"{says(name, 'passes')} on the upcard {top_text}"
     if action == TAKE_DISCARD:
-        return f"{name} {verb('takes')} {top_text} from the discard pile"
+        return f"{says(name, 'takes')} {top_text} from the discard pile"
     if action == DRAW_STOCK:
         if reveal and state.stock:
-            return f"{name} {verb('draws')} {card_str(state.stock[-1], symbols)} from the stock"
-        return f"{name} {verb('draws')} from the stock"
+            return f"{says(name, 'draws')} {card_str(state.stock[-1], symbols)} from the stock"
+        return f"{says(name, 'draws')} from the stock"
     card = action_card(action)
     assert card is not None
     if is_knock(action):
-        return f"{name} {verb('knocks')}, discarding {card_str(card, symbols)}"
-    return f"{name} {verb('discards')} {card_str(card, symbols)}"
+        return f"{says(name, 'knocks')}, discarding {card_str(card, symbols)}"
+    return f"{says(name, 'discards')} {card_str(card, symbols)}"
