@@ -1,0 +1,177 @@
+"""Single hands played with the engine directly, in the duplicate format.
+
+Each deal is played twice with the same deck: first policy A as the team
+(the captain, who moves first) and B as the box, then A as the box and B as
+the team. Luck of the cards cancels within a pair, so the 95% interval of A's
+overall mean is computed from the ``n_deals`` pair means (one value per deal:
+A's average over its two seats), not from the ``2 * n_deals`` single hands.
+Per-role intervals use the ``n_deals`` hands of that role.
+
+Observations are built with :func:`gin3_env.envs.observation.encode` and
+:func:`~gin3_env.envs.observation.action_mask`, exactly as the environments
+build them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..engine.hand import BOX, TEAM, HandResult, HandState, IllegalActionError
+from ..engine.rules import Rules
+from ..envs.observation import action_mask, encode
+from .stats import MeanCI, mean_ci
+from .util import Policy, policy_name, progress_bar
+
+OUTCOMES = ("gin", "knock", "undercut")
+
+
+def play_hand(team: Policy, box: Policy, deck: Sequence[int], rules: Rules | None = None) -> HandState:
+    """Play one hand to its end from a given deck; return the finished state."""
+    state = HandState.deal(rules, deck=deck)
+    policies = (team, box)
+    while not state.is_over:
+        player = state.player
+        obs = {"observation": encode(state, player), "action_mask": action_mask(state, player)}
+        action = policies[player].act(obs)
+        try:
+            state.apply(action)
+        except IllegalActionError as exc:
+            raise ValueError(f"policy {policy_name(policies[player])!r} played an illegal action: {exc}") from None
+    return state
+
+
+@dataclass
+class HandsReport:
+    """A's results over ``n_deals`` duplicate deals (``2 * n_deals`` hands)."""
+
+    policy_a: str
+    policy_b: str
+    n_deals: int
+    seed: int
+    rules: dict[str, Any]
+    overall: MeanCI  # A's points per hand; CI from the pair means
+    as_team: MeanCI
+    as_box: MeanCI
+    wins: dict[str, int]  # hands won by "a", by "b", and "none" (dead or truncated)
+    outcomes: dict[str, int]  # "a_gin", "a_knock", "a_undercut", "b_...", "dead", "truncated"
+    mean_turns: float
+    seconds: float
+    kind: str = field(default="hands")
+
+    @property
+    def n_hands(self) -> int:
+        return 2 * self.n_deals
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "policy_a": self.policy_a,
+            "policy_b": self.policy_b,
+            "n_deals": self.n_deals,
+            "n_hands": self.n_hands,
+            "seed": self.seed,
+            "rules": dict(self.rules),
+            "points_per_hand": self.overall.to_dict(),
+            "as_team": self.as_team.to_dict(),
+            "as_box": self.as_box.to_dict(),
+            "wins": dict(self.wins),
+            "outcomes": dict(self.outcomes),
+            "mean_turns": self.mean_turns,
+            "seconds": self.seconds,
+        }
+
+    def to_text(self) -> str:
+        a, b = self.policy_a, self.policy_b
+        rows = [
+            ("overall (pair means)", self.overall),
+            (f"{a} as team", self.as_team),
+            (f"{a} as box", self.as_box),
+        ]
+        width = max(len(r[0]) for r in rows)
+        lines = [
+            f"Hands: {a} (A) vs {b} (B), {self.n_deals} deals x 2 seats = {self.n_hands} hands, seed {self.seed}",
+            f"{'A points per hand':<{width}}  {'mean':>7}  {'95% CI':>18}  {'n':>6}",
+        ]
+        for name, ci in rows:
+            lines.append(f"{name:<{width}}  {ci.mean:>+7.2f}  [{ci.low:+7.2f}, {ci.high:+7.2f}]  {ci.n:>6}")
+        w = self.wins
+        lines.append(f"hands won: A {w['a']}, B {w['b']}, none {w['none']}; mean turns {self.mean_turns:.1f}")
+        o = self.outcomes
+        lines.append(
+            "A scored by gin/knock/undercut: "
+            f"{o['a_gin']}/{o['a_knock']}/{o['a_undercut']}; "
+            f"B: {o['b_gin']}/{o['b_knock']}/{o['b_undercut']}; dead {o['dead']}, truncated {o['truncated']}"
+        )
+        lines.append(f"({self.seconds:.1f} s)")
+        return "\n".join(lines)
+
+
+def _a_points(result: HandResult, a_player: int) -> int:
+    return result.returns[a_player]
+
+
+def _count(counter: Counter[str], result: HandResult, a_player: int) -> None:
+    if result.winner is None:
+        counter[result.outcome] += 1
+    else:
+        counter[("a_" if result.winner == a_player else "b_") + result.outcome] += 1
+
+
+def evaluate_hands(
+    policy_a: Policy,
+    policy_b: Policy,
+    n_hands: int,
+    seed: int = 0,
+    rules: Rules | None = None,
+    progress: bool = False,
+) -> HandsReport:
+    """Play ``n_hands`` seeded deals twice each (duplicate format, see the module doc).
+
+    Deck ``i`` is the ``i``-th permutation drawn from ``numpy.random.default_rng(seed)``,
+    so the first deals are the same whatever ``n_hands`` is."""
+    if isinstance(n_hands, bool) or not isinstance(n_hands, int | np.integer) or n_hands < 1:
+        raise ValueError(f"n_hands must be an int >= 1, got {n_hands!r}")
+    rules = rules or Rules()
+    rng = np.random.default_rng(seed)
+    team_pts: list[float] = []
+    box_pts: list[float] = []
+    counter: Counter[str] = Counter()
+    turns = 0
+    start = time.perf_counter()
+    for _ in progress_bar(range(int(n_hands)), progress, "hands"):
+        deck = [int(c) for c in rng.permutation(52)]
+        first = play_hand(policy_a, policy_b, deck, rules)
+        second = play_hand(policy_b, policy_a, deck, rules)
+        assert first.result is not None and second.result is not None
+        team_pts.append(_a_points(first.result, TEAM))
+        box_pts.append(_a_points(second.result, BOX))
+        _count(counter, first.result, TEAM)
+        _count(counter, second.result, BOX)
+        turns += first.turns + second.turns
+    pairs = [(t + b) / 2 for t, b in zip(team_pts, box_pts, strict=True)]
+    wins = {
+        "a": sum(counter[f"a_{o}"] for o in OUTCOMES),
+        "b": sum(counter[f"b_{o}"] for o in OUTCOMES),
+        "none": counter["dead"] + counter["truncated"],
+    }
+    keys = [f"{side}_{o}" for side in "ab" for o in OUTCOMES] + ["dead", "truncated"]
+    return HandsReport(
+        policy_a=policy_name(policy_a),
+        policy_b=policy_name(policy_b),
+        n_deals=int(n_hands),
+        seed=seed,
+        rules=rules.to_dict(),
+        overall=mean_ci(pairs),
+        as_team=mean_ci(team_pts),
+        as_box=mean_ci(box_pts),
+        wins=wins,
+        outcomes={k: counter[k] for k in keys},
+        mean_turns=turns / (2 * n_hands),
+        seconds=time.perf_counter() - start,
+    )

@@ -1,0 +1,78 @@
+"""Small statistics helpers for evaluation reports (95% confidence intervals)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class MeanCI:
+    """A sample mean with a 95% normal-approximation interval (sample std, ddof=1)."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    std: float
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.2f} [{self.low:+.2f}, {self.high:+.2f}]"
+
+
+@dataclass(frozen=True)
+class RateCI:
+    """A proportion with its 95% Wilson score interval."""
+
+    rate: float
+    low: float
+    high: float
+    successes: int
+    n: int
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return f"{self.rate:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def mean_ci(values: Sequence[float]) -> MeanCI:
+    """Mean of ``values`` with mean ± 1.96·s/√n (s the sample std). One value: zero width."""
+    n = len(values)
+    if n == 0:
+        raise ValueError("mean_ci needs at least one value")
+    mean = math.fsum(values) / n
+    if n == 1:
+        return MeanCI(mean, mean, mean, 1, 0.0)
+    std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    half = Z95 * std / math.sqrt(n)
+    return MeanCI(mean, mean - half, mean + half, n, std)
+
+
+def wilson_ci(successes: int, n: int) -> RateCI:
+    """Wilson score interval for ``successes`` out of ``n`` trials."""
+    if n <= 0:
+        raise ValueError("wilson_ci needs n >= 1")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must be in 0..{n}, got {successes}")
+    p = successes / n
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return RateCI(p, max(0.0, centre - half), min(1.0, centre + half), successes, n)

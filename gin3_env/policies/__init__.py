@@ -1,0 +1,27 @@
+"""Baseline players that act from the observation dict a learning agent gets.
+
+A policy is any object with ``act(observation: dict) -> int`` returning a
+legal action, where the dict is ``{"observation": float32 vector (the layout
+of :mod:`gin3_env.envs.observation`, possibly with match features appended),
+"action_mask": int8 (107,)}``.
+
+- :class:`RandomPolicy` (``seed``): uniform over the legal actions.
+- :class:`HeuristicPolicy`: a strong rule-based player (see its module).
+- :func:`load_policy`: ``"random"``, ``"heuristic"``, ``"trained"``, a path to a
+  saved MaskablePPO ``.zip`` (an :class:`SB3Policy`), or a policy object passed through.
+"""
+
+from .heuristic import SIMPLE, HeuristicConfig, HeuristicPolicy
+from .loading import BUILTIN_SPECS, SB3Policy, load_model_policy, load_policy
+from .random_policy import RandomPolicy
+
+__all__ = [
+    "BUILTIN_SPECS",
+    "SIMPLE",
+    "HeuristicConfig",
+    "HeuristicPolicy",
+    "RandomPolicy",
+    "SB3Policy",
+    "load_model_policy",
+    "load_policy",
+]

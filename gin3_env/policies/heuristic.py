@@ -1,0 +1,241 @@
+"""A rule-based player that acts from its observation only.
+
+It starts from the EAAI "Simple" gin player (take the discard only when it
+joins a meld, else draw from the stock; discard the highest deadwood card;
+knock as soon as allowed) and improves it where measurement showed a gain
+(see ``HeuristicConfig`` and the report in the evaluation module's docs):
+
+* **Discard choice** scores every legal discard ``c`` by
+  ``deadwood(hand - c) - outs_weight * potential(hand - c) + danger_weight * danger(c)``:
+  ``potential`` is the expected drop in deadwood from the next stock card (an
+  exact one-card look-ahead over the cards it has not seen), so pairs and
+  near-runs with live cards are kept; ``danger`` is the chance the opponent
+  can meld ``c`` with cards it may hold (cards it took from the pile count as
+  held, cards it refused make the melds they would complete unlikely, dead
+  cards make ``c`` safe).
+* **Taking the discard**: when it joins a meld (as Simple), or when it lets
+  the player knock at once, or when its one-card look-ahead beats the stock's.
+* **Knocking**: always with gin; otherwise when the deadwood is at or below a
+  threshold that rises as the stock shrinks (early in the hand a low but
+  non-zero deadwood is held a little for gin only when it is already tiny).
+
+All meld arithmetic uses :mod:`gin3_env.engine.melds`, pure functions of the
+cards the player sees; the engine's hidden state is never read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
+from ..engine.cards import CARD_POINTS, cards_of
+from ..engine.hand import Phase
+from ..engine.melds import best_arrangement, deadwood_of_mask, knock_deadwoods
+from .decode import View, check_observation, decode, legal_actions
+
+SUIT = 0x1FFF  # 13 bits of one suit
+FULL = (1 << 52) - 1
+
+
+@dataclass(frozen=True)
+class HeuristicConfig:
+    """Knobs of :class:`HeuristicPolicy` (defaults: the tuned player)."""
+
+    knock_limit: int = 10  # the rules' knock limit (only used to judge a take)
+    outs_weight: float = 4.0  # weight of the one-card look-ahead potential in discards
+    danger_weight: float = 5.0  # points per unit chance the opponent melds the discard
+    take_on_knock: bool = True  # take the discard when it lets us knock at once
+    knock_early_max: int = 10  # knock early in the hand only at or below this deadwood
+    early_stock: int = 31  # "early" means more than this many cards in the stock
+    knock_late_max: int = 10  # knock late in the hand only at or below this deadwood
+    late_stock: int = -1  # "late" means at most this many cards in the stock
+    outs_stock_scale: int = 20  # if > 0, the outs weight shrinks as stock / this (capped at 1)
+    simple: bool = False  # play exactly the EAAI Simple rules (baseline for tuning)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+SIMPLE = HeuristicConfig(simple=True, take_on_knock=False)
+
+
+# ---------------------------------------------------------------- card geometry
+def suits_of(mask: int) -> tuple[int, int, int, int]:
+    return mask & SUIT, mask >> 13 & SUIT, mask >> 26 & SUIT, mask >> 39 & SUIT
+
+
+def meld_outs(hand: int) -> int:
+    """Cards that would complete or extend a meld with the cards of ``hand``."""
+    s = suits_of(hand)
+    out = 0
+    pairs = (s[0] & s[1]) | (s[0] & s[2]) | (s[0] & s[3]) | (s[1] & s[2]) | (s[1] & s[3]) | (s[2] & s[3])
+    for k, m in enumerate(s):
+        runs = (m << 1 & m << 2) | (m >> 1 & m << 1) | (m >> 1 & m >> 2)
+        out |= ((runs | pairs) & SUIT & ~m) << (13 * k)
+    return out
+
+
+def partner_pairs(card: int) -> list[tuple[int, int]]:
+    """The pairs of other cards that make a 3-card meld with ``card``."""
+    rank, suit = card % 13, card // 13
+    others = [s * 13 + rank for s in range(4) if s != suit]
+    pairs = [(others[0], others[1]), (others[0], others[2]), (others[1], others[2])]
+    base = suit * 13
+    for lo in (rank - 2, rank - 1, rank):
+        if lo >= 0 and lo + 2 <= 12:
+            a, b = (r for r in (lo, lo + 1, lo + 2) if r != rank)
+            pairs.append((base + a, base + b))
+    return pairs
+
+
+def _is_meld3(a: int, b: int, c: int) -> bool:
+    ranks = sorted((a % 13, b % 13, c % 13))
+    if ranks[0] == ranks[2]:
+        return True
+    return a // 13 == b // 13 == c // 13 and ranks[1] == ranks[0] + 1 and ranks[2] == ranks[1] + 1
+
+
+def popcount(mask: int) -> int:
+    return bin(mask).count("1")
+
+
+# ---------------------------------------------------------------- the player
+class HeuristicPolicy:
+    """A strong rule-based player (see the module docstring); ``act(obs) -> action``.
+
+    Deterministic: the same observation always gives the same action.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, config: HeuristicConfig | None = None, **overrides: Any) -> None:
+        config = config or HeuristicConfig()
+        if overrides:
+            unknown = set(overrides) - set(HeuristicConfig.__dataclass_fields__)
+            if unknown:
+                raise ValueError(f"unknown HeuristicPolicy option(s): {sorted(unknown)}")
+            config = replace(config, **overrides)
+        self.config = config
+
+    def __repr__(self) -> str:
+        return f"HeuristicPolicy({self.config})"
+
+    # ------------------------------------------------------------ entry point
+    def act(self, observation: dict[str, Any]) -> int:
+        vector, mask = check_observation(observation)
+        view = decode(vector)
+        legal = legal_actions(mask)
+        if len(legal) == 1:
+            return legal[0]
+        if view.phase is Phase.DISCARD:
+            return self._discard_or_knock(view, legal)
+        if TAKE_DISCARD in legal and view.top is not None:
+            take = self._wants_take(view)
+            if take:
+                return TAKE_DISCARD
+            return PASS if PASS in legal else DRAW_STOCK
+        return legal[0]
+
+    # ------------------------------------------------------------- estimates
+    def _p_opp_holds(self, view: View) -> float:
+        """Chance that a given unseen card is in the opponent's hidden cards."""
+        unseen = popcount(view.unseen)
+        hidden = max(0, 10 - popcount(view.opp_known))
+        return min(1.0, hidden / unseen) if unseen else 0.0
+
+    def potential(self, hand: int, unseen: int) -> float:
+        """Expected deadwood drop (best discard after) from drawing one unseen card."""
+        n = popcount(unseen)
+        if not n:
+            return 0.0
+        base = deadwood_of_mask(hand)
+        gain = 0
+        for u in cards_of(meld_outs(hand) & unseen):
+            after = min(knock_deadwoods(hand | 1 << u).values())
+            if after < base:
+                gain += base - after
+        return gain / n
+
+    def danger(self, card: int, view: View, p_hidden: float) -> float:
+        """Chance-weighted count of melds the opponent could make with ``card``."""
+        if view.opp_declined >> card & 1:
+            return 0.0
+        declined = cards_of(view.opp_declined)
+        total = 0.0
+        for a, b in partner_pairs(card):
+            pa = 1.0 if view.opp_known >> a & 1 else (p_hidden if view.unseen >> a & 1 else 0.0)
+            pb = 1.0 if view.opp_known >> b & 1 else (p_hidden if view.unseen >> b & 1 else 0.0)
+            p = pa * pb
+            if p and any(_is_meld3(d, a, b) for d in declined):
+                p *= 0.25
+            total += p
+        return total
+
+    # ------------------------------------------------------------- discards
+    def _discard_scores(self, hand: int, candidates: list[int], view: View) -> dict[int, float]:
+        """Score (lower is better) of each candidate discard from an 11-card ``hand``."""
+        cfg = self.config
+        kd = knock_deadwoods(hand)
+        if cfg.simple:
+            dead = set(best_arrangement(hand).deadwood_cards)
+            # Highest-value deadwood card first; a card in a meld only if no deadwood is left.
+            return {c: kd[c] - (100 if c in dead else 0) - CARD_POINTS[c] / 100 for c in candidates}
+        p_hidden = self._p_opp_holds(view)
+        unseen = view.unseen & ~hand
+        best = min(kd[c] for c in candidates)
+        outs_weight = cfg.outs_weight
+        if cfg.outs_stock_scale > 0:
+            outs_weight *= min(1.0, view.stock / cfg.outs_stock_scale)
+        scores: dict[int, float] = {}
+        for c in candidates:
+            score = float(kd[c])
+            if kd[c] <= best + 12:  # clearly worse discards need no look-ahead
+                score -= outs_weight * self.potential(hand & ~(1 << c), unseen)
+            score += cfg.danger_weight * self.danger(c, view, p_hidden)
+            scores[c] = score - CARD_POINTS[c] / 100  # ties: keep the lower card
+        return scores
+
+    def _discard_or_knock(self, view: View, legal: list[int]) -> int:
+        knocks = [a - KNOCK_BASE for a in legal if a >= KNOCK_BASE]
+        discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < KNOCK_BASE]
+        hand = view.hand
+        if knocks:
+            kd = knock_deadwoods(hand)
+            low = min(kd[c] for c in knocks)
+            if self._should_knock(low, view):
+                best = [c for c in knocks if kd[c] == low]
+                if len(best) == 1:
+                    return KNOCK_BASE + best[0]
+                scores = self._discard_scores(hand, best, view)
+                return KNOCK_BASE + min(best, key=lambda c: (scores[c], c))
+        scores = self._discard_scores(hand, discards, view)
+        return DISCARD_BASE + min(discards, key=lambda c: (scores[c], c))
+
+    def _should_knock(self, deadwood: int, view: View) -> bool:
+        cfg = self.config
+        if deadwood == 0 or cfg.simple:
+            return True
+        if view.stock > cfg.early_stock:
+            return deadwood <= cfg.knock_early_max
+        if view.stock <= cfg.late_stock:
+            return deadwood <= cfg.knock_late_max
+        return True
+
+    # ------------------------------------------------------------- draws
+    def _wants_take(self, view: View) -> bool:
+        cfg = self.config
+        top = view.top
+        assert top is not None
+        hand = view.hand
+        with_top = hand | 1 << top
+        kd = knock_deadwoods(with_top)
+        after = min(v for c, v in kd.items() if c != top)
+        now = deadwood_of_mask(hand)
+        # Simple: take when the card ends up in a meld and the deadwood drops.
+        drop = min((c for c in kd if c != top), key=lambda c: (kd[c], -CARD_POINTS[c]))
+        in_meld = top not in best_arrangement(with_top & ~(1 << drop)).deadwood_cards
+        if in_meld and after < now:
+            return True
+        # Beyond Simple: take a card that lets us knock at once.
+        return not cfg.simple and cfg.take_on_knock and after <= cfg.knock_limit < now
