@@ -388,6 +388,14 @@ def test_bad_constructor_arguments_are_refused() -> None:
         aec_hand.raw_env(rules="default")
     with pytest.raises(RuntimeError, match="reset"):
         aec_hand.raw_env().observe("team_0")
+    env = aec_hand.raw_env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="unknown agent 'player_0'; the agents are team_0, box_0"):
+        env.observe("player_0")
+    with pytest.raises(ValueError, match="unknown agent"):
+        env.action_space("team_1")
+    with pytest.raises(ValueError, match="unknown agent"):
+        env.observation_space(0)
 
 
 # ------------------------------------------------------------------ render

@@ -176,6 +176,10 @@ def check_options(options: Mapping[str, Any] | None, known: Sequence[str]) -> di
     return dict(options)
 
 
+def unknown_agent(agent: object, agents: Sequence[str]) -> ValueError:
+    return ValueError(f"unknown agent {agent!r}; the agents are {', '.join(agents)}")
+
+
 def result_info(result: HandResult, names: Sequence[str]) -> dict[str, Any]:
     """``HandResult.to_dict()`` with players named ``names[TEAM]``/``names[BOX]``."""
     info = result.to_dict()
@@ -236,10 +240,16 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     # ------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except KeyError:
+            raise unknown_agent(agent, self.possible_agents) from None
 
     def action_space(self, agent: str) -> ActionSpace:
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except KeyError:
+            raise unknown_agent(agent, self.possible_agents) from None
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -263,7 +273,10 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         hand = self._require_hand()
-        p = _INDEX[agent]
+        try:
+            p = _INDEX[agent]
+        except KeyError:
+            raise unknown_agent(agent, AGENTS) from None
         return {"observation": encode(hand, p), "action_mask": action_mask(hand, p)}
 
     def step(self, action: int | None) -> None:

@@ -125,6 +125,7 @@ from .aec_hand import (
     make_rules,
     render_text,
     result_info,
+    unknown_agent,
     wrap,
 )
 from .observation import MATCH_OBS_SIZE, encode_match, hand_roles, match_action_mask
@@ -201,10 +202,16 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     # ------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except KeyError:
+            raise unknown_agent(agent, self.possible_agents) from None
 
     def action_space(self, agent: str) -> ActionSpace:
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except KeyError:
+            raise unknown_agent(agent, self.possible_agents) from None
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -233,7 +240,10 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         match = self._require_match()
-        seat = _SEAT[agent]
+        try:
+            seat = _SEAT[agent]
+        except KeyError:
+            raise unknown_agent(agent, SEATS) from None
         return {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
 
     def step(self, action: int | None) -> None:
