@@ -112,13 +112,17 @@ def _set_choices(mask: int) -> Iterator[tuple[list[int], tuple[tuple[int, int], 
 # ------------------------------------------------------------------ deadwood
 def _as_mask(cards: Iterable[int] | int) -> int:
     """A 52-bit mask from a mask or an iterable of distinct card indices (checked)."""
-    if isinstance(cards, int) and not isinstance(cards, bool):
+    kind = type(cards)
+    if kind is list or kind is tuple:
+        seq = cards
+    elif isinstance(cards, int) and not isinstance(cards, bool):
         if not 0 <= cards <= FULL_MASK:
             raise ValueError(f"a card mask is a 52-bit int >= 0, got {cards:#x}")
         return cards
-    if isinstance(cards, bool | str) or not isinstance(cards, Iterable):
+    elif isinstance(cards, bool | str) or not isinstance(cards, Iterable):
         raise ValueError(f"cards must be card indices or a 52-bit mask, got {cards!r}")
-    seq = cards if isinstance(cards, list | tuple) else list(cards)
+    else:
+        seq = list(cards)
     mask = 0
     for c in seq:  # fast path: plain ints 0..51, all distinct
         if type(c) is not int or not 0 <= c < 52:
