@@ -19,18 +19,13 @@ GOODBYE = "Goodbye."
 
 
 def load_opponent(spec: str, seed: int | None) -> Policy:
-    """A policy by name or path through ``gin3_env.policies.load_policy`` (random is seeded)."""
+    """A policy by name or path through ``gin3_env.policies.load_policy`` (``random`` is seeded)."""
     try:
-        from . import policies
+        from .policies import load_policy
     except ImportError as exc:
         raise ValueError(f"the policies package (gin3_env.policies) is not available: {exc}") from None
-    if spec == "random" and hasattr(policies, "RandomPolicy"):
-        return policies.RandomPolicy(seed)
-    load = getattr(policies, "load_policy", None)
-    if load is None:
-        raise ValueError("gin3_env.policies has no load_policy: the policies package is incomplete")
     try:
-        return load(spec)
+        return load_policy(spec, seed=seed) if spec == "random" else load_policy(spec)
     except (OSError, ImportError) as exc:
         raise ValueError(f"cannot load the opponent {spec!r}: {exc}") from None
 
