@@ -108,11 +108,9 @@ def says(name: str, third: str) -> str:
     """``name`` and the verb agreeing with it: ``("Box", "knocks")``, ``("You", "knock")``."""
     if _short(name).lower() != "you":
         return f"{name} {third}"
-    if third in ("goes", "passes"):
-        return f"{name} {third[:-2]}"
-    words = third.split(" ", 1)
-    words[0] = words[0][:-1]
-    return f"{name} {' '.join(words)}"
+    verb, _, rest = third.partition(" ")
+    verb = verb[:-2] if verb in ("goes", "passes") else verb[:-1]
+    return f"{name} {verb} {rest}".rstrip()
 
 
 def _possessive(name: str) -> str:

@@ -17,9 +17,11 @@ from gin3_env.render import (
     render_moves,
     render_result,
     render_table,
+    says,
 )
 
 TEAM_MELDS = "AC 2C 3C 7D 7H 7S 9H TH JH"
+BOX_JUNK = "8H 7C 4C KC QD 5S 2D 6H KS 9C"
 
 
 def knock_hand() -> HandState:
@@ -185,3 +187,19 @@ def test_describe_action() -> None:
     assert (
         describe_action(state, knock_action(parse_card("4D")), "You (captain)") == "You (captain) knock, discarding 4D"
     )
+
+
+def test_second_person_texts() -> None:
+    assert says("You", "goes gin") == "You go gin"
+    assert says("You (box)", "sits out") == "You (box) sit out"
+    assert says("Box", "lays off") == "Box lays off"
+    state = play(deal(f"{TEAM_MELDS} QS", BOX_JUNK, "QH"), "take", "knock QS")
+    assert state.result is not None
+    text = render_result(state.result, symbols=False, names=("You", "Box"))
+    assert "You go gin, discarding QS." in text
+    assert "You spread: [AC 2C 3C]" in text
+    assert "Result: gin: You score 25 (gin bonus) + 71 (Box's deadwood) = 96" in text
+    state = play(deal(f"{TEAM_MELDS} 8S", "2D 3D 4D 8C 8D 8H JS QS KS AS", "QC"), "take", "knock 8S")
+    assert state.result is not None
+    text = render_result(state.result, symbols=False, names=("Team", "You"))
+    assert "Result: undercut (your 1 <= Team's 10): You score 10 (undercut bonus) + (10 - 1) = 19" in text
