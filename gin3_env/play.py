@@ -45,6 +45,7 @@ class Console:
     print_fn: Callable[[str], None] = field(default=lambda text: print(text, flush=True))
     symbols: bool = True
     color: bool = False
+    echo: bool = False  # print what was read (input piped from a file shows in the transcript)
 
     def say(self, text: str = "") -> None:
         self.print_fn(text)
@@ -57,6 +58,8 @@ class Console:
             raise Quit("end of input") from None
         except KeyboardInterrupt:
             raise Quit("interrupted") from None
+        if self.echo:
+            self.print_fn(line)
         if line.strip().lower() in ("q", "quit", "exit"):
             raise Quit("quit")
         return line

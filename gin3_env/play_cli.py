@@ -33,7 +33,8 @@ def load_opponent(spec: str, seed: int | None) -> Policy:
 def _console(args: argparse.Namespace) -> Console:
     from .cli import use_color, use_symbols
 
-    return Console(symbols=use_symbols(args.ascii), color=use_color(args.no_color))
+    piped = not sys.stdin.isatty()
+    return Console(symbols=use_symbols(args.ascii), color=use_color(args.no_color), echo=piped)
 
 
 def _rules(args: argparse.Namespace) -> Rules:
@@ -99,7 +100,7 @@ def run_play(args: argparse.Namespace) -> int:
                 play_hand(io, state, person, policy)
             finally:
                 log = state.log()
-    except Quit:
+    except (Quit, KeyboardInterrupt):
         io.say("")
         io.say(GOODBYE)
     finally:
@@ -115,7 +116,7 @@ def run_replay(args: argparse.Namespace) -> int:
     data = load_log(args.file)
     try:
         replay_log(io, data, step=not args.all)
-    except Quit:
+    except (Quit, KeyboardInterrupt):
         io.say("")
         io.say(GOODBYE)
     sys.stdout.flush()

@@ -14,6 +14,7 @@ import pexpect
 import pytest
 from conftest import stacked_deck
 
+from gin3_env.cli import read_decks, use_color, use_symbols
 from gin3_env.engine.cards import card_str
 from gin3_env.engine.hand import replay
 
@@ -314,3 +315,45 @@ def test_match_runs_to_the_end(role: str, tmp_path: Path) -> None:
     out = run_cli("replay", str(log), "--all", "--ascii")
     assert out.returncode == 0, out.stderr
     assert f"Match over: Seat {saved['winner']} wins" in out.stdout
+
+
+# ------------------------------------------------------------- in-process
+def test_read_decks_forms(tmp_path: Path) -> None:
+    deck = stacked_deck(f"{TEAM_MELDS} 4D", BOX_JUNK, "5D")
+    assert read_decks(KNOCK_DECK, None) == [deck]
+    assert read_decks(None, None) == []
+    path = tmp_path / "deck.json"
+    for data, expected in [
+        (deck, [deck]),
+        ([card_str(c) for c in deck], [deck]),
+        ({"deck": deck, "actions": []}, [deck]),
+        ({"decks": [deck, deck[::-1]]}, [deck, deck[::-1]]),
+    ]:
+        path.write_text(json.dumps(data))
+        assert read_decks(None, str(path)) == expected
+    path.write_text(json.dumps(deck[:-1]))
+    with pytest.raises(ValueError, match="52 cards"):
+        read_decks(None, str(path))
+    path.write_text("{")
+    with pytest.raises(ValueError, match="cannot read --deck-json"):
+        read_decks(None, str(path))
+
+
+class FakeStream:
+    def __init__(self, tty: bool, encoding: str = "utf-8") -> None:
+        self.tty, self.encoding = tty, encoding
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_color_and_symbol_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert use_color(False, FakeStream(True))
+    assert not use_color(True, FakeStream(True))
+    assert not use_color(False, FakeStream(False))
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not use_color(False, FakeStream(True))
+    assert use_symbols(False, FakeStream(True))
+    assert not use_symbols(False, FakeStream(True, "ascii"))
+    assert not use_symbols(True, FakeStream(True))
