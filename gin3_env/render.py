@@ -185,7 +185,8 @@ def render_table(
     hidden = () if viewer is None else (1 - viewer,)
     for p in hidden:
         count = len(cards_of(state.hands[p]))
-        line = f"{who[p]}: {_count(count)} (hidden)"
+        spread = state.result is not None and state.result.spreads is not None
+        line = f"{who[p]}: {_count(count)} ({'spread below' if spread else 'hidden'})"
         if state.known[p]:
             known = fmt_cards(sorted(cards_of(state.known[p]), key=sort_key), **kw)
             line += f", holds {known} (taken from the pile)"

@@ -102,6 +102,7 @@ def test_knock_showdown_exact_text() -> None:
     table = render_table(state, TEAM, symbols=False)
     assert table.endswith(expected)
     assert "Hand over after 1 turn --" in table
+    assert "Box: 10 cards (spread below)" in table
 
 
 def test_gin_showdown() -> None:
