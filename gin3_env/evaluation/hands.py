@@ -59,10 +59,12 @@ class HandsReport:
     as_team: MeanCI
     as_box: MeanCI
     wins: dict[str, int]  # hands won by "a", by "b", and "none" (dead or truncated)
-    outcomes: dict[str, int]  # "a_gin", "a_knock", "a_undercut", "b_...", "dead", "truncated"
+    outcomes: dict[str, int]  # "a_gin", "a_knock", "a_undercut" (A scored so), "b_...", "dead", ...
     mean_turns: float
     seconds: float
     kind: str = field(default="hands")
+    title: str = field(default="Hands")
+    role_names: tuple[str, str] = field(default=("team", "box"))
 
     @property
     def n_hands(self) -> int:
@@ -90,24 +92,20 @@ class HandsReport:
         a, b = self.policy_a, self.policy_b
         rows = [
             ("overall (pair means)", self.overall),
-            (f"{a} as team", self.as_team),
-            (f"{a} as box", self.as_box),
+            (f"{a} as {self.role_names[0]}", self.as_team),
+            (f"{a} as {self.role_names[1]}", self.as_box),
         ]
         width = max(len(r[0]) for r in rows)
         lines = [
-            f"Hands: {a} (A) vs {b} (B), {self.n_deals} deals x 2 seats = {self.n_hands} hands, seed {self.seed}",
+            f"{self.title}: {a} (A) vs {b} (B), {self.n_deals} deals x 2 seats = {self.n_hands} hands,"
+            f" seed {self.seed}",
             f"{'A points per hand':<{width}}  {'mean':>7}  {'95% CI':>18}  {'n':>6}",
         ]
         for name, ci in rows:
             lines.append(f"{name:<{width}}  {ci.mean:>+7.2f}  [{ci.low:+7.2f}, {ci.high:+7.2f}]  {ci.n:>6}")
         w = self.wins
         lines.append(f"hands won: A {w['a']}, B {w['b']}, none {w['none']}; mean turns {self.mean_turns:.1f}")
-        o = self.outcomes
-        lines.append(
-            "A scored by gin/knock/undercut: "
-            f"{o['a_gin']}/{o['a_knock']}/{o['a_undercut']}; "
-            f"B: {o['b_gin']}/{o['b_knock']}/{o['b_undercut']}; dead {o['dead']}, truncated {o['truncated']}"
-        )
+        lines.append("outcomes: " + ", ".join(f"{k} {v}" for k, v in self.outcomes.items()))
         lines.append(f"({self.seconds:.1f} s)")
         return "\n".join(lines)
 

@@ -1,0 +1,125 @@
+"""``gin3 evaluate A [B] ...``: policies against each other, as text and JSON.
+
+A and B are :func:`gin3_env.policies.load_policy` specs (``random``,
+``heuristic``, ``trained`` or a model path). B may be ``openspiel-simple``:
+then A plays OpenSpiel's two-player gin against OpenSpiel's simple bot (needs
+the ``openspiel`` extra). ``--vs-openspiel`` adds that evaluation to an A-vs-B
+one (B may then be left out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..engine.rules import Rules
+from .hands import HandsReport, evaluate_hands
+from .matches import MatchesReport, evaluate_matches
+from .vs_openspiel import OPPONENT_NAME, evaluate_openspiel_hands, evaluate_openspiel_matches
+
+Report = HandsReport | MatchesReport
+
+
+@dataclass
+class Evaluation:
+    """Every report of one ``gin3 evaluate`` run."""
+
+    policy_a: str
+    policy_b: str | None
+    seed: int
+    reports: list[Report] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "policy_a": self.policy_a,
+            "policy_b": self.policy_b,
+            "seed": self.seed,
+            "reports": {r.kind: r.to_dict() for r in self.reports},
+        }
+
+    def to_text(self) -> str:
+        return "\n\n".join(r.to_text() for r in self.reports)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gin3 evaluate",
+        description="Play policy A against policy B over seeded hands (duplicate format: each deal "
+        "twice, seats swapped) and whole matches, and report A's results with 95%% confidence "
+        "intervals.",
+    )
+    parser.add_argument("a", metavar="A", help="policy A: random, heuristic, trained or a model .zip path")
+    parser.add_argument(
+        "b",
+        metavar="B",
+        nargs="?",
+        default=None,
+        help=f"policy B (same choices), or {OPPONENT_NAME} for OpenSpiel's simple gin bot",
+    )
+    parser.add_argument("--hands", type=int, default=500, help="deals to play, each twice (default 500)")
+    parser.add_argument("--matches", type=int, default=60, help="matches to play (default 60; 0: none)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the decks and random policies (default 0)")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    parser.add_argument(
+        "--vs-openspiel",
+        action="store_true",
+        help=f"also play A against {OPPONENT_NAME} in OpenSpiel's gin_rummy (needs open-spiel)",
+    )
+    parser.add_argument("--rules", metavar="JSON", help="rules options as JSON, e.g. '{\"knock_limit\": 5}'")
+    parser.add_argument("--progress", action="store_true", help="show progress bars (tqdm)")
+    return parser
+
+
+def _load(spec: str, seed: int) -> Any:
+    from ..policies import load_policy
+
+    return load_policy(spec, seed=seed) if spec == "random" else load_policy(spec)
+
+
+def run(args: argparse.Namespace) -> Evaluation:
+    """Run the evaluations an argument namespace asks for."""
+    if args.hands < 0 or args.matches < 0:
+        raise ValueError("--hands and --matches must be >= 0")
+    if args.b is None and not args.vs_openspiel:
+        raise ValueError(f"give policy B (or {OPPONENT_NAME}, or --vs-openspiel)")
+    rules = Rules.from_dict(json.loads(args.rules)) if args.rules else None
+    policy_a = _load(args.a, args.seed)
+    result = Evaluation(args.a, args.b, args.seed)
+    vs_openspiel = args.vs_openspiel or args.b == OPPONENT_NAME
+    if args.b is not None and args.b != OPPONENT_NAME:
+        policy_b = _load(args.b, args.seed + 1)
+        if args.hands:
+            result.reports.append(evaluate_hands(policy_a, policy_b, args.hands, args.seed, rules, args.progress))
+        if args.matches:
+            result.reports.append(evaluate_matches(policy_a, policy_b, args.matches, args.seed, rules, args.progress))
+    if vs_openspiel:
+        if rules is not None:
+            raise ValueError("--rules does not apply to OpenSpiel's game (knock 10, gin 25, undercut 10)")
+        if args.hands:
+            result.reports.append(evaluate_openspiel_hands(policy_a, args.hands, args.seed, args.progress))
+        if args.matches:
+            result.reports.append(evaluate_openspiel_matches(policy_a, args.matches, args.seed, args.progress))
+    return result
+
+
+def cli_main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``gin3 evaluate``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result = run(args)
+    except (ValueError, FileNotFoundError, ImportError) as exc:
+        print(f"gin3 evaluate: error: {exc}", file=sys.stderr)
+        return 2
+    print(result.to_text())
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+        print(f"results written to {path}")
+    return 0

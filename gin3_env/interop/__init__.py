@@ -1,0 +1,1 @@
+"""Bridges to other game libraries (optional extras). See :mod:`gin3_env.interop.openspiel`."""
