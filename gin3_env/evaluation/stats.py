@@ -75,4 +75,6 @@ def wilson_ci(successes: int, n: int) -> RateCI:
     z2 = Z95 * Z95
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return RateCI(p, max(0.0, centre - half), min(1.0, centre + half), successes, n)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return RateCI(p, low, high, successes, n)

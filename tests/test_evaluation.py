@@ -1,0 +1,161 @@
+"""Evaluation: statistics, the duplicate hand format, matches, reports and the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from gin3_env.engine.hand import HandState
+from gin3_env.evaluation import (
+    cli_main,
+    evaluate_hands,
+    evaluate_matches,
+    mean_ci,
+    play_hand,
+    wilson_ci,
+)
+from gin3_env.policies import HeuristicPolicy, RandomPolicy
+
+
+class Illegal:
+    name = "cheater"
+
+    def act(self, observation: dict) -> int:
+        return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+
+# ------------------------------------------------------------------ statistics
+def test_mean_ci_known_values() -> None:
+    ci = mean_ci([1.0, 2.0, 3.0, 4.0])
+    std = math.sqrt(5 / 3)
+    assert ci.mean == 2.5 and ci.n == 4 and ci.std == pytest.approx(std)
+    assert ci.half_width == pytest.approx(1.959964 * std / 2, rel=1e-5)
+    assert mean_ci([3.0]).half_width == 0.0
+    with pytest.raises(ValueError):
+        mean_ci([])
+
+
+def test_wilson_known_values() -> None:
+    half = wilson_ci(5, 10)
+    assert (half.low, half.high) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    none = wilson_ci(0, 10)
+    assert none.low == 0.0 and none.high == pytest.approx(0.2775, abs=1e-4)
+    assert wilson_ci(10, 10).high == 1.0
+    with pytest.raises(ValueError):
+        wilson_ci(11, 10)
+    with pytest.raises(ValueError):
+        wilson_ci(0, 0)
+
+
+def test_half_width_shrinks_with_n() -> None:
+    rng = np.random.default_rng(0)
+    values = rng.normal(0, 10, 4000).tolist()
+    widths = [mean_ci(values[:n]).half_width for n in (100, 400, 1600)]
+    assert widths[0] > widths[1] > widths[2]
+    assert widths[0] / widths[2] == pytest.approx(4, rel=0.2)  # ~ 1 / sqrt(n)
+    small = evaluate_hands(HeuristicPolicy(), RandomPolicy(1), 15, seed=3)
+    big = evaluate_hands(HeuristicPolicy(), RandomPolicy(1), 60, seed=3)
+    assert big.overall.half_width < small.overall.half_width
+
+
+# ------------------------------------------------------------------ hands
+def test_random_vs_random_is_even_within_its_ci() -> None:
+    report = evaluate_hands(RandomPolicy(1), RandomPolicy(2), 120, seed=0)
+    assert report.overall.low <= 0 <= report.overall.high
+    assert sum(report.outcomes.values()) == report.n_hands == 240
+    assert sum(report.wins.values()) == 240
+
+
+def test_duplicate_format_cancels_the_cards() -> None:
+    # The same deterministic player on both sides: each deal's two hands mirror each other.
+    report = evaluate_hands(HeuristicPolicy(), HeuristicPolicy(), 30, seed=1)
+    assert report.overall.mean == 0 and report.overall.half_width == 0
+    assert report.as_team.mean == -report.as_box.mean
+    assert report.wins["a"] == report.wins["b"]
+
+
+def test_evaluate_hands_is_seeded() -> None:
+    one = evaluate_hands(HeuristicPolicy(), RandomPolicy(4), 20, seed=5)
+    two = evaluate_hands(HeuristicPolicy(), RandomPolicy(4), 20, seed=5)
+    other = evaluate_hands(HeuristicPolicy(), RandomPolicy(4), 20, seed=6)
+    assert one.overall == two.overall
+    assert one.overall.mean != other.overall.mean
+
+
+def test_play_hand_uses_the_given_deck_and_roles() -> None:
+    deck = list(np.random.default_rng(9).permutation(52))
+    state = play_hand(HeuristicPolicy(), RandomPolicy(0), deck)
+    assert state.is_over and list(state.deck) == [int(c) for c in deck]
+    assert state.hands[0] | state.hands[1]  # cards were dealt from this deck
+    assert HandState.deal(deck=deck).hands == [
+        sum(1 << int(c) for c in deck[0:20:2]),
+        sum(1 << int(c) for c in deck[1:20:2]),
+    ]
+
+
+def test_illegal_policy_is_named() -> None:
+    with pytest.raises(ValueError, match="cheater"):
+        evaluate_hands(Illegal(), RandomPolicy(0), 1, seed=0)
+    with pytest.raises(ValueError, match="n_hands"):
+        evaluate_hands(RandomPolicy(0), RandomPolicy(1), 0)
+
+
+def test_hands_report_text_and_json() -> None:
+    report = evaluate_hands(HeuristicPolicy(), RandomPolicy(2), 10, seed=2, progress=True)
+    text = report.to_text()
+    assert "heuristic as team" in text and "heuristic as box" in text and "95% CI" in text
+    data = report.to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert data["points_per_hand"]["mean"] == report.overall.mean
+    assert data["n_hands"] == 20 and data["rules"]["knock_limit"] == 10
+
+
+# ------------------------------------------------------------------ matches
+def test_matches_heuristic_beats_random_and_report_round_trips() -> None:
+    report = evaluate_matches(HeuristicPolicy(), RandomPolicy(3), 6, seed=0)
+    assert report.win_rate.successes == 6 and report.win_rate.low > 1 / 3
+    assert report.a_score.low >= 100 > report.b_score.mean
+    assert report.unfinished == 0
+    data = report.to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert "A match win rate" in report.to_text()
+
+
+def test_matches_equal_players_seat_cycle() -> None:
+    # The same deterministic player in every seat: within a triple the three matches are
+    # one and the same match, A sitting in each seat once, so A wins exactly once per triple.
+    report = evaluate_matches(HeuristicPolicy(), HeuristicPolicy(), 6, seed=4)
+    assert report.win_rate.successes == 2
+    with pytest.raises(ValueError, match="n_matches"):
+        evaluate_matches(HeuristicPolicy(), HeuristicPolicy(), 0)
+
+
+# ------------------------------------------------------------------ CLI
+def test_cli_writes_json_matching_the_text(tmp_path, capsys) -> None:
+    out = tmp_path / "sub" / "eval.json"
+    code = cli_main(["heuristic", "random", "--hands", "8", "--matches", "3", "--seed", "1", "--json", str(out)])
+    assert code == 0
+    text = capsys.readouterr().out
+    data = json.loads(out.read_text())
+    hands = data["reports"]["hands"]
+    assert data["policy_a"] == "heuristic" and data["seed"] == 1
+    assert hands["n_deals"] == 8 and data["reports"]["matches"]["n_matches"] == 3
+    assert f"{hands['points_per_hand']['mean']:+.2f}" in text
+
+
+def test_cli_errors(capsys) -> None:
+    assert cli_main(["grandmaster", "random", "--hands", "1", "--matches", "0"]) == 2
+    assert "grandmaster" in capsys.readouterr().err
+    assert cli_main(["heuristic"]) == 2
+    assert cli_main(["heuristic", "random", "--hands", "-1"]) == 2
+    with pytest.raises(SystemExit):
+        cli_main(["heuristic", "random", "--hands", "many"])
+
+
+def test_cli_rules_option(capsys) -> None:
+    assert cli_main(["heuristic", "random", "--hands", "3", "--matches", "0", "--rules", '{"knock_limit": 0}']) == 0
+    assert "a_knock 0" in capsys.readouterr().out  # gin only: every win is a gin
+    assert cli_main(["heuristic", "random", "--hands", "1", "--rules", '{"bogus": 1}']) == 2
