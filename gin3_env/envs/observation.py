@@ -72,6 +72,7 @@ _OPP_DECLINED_SHIFT = OPP_DECLINED_PLANE * PLANE
 _OWN_DECLINED_SHIFT = OWN_DECLINED_PLANE * PLANE
 _TAKEN_SHIFT = TAKEN_PLANE * PLANE
 _BIT_BYTES = (OBS_SIZE + 7) // 8
+_NO_ACTIONS = bytes(NUM_ACTIONS)
 _TOP_BITS = tuple(1 << (_TOP_SHIFT + c) for c in range(PLANE))
 _PILE_BITS = tuple(1 << (_PILE_SHIFT + c) for c in range(PLANE))
 
@@ -124,7 +125,11 @@ def action_mask(state: HandState, player: int) -> np.ndarray:
     """``int8`` mask of shape (107,): the legal actions if ``player`` is to act, else zeros."""
     if state.phase is Phase.OVER or state.player != player:
         return np.zeros(NUM_ACTIONS, dtype=np.int8)
-    return state.legal_mask()
+    # state.legal_mask() as a bytearray filled from the engine's legal actions: a little faster.
+    mask = bytearray(_NO_ACTIONS)
+    for a in state.legal_actions():
+        mask[a] = 1
+    return np.frombuffer(mask, dtype=np.int8)
 
 
 # ------------------------------------------------------------------ match view
