@@ -15,8 +15,9 @@ Operations (one call = one hand):
 All answers are checked against ours (mismatches are reported). Cards are given
 to each library in its own form, converted before timing; OpenSpiel orders its
 suits differently (spades first), and deadwood does not depend on suit names,
-so our card ints are passed as they are. Times are microseconds per call, the
-best pass of ``repeats`` (interleaved); ``ratio`` is peer time / our time (above
+so our card ints are passed as they are. Times are CPU microseconds of this
+process per call (steadier than wall time on a shared machine), the best pass of
+``repeats`` (interleaved); ``ratio`` is peer time / our time (above
 1: ours is faster). A peer that is not installed is reported as skipped.
 """
 
@@ -35,11 +36,11 @@ SEED = 20240607
 
 
 def _pass_us(fn: Callable[[Any], Any], items: Sequence[Any]) -> float:
-    """Microseconds per item for one pass over ``items``."""
-    start = time.perf_counter()
+    """CPU microseconds (of this process) per item for one pass over ``items``."""
+    start = time.process_time()
     for item in items:
         fn(item)
-    return (time.perf_counter() - start) / len(items) * 1e6
+    return (time.process_time() - start) / len(items) * 1e6
 
 
 def _best_times_us(tasks: dict[str, tuple[Callable[[Any], Any], Sequence[Any]]], repeats: int) -> dict[str, float]:
@@ -165,7 +166,7 @@ def run(quick: bool = False, hands: int | None = None, repeats: int | None = Non
         if "us" in peer:
             peer["ratio"] = {op: t / ours[op] for op, t in peer["us"].items()}
     return {
-        "benchmark": "meld engine, microseconds per call on the same random hands (ratio = peer / ours)",
+        "benchmark": "meld engine, CPU microseconds per call on the same random hands (ratio = peer / ours)",
         "hands": n,
         "repeats": repeats,
         "seed": SEED,
