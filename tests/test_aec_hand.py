@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import action, stacked_deck
 from pettingzoo.test import api_test, seed_test
-from pettingzoo.utils import BaseWrapper, wrappers
+from pettingzoo.utils import wrappers
 
 import gin3_env
 from gin3_env.engine.actions import NUM_ACTIONS, TAKE_DISCARD, knock_action
@@ -29,14 +29,6 @@ GIN_TEAM = "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"
 # The box: ten cards with no meld (distinct ranks, no three in a row in a suit):
 # K+Q+J+9+8+7+6+5+4+3 = 10+10+10+9+8+7+6+5+4+3 = 72.
 JUNK_BOX = "KC QD JH 9S 8C 7D 6S 5C 4H 3S"
-
-
-class ProbeTolerant(BaseWrapper):
-    """api_test first calls ``reset(seed=0, options={"options": 1})`` only to check that reset
-    takes ``options``; the env refuses unknown option keys (ValueError), so drop that probe."""
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        super().reset(seed=seed, options=None if options == {"options": 1} else options)
 
 
 def play_random(env: Any, rng: np.random.Generator) -> list[int]:
@@ -63,7 +55,7 @@ def run_actions(env: Any, actions: list[int]) -> None:
 def test_pettingzoo_api_test() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api_test(ProbeTolerant(gin3_env.env()), num_cycles=1000)
+        api_test(gin3_env.env(), num_cycles=1000)
 
 
 def test_pettingzoo_seed_test() -> None:

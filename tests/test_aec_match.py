@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import action, stacked_deck
 from pettingzoo.test import api_test, seed_test
-from test_aec_hand import GIN_TEAM, JUNK_BOX, ProbeTolerant
+from test_aec_hand import GIN_TEAM, JUNK_BOX
 
 import gin3_env
 from gin3_env.engine.actions import NUM_ACTIONS
@@ -36,7 +36,7 @@ def seat_of(name: str) -> int:
 def test_pettingzoo_api_test() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api_test(ProbeTolerant(gin3_env.match_env(target_score=60)), num_cycles=1000)
+        api_test(gin3_env.match_env(target_score=60), num_cycles=1000)
 
 
 def test_pettingzoo_seed_test() -> None:

