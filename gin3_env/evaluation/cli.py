@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gin3 evaluate",
         description="Play policy A against policy B over seeded hands (duplicate format: each deal "
-        "twice, seats swapped) and whole matches, and report A's results with 95%% confidence "
+        "twice, seats swapped) and whole matches, and report A's results with 95% confidence "
         "intervals.",
     )
     parser.add_argument("a", metavar="A", help="policy A: random, heuristic, trained or a model .zip path")
@@ -75,10 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(spec: str, seed: int) -> Any:
+def _load(spec: str, seed: int, rules: Rules | None = None) -> Any:
     from ..policies import load_policy
 
-    return load_policy(spec, seed=seed) if spec == "random" else load_policy(spec)
+    if spec == "random":
+        return load_policy(spec, seed=seed)
+    if spec == "heuristic" and rules is not None:
+        return load_policy(spec, knock_limit=rules.knock_limit)
+    return load_policy(spec)
 
 
 def run(args: argparse.Namespace) -> Evaluation:
@@ -88,11 +92,11 @@ def run(args: argparse.Namespace) -> Evaluation:
     if args.b is None and not args.vs_openspiel:
         raise ValueError(f"give policy B (or {OPPONENT_NAME}, or --vs-openspiel)")
     rules = Rules.from_dict(json.loads(args.rules)) if args.rules else None
-    policy_a = _load(args.a, args.seed)
+    policy_a = _load(args.a, args.seed, rules)
     result = Evaluation(args.a, args.b, args.seed)
     vs_openspiel = args.vs_openspiel or args.b == OPPONENT_NAME
     if args.b is not None and args.b != OPPONENT_NAME:
-        policy_b = _load(args.b, args.seed + 1)
+        policy_b = _load(args.b, args.seed + 1, rules)
         if args.hands:
             result.reports.append(evaluate_hands(policy_a, policy_b, args.hands, args.seed, rules, args.progress))
         if args.matches:

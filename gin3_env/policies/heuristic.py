@@ -2,25 +2,38 @@
 
 It starts from the EAAI "Simple" gin player (take the discard only when it
 joins a meld, else draw from the stock; discard the highest deadwood card;
-knock as soon as allowed) and improves it where measurement showed a gain
-(see ``HeuristicConfig`` and the report in the evaluation module's docs):
+knock as soon as allowed; :data:`SIMPLE` plays exactly that) and adds what
+measurement kept (duplicate hands with the engine against ``SIMPLE``):
 
 * **Discard choice** scores every legal discard ``c`` by
-  ``deadwood(hand - c) - outs_weight * potential(hand - c) + danger_weight * danger(c)``:
-  ``potential`` is the expected drop in deadwood from the next stock card (an
-  exact one-card look-ahead over the cards it has not seen), so pairs and
-  near-runs with live cards are kept; ``danger`` is the chance the opponent
-  can meld ``c`` with cards it may hold (cards it took from the pile count as
-  held, cards it refused make the melds they would complete unlikely, dead
-  cards make ``c`` safe).
-* **Taking the discard**: when it joins a meld (as Simple), or when it lets
-  the player knock at once, or when its one-card look-ahead beats the stock's.
-* **Knocking**: always with gin; otherwise when the deadwood is at or below a
-  threshold that rises as the stock shrinks (early in the hand a low but
-  non-zero deadwood is held a little for gin only when it is already tiny).
+  ``deadwood(hand - c) - w * potential(hand - c) + danger_weight * danger(c)``
+  and plays the lowest. ``potential`` is the expected drop in deadwood from the
+  next stock card, an exact one-card look-ahead over the cards not seen yet
+  (so pairs and near-runs whose cards are still live are kept, dead ones are
+  not); ``w = outs_weight`` while the stock holds ``outs_stock_scale`` cards or
+  more, shrinking with the stock after that (fewer draws are left to use it).
+  ``danger`` adds up, over the 3-card melds ``c`` could join, the chance the
+  opponent holds the other two: 1 for a card it took from the pile, the
+  hidden-card share for an unseen card, 0 for a dead card; a meld whose other
+  two cards would also have made a meld with a card the opponent refused
+  counts a quarter. Ties go to keeping the lower card.
+* **Taking the discard**: as Simple, plus when it lets the player knock at once.
+* **Knocking**: at once (always with gin), with the discard that leaves the
+  least deadwood. ``knock_early_max``/``early_stock`` and
+  ``knock_late_max``/``late_stock`` can hold a knock for gin early or against an
+  undercut late; measured, both lost (holding early: -0.7 to -1.3 points per
+  hand), so they are off by default.
+
+Measured with :func:`gin3_env.evaluation.evaluate_hands` over 1,500 to 2,000
+duplicate deals against ``SIMPLE``: the look-ahead alone +1.4, with discard
+safety +2.2 points per hand (95% CI about ± 0.5); taking the discard by a
+deadwood look-ahead against the stock's expectation did not help (+0.1) and
+was dropped. Against OpenSpiel's simple bot (which also never lays off) it
+scores about +3.9 points per hand and wins about 65% of matches to 100.
 
 All meld arithmetic uses :mod:`gin3_env.engine.melds`, pure functions of the
-cards the player sees; the engine's hidden state is never read.
+cards the player sees; the engine's hidden state is never read. A discard
+decision costs about 2 ms (the look-ahead), the others well under 1 ms.
 """
 
 from __future__ import annotations
