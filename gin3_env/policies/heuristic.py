@@ -21,15 +21,17 @@ measurement kept (duplicate hands with the engine against ``SIMPLE``):
 * **Knocking**: at once (always with gin), with the discard that leaves the
   least deadwood. ``knock_early_max``/``early_stock`` and
   ``knock_late_max``/``late_stock`` can hold a knock for gin early or against an
-  undercut late; measured, both lost (holding early: -0.7 to -1.3 points per
-  hand), so they are off by default.
+  undercut late; measured, holding early lost 0.7 to 1.3 points per hand and
+  holding late made no measurable difference, so both are off by default.
 
 Measured with :func:`gin3_env.evaluation.evaluate_hands` over 1,500 to 2,000
 duplicate deals against ``SIMPLE``: the look-ahead alone +1.4, with discard
-safety +2.2 points per hand (95% CI about ± 0.5); taking the discard by a
-deadwood look-ahead against the stock's expectation did not help (+0.1) and
-was dropped. Against OpenSpiel's simple bot (which also never lays off) it
-scores about +3.9 points per hand and wins about 65% of matches to 100.
+safety +1.5 to +2.3 points per hand over different seeds (95% CI about
+± 0.5); in three-seat matches against two ``SIMPLE`` seats it wins 46% (even:
+33%). Taking the discard by a deadwood look-ahead against the stock's
+expectation did not help (+0.1) and was dropped. Against OpenSpiel's simple
+bot (which never lays off) it scores about +3.9 points per hand and wins about
+65% of two-player matches to 100.
 
 All meld arithmetic uses :mod:`gin3_env.engine.melds`, pure functions of the
 cards the player sees; the engine's hidden state is never read. A discard
@@ -120,8 +122,6 @@ class HeuristicPolicy:
     Deterministic: the same observation always gives the same action.
     """
 
-    name = "heuristic"
-
     def __init__(self, config: HeuristicConfig | None = None, **overrides: Any) -> None:
         config = config or HeuristicConfig()
         if overrides:
@@ -130,6 +130,7 @@ class HeuristicPolicy:
                 raise ValueError(f"unknown HeuristicPolicy option(s): {sorted(unknown)}")
             config = replace(config, **overrides)
         self.config = config
+        self.name = "simple" if config.simple else "heuristic"
 
     def __repr__(self) -> str:
         return f"HeuristicPolicy({self.config})"
