@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -159,6 +161,29 @@ def test_openspiel_reports() -> None:
     matches = evaluate_openspiel_matches(HeuristicPolicy(), 2, seed=0)
     assert matches.unfinished == 0 and max(matches.a_score.mean, matches.b_score.mean) >= 100 / 2
     assert matches.to_dict()["even_rate"] == 0.5
+
+
+def test_cli_against_openspiel(tmp_path, capsys) -> None:
+    from gin3_env.evaluation import cli_main
+
+    out = tmp_path / "os.json"
+    assert cli_main(["heuristic", "openspiel-simple", "--hands", "3", "--matches", "1", "--json", str(out)]) == 0
+    reports = json.loads(out.read_text())["reports"]
+    assert set(reports) == {"openspiel_hands", "openspiel_matches"}
+    assert "OpenSpiel two-player matches" in capsys.readouterr().out
+    assert (
+        cli_main(["heuristic", "random", "--hands", "2", "--matches", "0", "--vs-openspiel", "--json", str(out)]) == 0
+    )
+    assert set(json.loads(out.read_text())["reports"]) == {"hands", "openspiel_hands"}
+
+
+def test_illegal_policy_is_refused() -> None:
+    class Cheater:
+        def act(self, observation: dict) -> int:
+            return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+    with pytest.raises(ValueError, match="illegal"):
+        play_openspiel_hand(load_game(), Cheater(), 0, decks(1, seed=4)[0])
 
 
 @pytest.mark.slow

@@ -239,7 +239,9 @@ class OpenSpielAgent:
         if phase in (phases.FIRST_UPCARD, phases.DRAW, phases.DISCARD):
             obs = self.observation(state)
             action = int(self.policy.act(obs))
-            if not 0 <= action < len(obs["action_mask"]) or not obs["action_mask"][action]:
+            if not 0 <= action < len(obs["action_mask"]):
+                raise ValueError(f"policy played action {action}, out of range")
+            if not obs["action_mask"][action]:
                 raise ValueError(f"policy played an illegal action {action} ({action_str(action)})")
             return self._translate(action, state)
         hand = hand_of(state, self.player)
