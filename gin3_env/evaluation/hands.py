@@ -110,10 +110,6 @@ class HandsReport:
         return "\n".join(lines)
 
 
-def _a_points(result: HandResult, a_player: int) -> int:
-    return result.returns[a_player]
-
-
 def _count(counter: Counter[str], result: HandResult, a_player: int) -> None:
     if result.winner is None:
         counter[result.outcome] += 1
@@ -147,8 +143,8 @@ def evaluate_hands(
         first = play_hand(policy_a, policy_b, deck, rules)
         second = play_hand(policy_b, policy_a, deck, rules)
         assert first.result is not None and second.result is not None
-        team_pts.append(_a_points(first.result, TEAM))
-        box_pts.append(_a_points(second.result, BOX))
+        team_pts.append(first.result.returns[TEAM])
+        box_pts.append(second.result.returns[BOX])
         _count(counter, first.result, TEAM)
         _count(counter, second.result, BOX)
         turns += first.turns + second.turns
