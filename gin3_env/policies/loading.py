@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.observation import OBS_SIZE
 from .decode import check_observation
+from .features import AUGMENTED_SIZE, augment
 from .heuristic import HeuristicPolicy
 from .random_policy import RandomPolicy
 
@@ -38,6 +40,8 @@ class SB3Policy:
     ``act`` calls ``model.predict(obs["observation"][:obs_dim], action_masks=mask,
     deterministic=True)``, where ``obs_dim`` is the model's observation size (a
     hand model can thus play in the match environment, whose vector is longer).
+    A model trained on the derived features (``obs_dim == AUGMENTED_SIZE``) gets
+    :func:`~gin3_env.policies.features.augment` of the observation instead.
     """
 
     def __init__(
@@ -58,10 +62,11 @@ class SB3Policy:
 
     def act(self, observation: dict[str, Any]) -> int:
         vector, mask = check_observation(observation)
-        if vector.shape[0] < self.obs_dim:
+        if vector.shape[0] < min(self.obs_dim, OBS_SIZE):
             raise ValueError(f"model {self.name!r} expects {self.obs_dim} observation entries, got {vector.shape[0]}")
+        model_input = augment(vector) if self.obs_dim == AUGMENTED_SIZE else vector[: self.obs_dim]
         action, _ = self.model.predict(
-            np.asarray(vector[: self.obs_dim], dtype=np.float32),
+            np.asarray(model_input, dtype=np.float32),
             action_masks=mask.astype(bool),
             deterministic=self.deterministic,
         )

@@ -30,7 +30,8 @@ class TrainConfig:
     vec_env: str = "subproc"  # "subproc" or "dummy"
     learner: str = "random"  # "team", "box" or "random" (both roles)
     reward_scale: float = 0.02  # game points -> reward
-    features: str = "augmented"  # "augmented" (envs/features.py) or "plain" (the env observation)
+    features: str = "augmented"  # "augmented" (policies/features.py) or "plain" (the env observation)
+    policy: str = "card"  # "card" (training/network.py, needs augmented features) or "mlp"
     # MaskablePPO
     learning_rate: float = 3e-4
     n_steps: int = 512
@@ -44,6 +45,7 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     device: str = "cpu"
+    torch_threads: int = 1  # small batches: one thread is fastest, and far faster on a busy machine
     # opponents: a schedule of pools; each phase lasts until the given fraction of training
     # and holds weights per kind ("random", "heuristic", "self" = frozen snapshots)
     opponent_schedule: list[dict[str, Any]] = field(
@@ -54,6 +56,7 @@ class TrainConfig:
     # imitation warm start: behaviour cloning of the heuristic before PPO (0 = off)
     bc_samples: int = 0
     bc_epochs: int = 5
+    bc_learning_rate: float = 1e-3
     # evaluation and checkpoints
     eval_every: int = 25_000
     eval_hands: int = 400
@@ -114,6 +117,8 @@ def validate(cfg: TrainConfig) -> None:
     for name in positive:
         if getattr(cfg, name) <= 0:
             raise ValueError(f"config key {name!r} must be > 0, got {getattr(cfg, name)}")
+    if cfg.torch_threads < 1:
+        raise ValueError(f"config key 'torch_threads' must be >= 1, got {cfg.torch_threads}")
     for name in ("n_envs", "snapshot_every", "max_snapshots", "bc_samples", "bc_epochs", "eval_every",
                  "checkpoint_every"):
         if getattr(cfg, name) < 0:
@@ -122,10 +127,15 @@ def validate(cfg: TrainConfig) -> None:
         raise ValueError(f"config key 'vec_env' must be 'subproc' or 'dummy', got {cfg.vec_env!r}")
     if cfg.features not in ("augmented", "plain"):
         raise ValueError(f"config key 'features' must be 'augmented' or 'plain', got {cfg.features!r}")
+    if cfg.policy not in ("card", "mlp"):
+        raise ValueError(f"config key 'policy' must be 'card' or 'mlp', got {cfg.policy!r}")
+    if cfg.policy == "card" and cfg.features != "augmented":
+        raise ValueError("config key 'policy': 'card' needs features: augmented")
     if cfg.learner not in ("team", "box", "random"):
         raise ValueError(f"config key 'learner' must be team, box or random, got {cfg.learner!r}")
-    if not 0 < cfg.learning_rate < 1:
-        raise ValueError(f"config key 'learning_rate' must be in (0, 1), got {cfg.learning_rate}")
+    for name in ("learning_rate", "bc_learning_rate"):
+        if not 0 < getattr(cfg, name) < 1:
+            raise ValueError(f"config key {name!r} must be in (0, 1), got {getattr(cfg, name)}")
     if not 0 < cfg.gamma <= 1 or not 0 < cfg.gae_lambda <= 1:
         raise ValueError("config keys 'gamma' and 'gae_lambda' must be in (0, 1]")
     if not cfg.net_arch:

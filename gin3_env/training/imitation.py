@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..engine.hand import HandState
-from ..envs.features import augment
 from ..envs.observation import action_mask, encode
+from ..policies.features import augment
 from .config import TrainConfig
 
 
@@ -65,6 +65,7 @@ def behaviour_clone(model: Any, cfg: TrainConfig) -> dict[str, float]:
     returns = torch.as_tensor(data["returns"], device=device)
     n = len(obs)
     gen = torch.Generator().manual_seed(cfg.seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.bc_learning_rate)
     stats: dict[str, float] = {}
     print(f"[bc] imitating the heuristic on {n:,} decisions for {cfg.bc_epochs} epochs", flush=True)
     for epoch in range(cfg.bc_epochs):
@@ -76,15 +77,15 @@ def behaviour_clone(model: Any, cfg: TrainConfig) -> dict[str, float]:
             pi_loss = -log_prob.mean()
             v_loss = torch.nn.functional.mse_loss(values.flatten(), returns[idx])
             loss = pi_loss + 0.5 * v_loss
-            policy.optimizer.zero_grad()
+            optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-            policy.optimizer.step()
+            optimizer.step()
             total_pi += float(pi_loss.detach()) * len(idx)
             total_v += float(v_loss.detach()) * len(idx)
         with torch.no_grad():
             dist = policy.get_distribution(obs[:4096], action_masks=masks[:4096])
-            acc = float((dist.distribution.probs.argmax(dim=1) == actions[:4096]).float().mean())
+            acc = float((dist.distribution.probs.argmax(dim=1) == actions[:4096]).float().mean())  # training data
         stats = {"policy_loss": total_pi / n, "value_loss": total_v / n, "accuracy": acc}
         print(f"[bc] epoch {epoch + 1}: policy loss {stats['policy_loss']:.3f}, value loss "
               f"{stats['value_loss']:.4f}, agreement with the heuristic {acc:.1%}", flush=True)

@@ -28,11 +28,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ..envs.features import AugmentedObservation
 from ..envs.single_agent import ThreeHandedGinEnv
+from ..policies.features import AugmentedObservation
+from ..policies.loading import SB3Policy
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
 from .imitation import behaviour_clone
-from .model_policy import ModelPolicy, quick_evaluate
+from .model_policy import quick_evaluate
+from .network import CardAwarePolicy
 from .plots import plot_learning_curve
 
 
@@ -148,7 +150,7 @@ class TrainingMonitor:
         return any(p.get("self", 0) > 0 for p in self.cfg.opponent_schedule)
 
     def evaluate(self, model: Any, logger: Any, step: int) -> None:
-        stats = quick_evaluate(ModelPolicy(model), "heuristic", self.cfg.eval_hands, seed=self.cfg.seed + 7)
+        stats = quick_evaluate(SB3Policy(model), "heuristic", self.cfg.eval_hands, seed=self.cfg.seed + 7)
         record = {"step": step, "time": time.time(), **stats}
         self.state["eval_history"].append(record)
         for key in ("mean", "ci95", "team_mean", "box_mean"):
@@ -191,6 +193,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_json(asdict(cfg), run_dir / "config.json")
     torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
     np.random.seed(cfg.seed)
     env = make_vec_env(cfg)
     state = fresh_state()
@@ -207,7 +210,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         print(f"resumed from {resume} at step {model.num_timesteps:,}")
     else:
         model = MaskablePPO(
-            "MlpPolicy",
+            CardAwarePolicy if cfg.policy == "card" else "MlpPolicy",
             env,
             learning_rate=cfg.learning_rate,
             n_steps=cfg.n_steps,
@@ -242,7 +245,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     atomic_save_model(model, run_dir / "final.zip")
     env.close()
     best = run_dir / "best.zip"
-    final_policy = ModelPolicy(MaskablePPO.load(best, device="cpu")) if best.is_file() else ModelPolicy(model)
+    final_policy = SB3Policy(MaskablePPO.load(best, device="cpu")) if best.is_file() else SB3Policy(model)
     summary = {"best_step": state["best_step"], "num_timesteps": model.num_timesteps, "vs": {}}
     for opponent in ("heuristic", "random"):
         stats = quick_evaluate(final_policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234)
