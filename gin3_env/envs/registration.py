@@ -58,9 +58,7 @@ def register_pettingzoo() -> None:
 
 
 def register_gymnasium() -> None:
-    """Register the single-agent envs in Gymnasium's registry (idempotent).
-
-    Also the ``gymnasium.envs`` entry point named in ``pyproject.toml``."""
+    """Register the single-agent envs in Gymnasium's registry (idempotent)."""
     import gymnasium
 
     for env_id, entry_point in GYMNASIUM_ENVS.items():
