@@ -21,7 +21,7 @@ def test_python_examples_run_in_order() -> None:
     blocks = _blocks("python")
     assert len(blocks) >= 4
     for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - the README's own code
+        exec(compile(block, str(README), "exec"), namespace)  # the README's own code
 
 
 def test_readme_opens_with_the_two_setup_commands() -> None:
