@@ -147,9 +147,18 @@ def make_rules(rules: Rules | Mapping[str, Any] | None, options: Mapping[str, An
     raise ValueError(f"rules must be a gin3_env.Rules or a dict of options, got {type(rules).__name__}")
 
 
+class UnsupportedRenderModeError(ValueError, TypeError):
+    """A render mode these envs do not offer.
+
+    Also a ``TypeError``: stable-baselines3's ``make_vec_env`` asks every env id for
+    ``render_mode="rgb_array"`` and retries without it on a ``TypeError`` only."""
+
+
 def check_render_mode(render_mode: str | None) -> str | None:
     if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
+        raise UnsupportedRenderModeError(
+            f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}"
+        )
     return render_mode
 
 

@@ -29,6 +29,13 @@ ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale
 ``reset(options=...)`` takes ``"deck"`` (hand env) or ``"decks"``/``"roles"``/``"scores"``
 (match env), and ``"learner"`` to fix the learner's role for that episode.
 
+An episode of the hand env is a hand in which the learner decides at least once:
+a hand that the opponent ends before that (the captain takes the upcard and knocks
+at once against a learning box) is listed in
+``info["hands_decided_before_learner_acted"]`` and another hand is dealt, except
+with a given deck, where the episode is then over at reset. In the match env the
+points of such a hand are paid with the learner's next step.
+
 Version history
 | version | change |
 |---|---|
@@ -48,20 +55,11 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState
 from ..engine.match import MatchState
 from ..engine.rules import Rules
+from .aec_hand import check_options, check_render_mode, check_reward_scale, make_rules
 from .observation import MATCH_OBS_SIZE, OBS_SIZE, action_mask, encode, encode_match, match_action_mask
 
 LEARNER_ROLES = ("team", "box", "random")
-
-
-def make_rules(rules: Rules | None, options: dict[str, Any]) -> Rules:
-    """Rules from ``rules=`` or keyword options (not both); unknown options name themselves."""
-    if rules is not None and options:
-        raise ValueError(f"pass either rules=Rules(...) or rules options, not both: {sorted(options)}")
-    if rules is not None:
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a gin3_env.Rules, got {type(rules).__name__}")
-        return rules
-    return Rules.from_dict(options)
+MAX_REDEALS = 1000
 
 
 def _resolve(opponent: Any) -> Any:
@@ -74,14 +72,45 @@ def _resolve(opponent: Any) -> Any:
     return opponent
 
 
-class _OpponentMixin:
-    """Holds one opponent policy or a pool to draw one from at each reset."""
+class _LearnerEnv(gym.Env):
+    """What both single-agent envs share: settings, the opponent pool, illegal actions, rendering."""
 
-    _pool: list[Any]
-    _ended: bool
-    np_random: np.random.Generator
-    illegal_penalty: float
-    reward_scale: float
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def _setup(
+        self,
+        obs_size: int,
+        opponent: Any,
+        render_mode: str | None,
+        reward_scale: float,
+        illegal_penalty: float,
+        rules: Rules | None,
+        rule_options: dict[str, Any],
+    ) -> None:
+        self.rules = make_rules(rules, rule_options)
+        self.render_mode = check_render_mode(render_mode)
+        self.reward_scale = check_reward_scale(reward_scale)
+        self.illegal_penalty = float(illegal_penalty)
+        self.observation_space = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.set_opponent(opponent)
+        self._ended = False
+
+    def _obs(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _info(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _table(self) -> str:
+        raise NotImplementedError
+
+    def render(self) -> str | None:
+        text = self._table()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def set_opponent(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
         """One opponent, or a pool (list) drawn from at each reset, uniformly or by ``weights``."""
@@ -109,10 +138,8 @@ class _OpponentMixin:
             self.opponent = self._pool[int(self.np_random.choice(len(self._pool), p=self._weights))]
 
 
-class ThreeHandedGinEnv(_OpponentMixin, gym.Env):
+class ThreeHandedGinEnv(_LearnerEnv):
     """One hand of three-handed gin, the learner against an opponent policy (see module doc)."""
-
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -126,38 +153,45 @@ class ThreeHandedGinEnv(_OpponentMixin, gym.Env):
     ) -> None:
         if learner not in LEARNER_ROLES:
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.rules = make_rules(rules, rule_options)
         self.learner_role = learner
-        self.render_mode = render_mode
-        self.reward_scale = float(reward_scale)
-        self.illegal_penalty = float(illegal_penalty)
-        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.set_opponent(opponent)
+        self._setup(OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options)
         self.state: HandState | None = None
         self.player = TEAM
-        self._ended = False
 
     # ------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        options = dict(options or {})
-        deck = options.pop("deck", None)
-        role = options.pop("learner", self.learner_role)
-        if options:
-            raise ValueError(f"unknown reset option(s) {sorted(options)}; known: deck, learner")
+        options = check_options(options, ("deck", "learner"))
+        deck = options.get("deck")
+        role = options.get("learner", self.learner_role)
         if role not in LEARNER_ROLES:
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {role!r}")
         if role == "random":
             role = PLAYER_NAMES[int(self.np_random.integers(2))]
         self.player = TEAM if role == "team" else BOX
         self._draw_opponent()
-        self.state = HandState.deal(self.rules, deck=deck, rng=self.np_random)
-        self._play_opponent()
-        self._ended = False
-        return self._obs(), self._info()
+        # A hand the opponent ends before the learner's first decision (the captain takes
+        # the upcard and knocks at once against a learning box) holds nothing to learn:
+        # it is reported in the info and another is dealt. With a given deck it is not
+        # redealt: the episode is over at once (``action_masks()`` all False).
+        skipped: list[dict[str, Any]] = []
+        while True:
+            self.state = HandState.deal(self.rules, deck=deck, rng=self.np_random)
+            self._play_opponent()
+            if not self.state.is_over or deck is not None:
+                break
+            assert self.state.result is not None
+            skipped.append(self.state.result.to_dict())
+            if len(skipped) >= MAX_REDEALS:
+                raise RuntimeError(
+                    f"the opponent ended {MAX_REDEALS} hands in a row before the learner could act; "
+                    "with these rules and this opponent the learner never plays"
+                )
+        self._ended = self.state.is_over
+        info = self._info()
+        if skipped:
+            info["hands_decided_before_learner_acted"] = skipped
+        return self._obs(), info
 
     def step(self, action: int):
         state = self._require_state()
@@ -173,14 +207,10 @@ class ThreeHandedGinEnv(_OpponentMixin, gym.Env):
         """Bool mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
         return action_mask(self._require_state(), self.player).astype(bool)
 
-    def render(self) -> str | None:
+    def _table(self) -> str:
         from ..render import render_table
 
-        text = render_table(self._require_state(), viewer=None)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_table(self._require_state(), viewer=None)
 
     # ------------------------------------------------------------ helpers
     def _require_state(self) -> HandState:
@@ -223,14 +253,12 @@ class ThreeHandedGinEnv(_OpponentMixin, gym.Env):
         return info
 
 
-class ThreeHandedGinMatchEnv(_OpponentMixin, gym.Env):
+class ThreeHandedGinMatchEnv(_LearnerEnv):
     """A whole match: the learner holds one seat, the opponent policy the other two.
 
     The learner acts whenever its seat is the captain or the box; while it sits out,
     the hand is played between the opponents. Each hand's points go to the learner's
     seat as reward (captain or box, +/-; 0 while sitting out)."""
-
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -243,19 +271,10 @@ class ThreeHandedGinMatchEnv(_OpponentMixin, gym.Env):
         **rule_options: Any,
     ) -> None:
         self.learner_seat = self._check_seat(learner)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.rules = make_rules(rules, rule_options)
-        self.render_mode = render_mode
-        self.reward_scale = float(reward_scale)
-        self.illegal_penalty = float(illegal_penalty)
-        self.observation_space = spaces.Box(0.0, 1.0, (MATCH_OBS_SIZE,), np.float32)
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.set_opponent(opponent)
+        self._setup(MATCH_OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options)
         self.match: MatchState | None = None
         self.seat = 0
         self._pending = 0.0
-        self._ended = False
 
     @staticmethod
     def _check_seat(seat: int | str) -> int | str:
@@ -267,12 +286,8 @@ class ThreeHandedGinMatchEnv(_OpponentMixin, gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        options = dict(options or {})
+        options = check_options(options, ("decks", "roles", "scores", "learner"))
         seat = self._check_seat(options.pop("learner", self.learner_seat))
-        known = {"decks", "roles", "scores"}
-        unknown = set(options) - known
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: decks, roles, scores, learner")
         self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
         self._draw_opponent()
         self.match = MatchState.start(self.rules, rng=self.np_random, **options)
@@ -302,15 +317,11 @@ class ThreeHandedGinMatchEnv(_OpponentMixin, gym.Env):
     def action_masks(self) -> np.ndarray:
         return match_action_mask(self._require_match(), self.seat).astype(bool)
 
-    def render(self) -> str | None:
+    def _table(self) -> str:
         from ..render import render_table
 
         match = self._require_match()
-        text = render_table(match.hand, viewer=None, roles=match.roles, scores=match.scores)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_table(match.hand, viewer=None, roles=match.roles, scores=match.scores)
 
     def _require_match(self) -> MatchState:
         if self.match is None:

@@ -1,0 +1,209 @@
+"""The Gymnasium single-agent environments: checkers, masks, rewards, opponents, MaskablePPO."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from conftest import stacked_deck
+from gymnasium.utils.env_checker import check_env as gym_check_env
+
+import gin3_env  # noqa: F401  (registers the ids)
+from gin3_env.engine import HandState, parse_card, parse_cards
+from gin3_env.engine.actions import PASS, TAKE_DISCARD, knock_action
+from gin3_env.envs.observation import MATCH_OBS_SIZE, OBS_SIZE, encode
+from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
+from gin3_env.policies import HeuristicPolicy, RandomPolicy
+
+GIN_TEAM = "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"
+JUNK_BOX = "2D 8D TD QC 3H JH 4S 6S 8S QS"
+
+
+def random_legal(env: gym.Env, rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(env.action_masks())))
+
+
+def play_episode(env: gym.Env, rng: np.random.Generator, **reset: object) -> tuple[float, dict]:
+    _, info = env.reset(**reset)
+    total, done = 0.0, False
+    while not done:
+        _, reward, terminated, truncated, info = env.step(random_legal(env, rng))
+        total += reward
+        done = terminated or truncated
+    return total, info
+
+
+@pytest.mark.parametrize("cls", [ThreeHandedGinEnv, ThreeHandedGinMatchEnv])
+def test_gymnasium_and_sb3_checkers_pass(cls: type[gym.Env]) -> None:
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    gym_check_env(cls(opponent=RandomPolicy(seed=0)), skip_render_check=True)
+    sb3_check_env(cls(opponent=RandomPolicy(seed=0)))
+
+
+def test_make_by_id_and_spaces() -> None:
+    env = gym.make("gin3/ThreeHandedGin-v0", opponent="random")
+    assert env.observation_space.shape == (OBS_SIZE,)
+    assert env.action_space.n == 107
+    match = gym.make("gin3/ThreeHandedGinMatch-v0", opponent="random")
+    assert match.observation_space.shape == (MATCH_OBS_SIZE,)
+
+
+def test_mask_is_the_learners_legal_moves_and_obs_its_view() -> None:
+    env = ThreeHandedGinEnv(learner="box", opponent=RandomPolicy(seed=1))
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=3)
+    while True:
+        state = env.state
+        assert state is not None and state.player == 1  # the opponent moved inside step
+        assert np.array_equal(env.action_masks(), state.legal_mask().astype(bool))
+        assert np.array_equal(info["action_mask"], state.legal_mask())
+        assert np.array_equal(obs, encode(state, 1))
+        obs, _, terminated, truncated, info = env.step(random_legal(env, rng))
+        if terminated or truncated:
+            break
+
+
+def test_gin_reward_is_exact_for_each_role() -> None:
+    deck = stacked_deck(GIN_TEAM, JUNK_BOX, upcard="TH")
+    points = 25 + 71  # gin bonus + the box's deadwood (2+8+10+10+3+10+4+6+8+10)
+    env = ThreeHandedGinEnv(learner="team", opponent=HeuristicPolicy())
+    env.reset(options={"deck": deck})
+    env.step(TAKE_DISCARD)
+    _, reward, terminated, truncated, info = env.step(knock_action(parse_card("KS")))
+    assert (reward, terminated, truncated) == (points, True, False)
+    assert info["result"]["outcome"] == "gin" and info["result"]["points"] == points
+    # The learner as box: the heuristic captain takes the upcard and goes gin before the box
+    # decides anything; with a given deck the episode is then over at reset.
+    env = ThreeHandedGinEnv(learner="box", opponent=HeuristicPolicy(), reward_scale=0.5)
+    _, info = env.reset(options={"deck": deck})
+    assert info["result"]["winner"] == "team" and not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(PASS)
+
+
+def test_hands_decided_before_the_learner_acts_are_reported_and_redealt() -> None:
+    class KnockAtOnce:
+        """Takes the upcard and knocks whenever it can, else plays the first legal move."""
+
+        def act(self, observation: dict) -> int:
+            legal = np.flatnonzero(observation["action_mask"])
+            knocks = legal[legal >= 55]
+            return int(knocks[0]) if len(knocks) else (TAKE_DISCARD if TAKE_DISCARD in legal else int(legal[0]))
+
+    env = ThreeHandedGinEnv(learner="box", opponent=KnockAtOnce(), knock_limit=60)
+    skipped = []
+    for seed in range(20):
+        _, info = env.reset(seed=seed)
+        assert env.action_masks().any()
+        skipped += info.get("hands_decided_before_learner_acted", [])
+    assert skipped and all(r["knocker"] == "team" and r["winner"] is not None for r in skipped)
+    always = ThreeHandedGinEnv(learner="box", opponent=KnockAtOnce(), knock_limit=100)
+    with pytest.raises(RuntimeError, match="before the learner could act"):
+        always.reset(seed=0)
+
+
+def test_illegal_action_ends_the_episode_with_the_penalty() -> None:
+    env = ThreeHandedGinEnv(learner="team", opponent="random", illegal_penalty=30, reward_scale=0.1)
+    env.reset(seed=0)
+    _, reward, terminated, truncated, info = env.step(knock_action(0))  # no knock in the opening
+    assert (reward, terminated, truncated) == (pytest.approx(-3.0), True, False)
+    assert info["illegal_action"] is True
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(PASS)
+
+
+def test_opponent_by_name_object_pool_and_model_path(tmp_path: Path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    rng = np.random.default_rng(0)
+    for opponent in ("random", "heuristic", RandomPolicy(seed=2), ["random", "heuristic"]):
+        env = ThreeHandedGinEnv(opponent=opponent)
+        play_episode(env, rng, seed=5)
+    model = MaskablePPO("MlpPolicy", ThreeHandedGinEnv(opponent="random"), n_steps=64, batch_size=64)
+    path = tmp_path / "model.zip"
+    model.save(path)
+    env = ThreeHandedGinEnv(opponent=str(path))
+    play_episode(env, rng, seed=6)
+    with pytest.raises(FileNotFoundError, match=r"missing\.zip"):
+        ThreeHandedGinEnv(opponent=str(tmp_path / "missing.zip"))
+    with pytest.raises(ValueError, match="opponent"):
+        ThreeHandedGinEnv(opponent=42)
+    env = ThreeHandedGinEnv(opponent="random")
+    with pytest.raises(ValueError, match="weights"):
+        env.set_opponent(["random", "heuristic"], weights=[1.0])
+
+
+def test_bad_arguments_and_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="learner"):
+        ThreeHandedGinEnv(learner="sitter")
+    with pytest.raises(ValueError, match="render_mode"):
+        ThreeHandedGinEnv(render_mode="rgb_array")
+    with pytest.raises(TypeError, match="render_mode"):  # what SB3's make_vec_env falls back on
+        ThreeHandedGinEnv(render_mode="rgb_array")
+    with pytest.raises(ValueError, match=r"unknown rules option 'gin_bonsu'"):
+        ThreeHandedGinEnv(gin_bonsu=20)
+    env = ThreeHandedGinEnv(opponent="random")
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(options={"dek": []})
+    with pytest.raises(ValueError, match="deck"):
+        env.reset(options={"deck": [0] * 52})
+    with pytest.raises(ValueError, match="learner seat"):
+        ThreeHandedGinMatchEnv(learner=3)
+
+
+def test_match_rewards_add_up_to_the_learners_seat_total() -> None:
+    rng = np.random.default_rng(1)
+    for seed in range(3):
+        env = ThreeHandedGinMatchEnv(learner=seed % 3, opponent=HeuristicPolicy(), target_score=40)
+        total, info = play_episode(env, rng, seed=seed)
+        assert env.match is not None and env.match.is_over
+        # every point the learner's seat won is in its rewards; losses come as negative rewards
+        won = sum(h["seat_points"][env.seat] for h in env.match.history)
+        assert total <= won
+        assert info["winner"] == env.match.winner
+        assert info["scores"] == env.match.scores
+
+
+def test_pickle_and_seeded_reset_reproduce_episodes() -> None:
+    env = ThreeHandedGinEnv(opponent=RandomPolicy(seed=0), gin_bonus=20)
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.rules.gin_bonus == 20
+    a, _ = ThreeHandedGinEnv(opponent="heuristic").reset(seed=11)
+    b, _ = ThreeHandedGinEnv(opponent="heuristic").reset(seed=11)
+    assert np.array_equal(a, b)
+
+
+def test_render_shows_both_hands() -> None:
+    env = ThreeHandedGinEnv(opponent="random", render_mode="ansi")
+    env.reset(seed=1)
+    text = env.render()
+    assert isinstance(text, str) and "Stock" in text
+
+
+def test_maskable_ppo_trains_in_subproc_vec_env_without_wrappers() -> None:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    vec = make_vec_env(
+        "gin3_env:gin3/ThreeHandedGin-v0", n_envs=2, vec_env_cls=SubprocVecEnv, env_kwargs={"opponent": "random"}
+    )
+    try:
+        model = MaskablePPO("MlpPolicy", vec, n_steps=64, batch_size=64, n_epochs=1, seed=0)
+        model.learn(total_timesteps=256)
+        assert model.num_timesteps >= 256
+    finally:
+        vec.close()
+
+
+def test_hand_state_from_the_same_deck_as_the_env() -> None:
+    deck = stacked_deck(GIN_TEAM, JUNK_BOX, upcard="TS")
+    env = ThreeHandedGinEnv(learner="team", opponent="random")
+    env.reset(options={"deck": deck})
+    assert env.state is not None
+    assert env.state.hands == HandState.deal(deck=deck).hands
+    assert sorted(env.state.hand_cards(0)) == sorted(parse_cards(GIN_TEAM))
