@@ -48,6 +48,17 @@ def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> N
     assert set(summary["vs"]) == {"heuristic", "random"}
     assert "points/hand" in done.stdout and "heuristic" in done.stdout
 
+    # shipping copies best.zip without the optimizer state, with a description beside it
+    from gin3_env.policies import load_policy
+    from gin3_env.training.ship import ship
+
+    shipped = ship(run, extra={"note": "test"}, dest=tmp_path / "shipped" / "model.zip")
+    assert shipped.stat().st_size < (run / "best.zip").stat().st_size
+    meta = json.loads(shipped.with_suffix(".json").read_text())
+    assert meta["note"] == "test" and meta["config"]["run_name"] == "tiny"
+    policy = load_policy(str(shipped))
+    assert policy.obs_dim == 586  # the card-aware model reads the derived features
+
     # resume continues the step count from the checkpoint
     checkpoint_steps = json.loads((run / "checkpoint.json").read_text())["num_timesteps"]
     resumed = _train(tmp_path, "--resume", str(run / "checkpoint.zip"), "--total-timesteps", "1024")
