@@ -207,3 +207,22 @@ def test_hand_state_from_the_same_deck_as_the_env() -> None:
     assert env.state is not None
     assert env.state.hands == HandState.deal(deck=deck).hands
     assert sorted(env.state.hand_cards(0)) == sorted(parse_cards(GIN_TEAM))
+
+
+def test_duplicate_reward_subtracts_the_baselines_points_on_the_same_deal() -> None:
+    heuristic = HeuristicPolicy()
+    env = ThreeHandedGinEnv(opponent="heuristic", reward_baseline="heuristic")
+    rng = np.random.default_rng(3)
+    for seed in range(12):
+        # the baseline itself as the learner scores exactly zero on every deal
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            action = heuristic.act({"observation": obs, "action_mask": env.action_masks().astype(np.int8)})
+            obs, reward, terminated, truncated, info = env.step(action)
+            done = terminated or truncated
+        assert reward == 0.0
+        # another learner gets its points minus the baseline's
+        total, info = play_episode(env, rng, seed=seed)
+        assert env.state is not None and env.state.result is not None
+        assert total == env.state.result.returns[env.player] - info["baseline_points"]

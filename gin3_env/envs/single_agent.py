@@ -18,6 +18,11 @@ Arguments
 - ``opponent``: ``"random"``, ``"heuristic"``, ``"trained"``, a saved model's path, an object with
   ``act(observation_dict) -> int``, or a list of these (one is drawn at each reset).
   ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``).
+- ``reward_baseline`` (hand env, default None): a policy (any ``opponent`` form) that also
+  plays each deal in the learner's seat against the same opponent; the reward is then the
+  learner's points minus the baseline's on the same cards (duplicate scoring: the luck of
+  the deal cancels, an action-independent baseline, so policy gradients stay unbiased;
+  ``info["baseline_points"]`` holds the baseline's score). Evaluate with true points.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
   ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``.
 
@@ -148,6 +153,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         render_mode: str | None = None,
         reward_scale: float = 1.0,
         illegal_penalty: float = 25.0,
+        reward_baseline: Any = None,
         rules: Rules | None = None,
         **rule_options: Any,
     ) -> None:
@@ -155,8 +161,10 @@ class ThreeHandedGinEnv(_LearnerEnv):
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
         self.learner_role = learner
         self._setup(OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options)
+        self.baseline = None if reward_baseline is None else _resolve(reward_baseline)
         self.state: HandState | None = None
         self.player = TEAM
+        self._baseline_points = 0
 
     # ------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -188,6 +196,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
                     "with these rules and this opponent the learner never plays"
                 )
         self._ended = self.state.is_over
+        self._baseline_points = self._play_baseline() if self.baseline is not None else 0
         info = self._info()
         if skipped:
             info["hands_decided_before_learner_acted"] = skipped
@@ -225,13 +234,24 @@ class ThreeHandedGinEnv(_LearnerEnv):
             obs = {"observation": encode(state, other), "action_mask": action_mask(state, other)}
             state.apply(int(self.opponent.act(obs)))
 
+    def _play_baseline(self) -> int:
+        """Points the baseline policy scores in the learner's seat on this deal (same opponent)."""
+        state = self._require_state()
+        twin = HandState.deal(self.rules, deck=state.deck)
+        players = {self.player: self.baseline, 1 - self.player: self.opponent}
+        while not twin.is_over:
+            p = twin.player
+            twin.apply(int(players[p].act({"observation": encode(twin, p), "action_mask": action_mask(twin, p)})))
+        assert twin.result is not None
+        return twin.result.returns[self.player]
+
     def _finish_step(self):
         state = self._require_state()
         reward, terminated, truncated = 0.0, False, False
         if state.is_over:
             result = state.result
             assert result is not None
-            reward = result.returns[self.player] * self.reward_scale
+            reward = (result.returns[self.player] - self._baseline_points) * self.reward_scale
             truncated = result.outcome == "truncated"
             terminated = not truncated
             self._ended = True
@@ -250,6 +270,8 @@ class ThreeHandedGinEnv(_LearnerEnv):
         }
         if state.result is not None:
             info["result"] = state.result.to_dict()
+        if self.baseline is not None:
+            info["baseline_points"] = self._baseline_points
         return info
 
 

@@ -30,6 +30,7 @@ class TrainConfig:
     vec_env: str = "subproc"  # "subproc" or "dummy"
     learner: str = "random"  # "team", "box" or "random" (both roles)
     reward_scale: float = 0.02  # game points -> reward
+    duplicate_reward: bool = False  # reward = points minus the heuristic's on the same deal (variance cut)
     features: str = "augmented"  # "augmented" (policies/features.py) or "plain" (the env observation)
     policy: str = "card"  # "card" (training/network.py, needs augmented features) or "mlp"
     # MaskablePPO

@@ -57,7 +57,12 @@ def _make_env(cfg: TrainConfig, rank: int):
         import torch
 
         torch.set_num_threads(1)
-        env: gym.Env = ThreeHandedGinEnv(learner=cfg.learner, opponent="heuristic", reward_scale=cfg.reward_scale)
+        env: gym.Env = ThreeHandedGinEnv(
+            learner=cfg.learner,
+            opponent="heuristic",
+            reward_scale=cfg.reward_scale,
+            reward_baseline="heuristic" if cfg.duplicate_reward else None,
+        )
         if cfg.features == "augmented":
             env = AugmentedObservation(env)
         env.reset(seed=cfg.seed * 1000 + rank)
@@ -188,6 +193,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     """Run one training job; returns the final evaluation summary."""
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import FloatSchedule
 
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -202,6 +208,10 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         if not resume.is_file():
             raise FileNotFoundError(f"checkpoint to resume from not found: {resume}")
         model = MaskablePPO.load(resume, env=env, device=cfg.device, tensorboard_log=str(run_dir / "tb"))
+        # the config's PPO settings apply to the continued run
+        model.learning_rate, model.ent_coef, model.vf_coef = cfg.learning_rate, cfg.ent_coef, cfg.vf_coef
+        model.clip_range = FloatSchedule(cfg.clip_range)
+        model._setup_lr_schedule()
         meta = resume.with_suffix(".json")
         if meta.is_file():
             saved = json.loads(meta.read_text())
