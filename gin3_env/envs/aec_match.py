@@ -108,27 +108,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, TEAM, HandResult, HandState, check_deck
 from ..engine.match import NUM_SEATS, MatchState, Roles
 from ..engine.rules import Rules
-from .aec_hand import (
-    ActionSpace,
-    check_options,
-    check_render_mode,
-    check_reward_scale,
-    make_rules,
-    render_text,
-    result_info,
-    unknown_agent,
-    wrap,
-)
+from .aec_base import GinAECEnv, check_options, render_text, result_info, unknown_agent
 from .observation import MATCH_OBS_SIZE, encode_match, hand_roles, match_action_mask
+from .wrapping import wrap
 
 SEATS = tuple(f"player_{seat}" for seat in range(NUM_SEATS))
 _SEAT = {name: seat for seat, name in enumerate(SEATS)}
@@ -163,7 +152,7 @@ def _check_scores(scores: Any) -> list[int] | None:
     return list(scores)  # MatchState.start checks the values against the rules
 
 
-class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
+class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     """A match of three-handed gin between three seats. See the module docstring."""
 
     metadata = {
@@ -181,37 +170,9 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
         **rule_options: Any,
     ) -> None:
         super().__init__()
-        self.render_mode = check_render_mode(render_mode)
-        self.reward_scale = check_reward_scale(reward_scale)
-        self.rules = make_rules(rules, rule_options)
-        self.possible_agents = list(SEATS)
-        self.agents = list(SEATS)
-        self.observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, 1.0, (MATCH_OBS_SIZE,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-                }
-            )
-            for agent in SEATS
-        }
-        self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in SEATS}
+        self._setup(SEATS, MATCH_OBS_SIZE, render_mode, reward_scale, rules, rule_options)
         self.match: MatchState | None = None
-        self._rng = np.random.default_rng()
         self._rewards_set = False
-
-    # ------------------------------------------------------------- spaces
-    def observation_space(self, agent: str) -> spaces.Dict:
-        try:
-            return self.observation_spaces[agent]
-        except KeyError:
-            raise unknown_agent(agent, self.possible_agents) from None
-
-    def action_space(self, agent: str) -> ActionSpace:
-        try:
-            return self.action_spaces[agent]
-        except KeyError:
-            raise unknown_agent(agent, self.possible_agents) from None
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -221,16 +182,8 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
         if roles is not None and not isinstance(roles, Roles):
             roles = Roles.from_dict(roles)
         scores = _check_scores(opts.get("scores"))
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
+        self._start(seed)
         self.match = MatchState.start(self.rules, rng=self._rng, roles=roles, scores=scores, decks=decks)
-        self.agents = list(SEATS)
-        self.rewards = {agent: 0.0 for agent in SEATS}
-        self._cumulative_rewards = {agent: 0.0 for agent in SEATS}
-        self.terminations = {agent: False for agent in SEATS}
-        self.truncations = {agent: False for agent in SEATS}
-        self.infos = {agent: {} for agent in SEATS}
-        self._skip_agent_selection = None
         self._rewards_set = False
         seat = self.match.acting_seat
         assert seat is not None
@@ -299,19 +252,9 @@ class raw_env(AECEnv):  # PettingZoo names the unwrapped env class raw_env
             if over:
                 self.terminations[agent] = True
 
-    def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
+    def _table(self) -> str:
         match = self._require_match()
-        text = render_text(match.hand, roles=hand_roles(match), scores=list(match.scores), seat_names=SEATS)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        return render_text(match.hand, roles=hand_roles(match), scores=list(match.scores), seat_names=SEATS)
 
     # ------------------------------------------------------------- extras
     @property

@@ -60,7 +60,7 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState
 from ..engine.match import MatchState
 from ..engine.rules import Rules
-from .aec_hand import check_options, check_render_mode, check_reward_scale, make_rules
+from .aec_base import check_options, check_render_mode, check_reward_scale, make_rules
 from .observation import MATCH_OBS_SIZE, OBS_SIZE, action_mask, encode, encode_match, match_action_mask
 
 LEARNER_ROLES = ("team", "box", "random")

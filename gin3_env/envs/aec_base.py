@@ -1,0 +1,181 @@
+"""What the AEC hand and match environments share: argument checks and plumbing.
+
+The helpers check the constructor and ``reset`` arguments the same way in every
+environment of the package (the Gymnasium ones use them too); :class:`GinAECEnv`
+holds the spaces (cached per agent), the per-agent bookkeeping of ``reset`` and
+text rendering.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ..engine.actions import NUM_ACTIONS
+from ..engine.hand import HandResult, HandState
+from ..engine.rules import Rules
+from .wrapping import ActionSpace
+
+RENDER_MODES = ("ansi", "human")
+
+
+def make_rules(rules: Rules | Mapping[str, Any] | None, options: Mapping[str, Any]) -> Rules:
+    """The rules from ``rules=`` (a ``Rules`` or a mapping) or keyword options, not both."""
+    if rules is not None and options:
+        raise ValueError(
+            f"pass either rules=Rules(...) or rules options as keywords, not both (got {sorted(options)})"
+        )
+    if rules is None:
+        return Rules.from_dict(dict(options))
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, Mapping):
+        return Rules.from_dict(dict(rules))
+    raise ValueError(f"rules must be a gin3_env.Rules or a dict of options, got {type(rules).__name__}")
+
+
+class UnsupportedRenderModeError(ValueError, TypeError):
+    """A render mode these envs do not offer.
+
+    Also a ``TypeError``: stable-baselines3's ``make_vec_env`` asks every env id for
+    ``render_mode="rgb_array"`` and retries without it on a ``TypeError`` only."""
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise UnsupportedRenderModeError(
+            f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}"
+        )
+    return render_mode
+
+
+def check_reward_scale(reward_scale: float) -> float:
+    if isinstance(reward_scale, bool) or not isinstance(reward_scale, int | float | np.number):
+        raise ValueError(f"reward_scale must be a number, got {reward_scale!r}")
+    value = float(reward_scale)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"reward_scale must be a finite number > 0, got {reward_scale!r}")
+    return value
+
+
+API_TEST_PROBE = "options"
+
+
+def check_options(options: Mapping[str, Any] | None, known: Sequence[str]) -> dict[str, Any]:
+    """``reset`` options as a dict; an unknown key is a ``ValueError`` naming it.
+
+    One key is let through and ignored: PettingZoo's ``api_test`` checks that ``reset``
+    takes ``options`` by calling ``reset(seed=0, options={"options": 1})``."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+    options = {key: value for key, value in options.items() if key != API_TEST_PROBE}
+    unknown = [key for key in options if key not in known]
+    if unknown:
+        raise ValueError(
+            f"unknown reset option(s) {', '.join(repr(k) for k in unknown)}; known: {', '.join(known)}"
+        )
+    return dict(options)
+
+
+def unknown_agent(agent: object, agents: Sequence[str]) -> ValueError:
+    return ValueError(f"unknown agent {agent!r}; the agents are {', '.join(agents)}")
+
+
+def result_info(result: HandResult, names: Sequence[str]) -> dict[str, Any]:
+    """``HandResult.to_dict()`` with players named ``names[TEAM]``/``names[BOX]``."""
+    info = result.to_dict()
+    info["knocker"] = None if result.knocker is None else names[result.knocker]
+    info["winner"] = None if result.winner is None else names[result.winner]
+    if result.spreads is not None:
+        info["spreads"] = {names[p]: spread.to_dict() for p, spread in enumerate(result.spreads)}
+    return info
+
+
+def render_text(hand: HandState, **kwargs: Any) -> str:
+    from ..render import render_table  # lazy: the renderer is only needed to render
+
+    return render_table(hand, None, **kwargs)
+
+
+# ---------------------------------------------------------------- factories
+
+class GinAECEnv(AECEnv):
+    """Base of the hand and match AEC envs: settings, cached spaces, reset bookkeeping, rendering."""
+
+    def _setup(
+        self,
+        agents: Sequence[str],
+        obs_size: int,
+        render_mode: str | None,
+        reward_scale: float,
+        rules: Rules | Mapping[str, Any] | None,
+        rule_options: Mapping[str, Any],
+    ) -> None:
+        self.render_mode = check_render_mode(render_mode)
+        self.reward_scale = check_reward_scale(reward_scale)
+        self.rules = make_rules(rules, rule_options)
+        self.possible_agents = list(agents)
+        self.agents = list(agents)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (obs_size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
+            for agent in agents
+        }
+        self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in agents}
+        self._rng = np.random.default_rng()
+
+    # ------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Dict:
+        try:
+            return self.observation_spaces[agent]
+        except KeyError:
+            raise unknown_agent(agent, self.possible_agents) from None
+
+    def action_space(self, agent: str) -> ActionSpace:
+        try:
+            return self.action_spaces[agent]
+        except KeyError:
+            raise unknown_agent(agent, self.possible_agents) from None
+
+    # ------------------------------------------------------------- reset
+    def _start(self, seed: int | None) -> None:
+        """Reseed (when asked) and clear every agent's rewards, ends and infos."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        agents = self.possible_agents
+        self.agents = list(agents)
+        self.rewards = {agent: 0.0 for agent in agents}
+        self._cumulative_rewards = {agent: 0.0 for agent in agents}
+        self.terminations = {agent: False for agent in agents}
+        self.truncations = {agent: False for agent in agents}
+        self.infos = {agent: {} for agent in agents}
+        self._skip_agent_selection = None
+
+    # ------------------------------------------------------------- render
+    def _table(self) -> str:
+        raise NotImplementedError
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = self._table()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release (text rendering only)."""
