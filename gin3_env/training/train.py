@@ -193,7 +193,6 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     """Run one training job; returns the final evaluation summary."""
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.utils import FloatSchedule
 
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -207,11 +206,20 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         resume = Path(cfg.resume)
         if not resume.is_file():
             raise FileNotFoundError(f"checkpoint to resume from not found: {resume}")
-        model = MaskablePPO.load(resume, env=env, device=cfg.device, tensorboard_log=str(run_dir / "tb"))
         # the config's PPO settings apply to the continued run
-        model.learning_rate, model.ent_coef, model.vf_coef = cfg.learning_rate, cfg.ent_coef, cfg.vf_coef
-        model.clip_range = FloatSchedule(cfg.clip_range)
-        model._setup_lr_schedule()
+        settings = {
+            "learning_rate": cfg.learning_rate,
+            "clip_range": cfg.clip_range,
+            "ent_coef": cfg.ent_coef,
+            "vf_coef": cfg.vf_coef,
+            "gamma": cfg.gamma,
+            "gae_lambda": cfg.gae_lambda,
+            "n_epochs": cfg.n_epochs,
+            "max_grad_norm": cfg.max_grad_norm,
+        }
+        model = MaskablePPO.load(
+            resume, env=env, device=cfg.device, tensorboard_log=str(run_dir / "tb"), custom_objects=settings
+        )
         meta = resume.with_suffix(".json")
         if meta.is_file():
             saved = json.loads(meta.read_text())
