@@ -14,7 +14,7 @@ def quick_evaluate(policy: Any, opponent: str, n_deals: int, seed: int) -> dict[
     report = evaluate_hands(policy, load_policy(opponent), n_hands=n_deals, seed=seed)
     return {
         "mean": report.overall.mean,
-        "ci95": (report.overall.high - report.overall.low) / 2,
+        "ci95": report.overall.half_width,
         "team_mean": report.as_team.mean,
         "box_mean": report.as_box.mean,
         "deals": report.n_deals,
