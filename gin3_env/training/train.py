@@ -33,9 +33,9 @@ from ..policies.features import AugmentedObservation
 from ..policies.loading import SB3Policy
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
 from .imitation import behaviour_clone
-from .quick_eval import quick_evaluate
 from .network import CardAwarePolicy
 from .plots import plot_learning_curve
+from .quick_eval import quick_evaluate
 
 
 # --------------------------------------------------------------------- utils
