@@ -278,7 +278,7 @@ def print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
     run_dir = cfg.run_dir
     print()
     print(f"Evaluation of {run_dir / 'best.zip'} (best at step {summary['best_step']:,}), "
-          f"{cfg.final_eval_hands} duplicate hands each (every deal played in both roles):")
+          f"{cfg.final_eval_hands} deals each, every deal played in both roles ({2 * cfg.final_eval_hands} hands):")
     print(f"{'opponent':<12}{'points/hand':>14}{'95% CI':>18}{'as team':>10}{'as box':>10}")
     for name, s in summary["vs"].items():
         ci = f"[{s['mean'] - s['ci95']:+.2f}, {s['mean'] + s['ci95']:+.2f}]"
