@@ -12,9 +12,6 @@ view (``encode``/``action_mask``) in a single hand, the match view
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -67,21 +64,6 @@ class Console:
     def pause(self, prompt: str = "[Enter] continue, q quits: ") -> str:
         """Wait for Enter; returns what was typed (lowercased, stripped)."""
         return self.ask(prompt).strip().lower()
-
-
-def save_json(path: str | os.PathLike[str], data: Any) -> None:
-    """Write ``data`` as JSON atomically: a temporary file beside ``path``, then ``os.replace``."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".gin3-", suffix=".json.tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def person_turn(

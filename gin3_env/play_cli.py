@@ -12,7 +12,8 @@ from .engine.cards import card_str
 from .engine.hand import BOX, TEAM, HandState
 from .engine.match import MatchState, Roles, draw_roles
 from .engine.rules import Rules
-from .play import Console, Policy, Quit, play_hand, play_match, save_json
+from .files import save_json
+from .play import Console, Policy, Quit, play_hand, play_match
 from .play_replay import load_log, replay_log
 
 GOODBYE = "Goodbye."
@@ -105,7 +106,7 @@ def run_play(args: argparse.Namespace) -> int:
         io.say(GOODBYE)
     finally:
         if log is not None and args.save_log:
-            save_json(args.save_log, log)
+            save_json(args.save_log, log, indent=1)
             print(f"Log saved to {args.save_log}", flush=True)
     return 0
 

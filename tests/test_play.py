@@ -18,7 +18,8 @@ from gin3_env.engine.match import MatchState, Roles
 from gin3_env.engine.melds import knock_deadwoods
 from gin3_env.engine.rules import Rules
 from gin3_env.envs.observation import encode
-from gin3_env.play import Console, Quit, play_hand, play_match, save_json
+from gin3_env.files import save_json
+from gin3_env.play import Console, Quit, play_hand, play_match
 from gin3_env.play_moves import parse_move
 from gin3_env.play_replay import load_log, replay_log
 

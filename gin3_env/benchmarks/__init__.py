@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..files import save_json
+
 SUITES = ("engine", "envs")
 
 
@@ -59,6 +61,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(formatter(report) if formatter else json.dumps(report, indent=2), end="\n\n", flush=True)
     if args.json is not None:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
+        save_json(args.json, results)
         print(f"results written to {args.json}")
     return 0

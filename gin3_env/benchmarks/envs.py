@@ -37,6 +37,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..files import save_json
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SIDE_PACKAGES = ("pettingzoo==1.26.1", "rlcard", "pygame")  # gin_rummy_v4 imports pygame at import time
 
@@ -251,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = run(args.quick, args.seconds, args.rounds)
     print(format_report(report))
     if args.json is not None:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        save_json(args.json, report)
     return 0
 
 

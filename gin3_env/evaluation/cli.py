@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.rules import Rules
+from ..files import save_json
 from .hands import HandsReport, evaluate_hands
 from .matches import MatchesReport, evaluate_matches
 from .vs_openspiel import OPPONENT_NAME, evaluate_openspiel_hands, evaluate_openspiel_matches
@@ -124,6 +125,6 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         path = Path(args.json)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+        save_json(path, result.to_dict())
         print(f"results written to {path}")
     return 0

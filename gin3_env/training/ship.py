@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..files import save_json
 from ..policies.loading import MODELS_DIR, TRAINED_MODEL, TRAINED_SIDECAR
 
 
@@ -37,9 +38,7 @@ def ship(run_dir: Path, extra: dict[str, Any] | None = None, dest: Path = TRAINE
             meta[name.removesuffix(".json")] = json.loads(path.read_text())
     meta.update(extra or {})
     sidecar = dest.with_suffix(".json") if dest != TRAINED_MODEL else TRAINED_SIDECAR
-    tmp_json = sidecar.with_name(sidecar.name + ".tmp")
-    tmp_json.write_text(json.dumps(meta, indent=2))
-    os.replace(tmp_json, sidecar)
+    save_json(sidecar, meta)
     return dest
 
 

@@ -29,6 +29,7 @@ import gymnasium as gym
 import numpy as np
 
 from ..envs.single_agent import ThreeHandedGinEnv
+from ..files import save_json
 from ..policies.features import AugmentedObservation
 from ..policies.loading import SB3Policy
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
@@ -43,12 +44,6 @@ def atomic_save_model(model: Any, path: Path) -> None:
     """Save an SB3 model so that ``path`` is either the old file or the complete new one."""
     tmp = path.with_name(path.stem + ".partial.zip")
     model.save(tmp)
-    os.replace(tmp, path)
-
-
-def atomic_write_json(data: Any, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2))
     os.replace(tmp, path)
 
 
@@ -172,8 +167,8 @@ class TrainingMonitor:
 
     def checkpoint(self, model: Any) -> None:
         atomic_save_model(model, self.run_dir / "checkpoint.zip")
-        atomic_write_json({**self.state, "num_timesteps": model.num_timesteps}, self.run_dir / "checkpoint.json")
-        atomic_write_json(self.state["eval_history"], self.run_dir / "eval_history.json")
+        save_json(self.run_dir / "checkpoint.json", {**self.state, "num_timesteps": model.num_timesteps})
+        save_json(self.run_dir / "eval_history.json", self.state["eval_history"])
 
 
 def fresh_state() -> dict[str, Any]:
@@ -196,7 +191,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(asdict(cfg), run_dir / "config.json")
+    save_json(run_dir / "config.json", asdict(cfg))
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     np.random.seed(cfg.seed)
@@ -268,7 +263,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     for opponent in ("heuristic", "random"):
         stats = quick_evaluate(final_policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234)
         summary["vs"][opponent] = stats
-    atomic_write_json(summary, run_dir / "final_eval.json")
+    save_json(run_dir / "final_eval.json", summary)
     plot_learning_curve(state["eval_history"], run_dir / "learning_curve.png")
     print_summary(cfg, summary)
     return summary
