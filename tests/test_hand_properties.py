@@ -171,6 +171,24 @@ def test_legal_actions_are_exactly_the_accepted_ones(seed: int, rules: Rules, st
         state.apply(random_step(state, rng, style))
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), rules_strategy, STYLES)
+def test_clone_is_equal_and_independent(seed: int, rules: Rules, style: str) -> None:
+    """A clone plays on exactly like the original, and playing it leaves the original untouched."""
+    rng = np.random.default_rng(seed)
+    state = HandState.deal(rules, rng=rng)
+    while not state.is_over:
+        copy = state.clone()
+        assert snapshot(copy) == snapshot(state)
+        before = snapshot(state)
+        trial_rng = np.random.default_rng(seed + len(state.actions))
+        while not copy.is_over:
+            copy.apply(random_step(copy, trial_rng, style))
+        assert snapshot(state) == before
+        state.apply(random_step(state, rng, style))
+    assert snapshot(state.clone()) == snapshot(state)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1), rules_strategy, STYLES)
 def test_replay_reproduces_the_hand(seed: int, rules: Rules, style: str) -> None:

@@ -16,7 +16,6 @@ so a refused action leaves the state as it was.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -187,7 +186,25 @@ class HandState:
         )
 
     def clone(self) -> HandState:
-        return copy.deepcopy(self)
+        """An independent copy (lists copied; rules, deck and result are immutable and shared)."""
+        return HandState(
+            rules=self.rules,
+            deck=self.deck,
+            hands=list(self.hands),
+            stock=list(self.stock),
+            discards=list(self.discards),
+            phase=self.phase,
+            player=self.player,
+            turns=self.turns,
+            stock_only=self.stock_only,
+            taken=self.taken,
+            known=list(self.known),
+            declined=list(self.declined),
+            actions=list(self.actions),
+            result=self.result,
+            _legal=None if self._legal is None else list(self._legal),
+            _knock_dw=None if self._knock_dw is None else dict(self._knock_dw),
+        )
 
     # -------------------------------------------------------------- queries
     @property
