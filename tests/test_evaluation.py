@@ -77,6 +77,25 @@ def test_duplicate_format_cancels_the_cards() -> None:
     assert report.wins["a"] == report.wins["b"]
 
 
+def test_seat_baseline_compares_each_seat_with_b_in_that_seat() -> None:
+    # A == B (deterministic): A's hands are B's own, so A minus B is exactly 0 in each seat,
+    # while the raw per-seat means keep the seat's worth.
+    same = evaluate_hands(HeuristicPolicy(), HeuristicPolicy(), 25, seed=3, seat_baseline=True)
+    assert same.seat_adjusted is not None
+    for ci in same.seat_adjusted:
+        assert ci.mean == 0 and ci.half_width == 0 and ci.n == 25
+    assert same.as_team.mean != 0
+    # A stronger than B: better than B in both seats; without the option the figures are absent.
+    report = evaluate_hands(HeuristicPolicy(), RandomPolicy(1), 20, seed=3, seat_baseline=True)
+    assert report.seat_adjusted is not None and all(ci.low > 10 for ci in report.seat_adjusted)
+    assert "heuristic minus random as box" in report.to_text()
+    data = report.to_dict()
+    assert data["seat_adjusted"]["box"]["mean"] == report.seat_adjusted[1].mean
+    plain = evaluate_hands(HeuristicPolicy(), RandomPolicy(1), 2, seed=3)
+    assert plain.seat_adjusted is None and plain.to_dict()["seat_adjusted"] is None
+    assert "minus" not in plain.to_text()
+
+
 def test_evaluate_hands_is_seeded() -> None:
     one = evaluate_hands(HeuristicPolicy(), RandomPolicy(4), 20, seed=5)
     two = evaluate_hands(HeuristicPolicy(), RandomPolicy(4), 20, seed=5)
@@ -151,6 +170,8 @@ def test_cli_errors(capsys) -> None:
     assert "grandmaster" in capsys.readouterr().err
     assert cli_main(["heuristic"]) == 2
     assert cli_main(["heuristic", "random", "--hands", "-1"]) == 2
+    assert cli_main(["heuristic", "openspiel-simple", "--seat-baseline"]) == 2
+    assert "--seat-baseline needs a policy B" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli_main(["heuristic", "random", "--hands", "many"])
 

@@ -71,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help=f"also play A against {OPPONENT_NAME} in OpenSpiel's gin_rummy (needs open-spiel)",
     )
+    parser.add_argument(
+        "--seat-baseline",
+        action="store_true",
+        help="also play B against itself on every deal and report A minus B in each seat (the seats "
+        "are not worth the same: the captain moves first)",
+    )
     parser.add_argument("--rules", metavar="JSON", help="rules options as JSON, e.g. '{\"knock_limit\": 5}'")
     parser.add_argument("--progress", action="store_true", help="show progress bars (tqdm)")
     return parser
@@ -92,6 +98,8 @@ def run(args: argparse.Namespace) -> Evaluation:
         raise ValueError("--hands and --matches must be >= 0")
     if args.b is None and not args.vs_openspiel:
         raise ValueError(f"give policy B (or {OPPONENT_NAME}, or --vs-openspiel)")
+    if args.seat_baseline and (args.b is None or args.b == OPPONENT_NAME):
+        raise ValueError("--seat-baseline needs a policy B of this package (B plays itself on every deal)")
     rules = Rules.from_dict(json.loads(args.rules)) if args.rules else None
     policy_a = _load(args.a, args.seed, rules)
     result = Evaluation(args.a, args.b, args.seed)
@@ -99,7 +107,9 @@ def run(args: argparse.Namespace) -> Evaluation:
     if args.b is not None and args.b != OPPONENT_NAME:
         policy_b = _load(args.b, args.seed + 1, rules)
         if args.hands:
-            result.reports.append(evaluate_hands(policy_a, policy_b, args.hands, args.seed, rules, args.progress))
+            result.reports.append(
+                evaluate_hands(policy_a, policy_b, args.hands, args.seed, rules, args.progress, args.seat_baseline)
+            )
         if args.matches:
             result.reports.append(evaluate_matches(policy_a, policy_b, args.matches, args.seed, rules, args.progress))
     if vs_openspiel:
