@@ -9,11 +9,11 @@ Per-role intervals use the ``n_deals`` hands of that role.
 
 The seats are not worth the same: the captain moves first (HeuristicPolicy
 against itself scores +0.80 [+0.33, +1.27] points per hand as the team over
-10,000 deals, seed 2026). With ``seat_baseline=True`` each deal is also played by B against
-itself, and A's points in each seat are compared with B's in the same seat on
-the same deal against the same opponent (B): "A as box minus B as box". These
-paired differences say whether A plays a seat better than B does, free of the
-seat's own worth, and with a narrower interval.
+10,000 deals, seed 2026). With ``seat_baseline=True`` each deal is also played
+by B against itself, and A's points in each seat are compared with B's in the
+same seat on the same deal against the same opponent (B): "A as box minus B as
+box". These paired differences say whether A plays a seat better than B does,
+free of the seat's own worth, and with a narrower interval.
 
 Observations are built with :func:`gin3_env.envs.observation.encode` and
 :func:`~gin3_env.envs.observation.action_mask`, exactly as the environments
