@@ -38,6 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from ..files import save_json
+from . import aec_loop as aec_loop_module
+from .aec_loop import aec_loop, rates
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SIDE_PACKAGES = ("pettingzoo==1.26.1", "rlcard", "pygame")  # gin_rummy_v4 imports pygame at import time
@@ -61,48 +63,10 @@ def setup_hint(venv: Path | None = None) -> str:
 
 
 # ------------------------------------------------------------- contenders
-def _rates(steps: int, hands: int, wall: float, cpu: float) -> dict[str, Any]:
-    """Steps per second of this process's CPU time (``steps_per_s``, what is compared: it
-    hardly moves when other processes share the machine) and of wall-clock time."""
-    return {
-        "steps": steps,
-        "hands": hands,
-        "seconds": wall,
-        "cpu_seconds": cpu,
-        "steps_per_s": steps / cpu,
-        "steps_per_wall_s": steps / wall,
-    }
-
-
-def _aec_loop(make_env: Callable[[], Any], seconds: float, seed: int) -> dict[str, Any]:
-    """Random legal play through a PettingZoo AEC env for about ``seconds``."""
-    aec = make_env()
-    pick = random.Random(seed)
-    aec.reset(seed=seed)
-    steps = hands = 0
-    start, cpu_start = time.perf_counter(), time.process_time()
-    while True:
-        aec.reset()
-        for _agent in aec.agent_iter():
-            obs, _reward, terminated, truncated, _info = aec.last()
-            if terminated or truncated:
-                action = None
-            else:
-                legal = obs["action_mask"].nonzero()[0]
-                action = int(legal[pick.randrange(len(legal))])
-                steps += 1
-            aec.step(action)
-        hands += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            break
-    return _rates(steps, hands, elapsed, time.process_time() - cpu_start)
-
-
 def measure_gin3(seconds: float, wrapped: bool = True, seed: int = 0) -> dict[str, Any]:
     import gin3_env
 
-    return _aec_loop(gin3_env.env if wrapped else gin3_env.raw_env, seconds, seed)
+    return aec_loop(gin3_env.env if wrapped else gin3_env.raw_env, seconds, seed)
 
 
 def measure_openspiel(seconds: float, seed: int = 0) -> dict[str, Any]:
@@ -129,42 +93,7 @@ def measure_openspiel(seconds: float, seed: int = 0) -> dict[str, Any]:
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
             break
-    return _rates(steps, hands, elapsed, time.process_time() - cpu_start)
-
-
-# Runs in the side venv: the same loop as _aec_loop, on gin_rummy_v4, printing JSON.
-_PEER_SCRIPT = """
-import json, random, sys, time, warnings
-warnings.filterwarnings("ignore")
-import pettingzoo
-from pettingzoo.classic import gin_rummy_v4
-seconds, seed = float(sys.argv[1]), int(sys.argv[2])
-process_time = time.process_time
-aec = gin_rummy_v4.env()
-pick = random.Random(seed)
-aec.reset(seed=seed)
-steps = hands = 0
-start, cpu_start = time.perf_counter(), process_time()
-while True:
-    aec.reset()
-    for _agent in aec.agent_iter():
-        obs, _r, terminated, truncated, _i = aec.last()
-        if terminated or truncated:
-            action = None
-        else:
-            legal = obs["action_mask"].nonzero()[0]
-            action = int(legal[pick.randrange(len(legal))])
-            steps += 1
-        aec.step(action)
-    hands += 1
-    elapsed = time.perf_counter() - start
-    if elapsed >= seconds:
-        break
-cpu = process_time() - cpu_start
-print(json.dumps({"steps": steps, "hands": hands, "seconds": elapsed, "cpu_seconds": cpu,
-                  "steps_per_s": steps / cpu, "steps_per_wall_s": steps / elapsed,
-                  "pettingzoo": pettingzoo.__version__}))
-"""
+    return rates(steps, hands, elapsed, time.process_time() - cpu_start)
 
 
 def measure_gin_rummy_v4(seconds: float, seed: int = 0, venv: Path | None = None) -> dict[str, Any]:
@@ -173,7 +102,7 @@ def measure_gin_rummy_v4(seconds: float, seed: int = 0, venv: Path | None = None
         return {"skipped": f"side virtualenv {python.parent.parent} is missing; {setup_hint(venv)}"}
     try:
         proc = subprocess.run(
-            [str(python), "-c", _PEER_SCRIPT, str(seconds), str(seed)],
+            [str(python), "-c", Path(aec_loop_module.__file__).read_text(), str(seconds), str(seed)],
             capture_output=True,
             text=True,
             timeout=seconds * 10 + 120,
