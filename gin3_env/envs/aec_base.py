@@ -163,6 +163,18 @@ class GinAECEnv(AECEnv):
         self.infos = {agent: {} for agent in agents}
         self._skip_agent_selection = None
 
+    # ------------------------------------------------------------- step
+    def _step_is_dead(self, action: int | None) -> bool:
+        """The start of every ``step``: a finished agent's step (True: it is handled, return);
+        else the agent is to act, and ``None`` is refused."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return True
+        if action is None:
+            raise ValueError(f"{agent} is to act: the action must be an int 0..{NUM_ACTIONS - 1}, not None")
+        return False
+
     # ------------------------------------------------------------- render
     def _table(self) -> str:
         raise NotImplementedError

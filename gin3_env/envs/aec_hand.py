@@ -115,7 +115,6 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import HandResult, HandState, check_deck
 from ..engine.rules import Rules
 from .aec_base import (
@@ -183,13 +182,10 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         return {"observation": encode(hand, p), "action_mask": action_mask(hand, p)}
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._step_is_dead(action):
             return
+        agent = self.agent_selection
         hand = self._require_hand()
-        if action is None:
-            raise ValueError(f"{agent} is to act: the action must be an int 0..{NUM_ACTIONS - 1}, not None")
         hand.apply(action)  # raises IllegalActionError (a ValueError), changing nothing
         self._cumulative_rewards[agent] = 0.0
         result = hand.result

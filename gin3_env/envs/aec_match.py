@@ -111,7 +111,6 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, TEAM, HandResult, HandState, check_deck
 from ..engine.match import NUM_SEATS, MatchState, Roles
 from ..engine.rules import Rules
@@ -200,13 +199,10 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         return {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._step_is_dead(action):
             return
+        agent = self.agent_selection
         match = self._require_match()
-        if action is None:
-            raise ValueError(f"{agent} is to act: the action must be an int 0..{NUM_ACTIONS - 1}, not None")
         roles, hand = match.roles, match.hand
         result = match.apply(action)  # raises IllegalActionError (a ValueError), changing nothing
         if self._rewards_set:
