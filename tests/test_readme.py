@@ -30,3 +30,12 @@ def test_readme_opens_with_the_two_setup_commands() -> None:
     assert "pip install torch==2.13.0" in second and second.strip().endswith("pytest -q")
     ci = CI.read_text()
     assert "pip install torch==2.13.0" in ci and "pytest -q" in ci
+
+
+def test_relative_links_point_at_files() -> None:
+    """Every relative link and image in the README names a file of the checkout."""
+    targets = re.findall(r"\]\(([^)#\s]+)\)", README.read_text())
+    local = [t for t in targets if "://" not in t]
+    assert "docs/rules.md" in local
+    missing = [t for t in local if not (README.parent / t).exists()]
+    assert not missing, f"README links to missing files: {missing}"
