@@ -10,8 +10,22 @@ from typing import Any
 Z95 = 1.959963984540054
 
 
+class _Interval:
+    """What every interval record shares: its ``low``/``high`` ends, half-width and dict form."""
+
+    low: float
+    high: float
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]  # subclasses are dataclasses
+
+
 @dataclass(frozen=True)
-class MeanCI:
+class MeanCI(_Interval):
     """A sample mean with a 95% normal-approximation interval (sample std, ddof=1)."""
 
     mean: float
@@ -20,19 +34,12 @@ class MeanCI:
     n: int
     std: float
 
-    @property
-    def half_width(self) -> float:
-        return (self.high - self.low) / 2
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
     def __str__(self) -> str:
         return f"{self.mean:+.2f} [{self.low:+.2f}, {self.high:+.2f}]"
 
 
 @dataclass(frozen=True)
-class RateCI:
+class RateCI(_Interval):
     """A proportion with its 95% Wilson score interval."""
 
     rate: float
@@ -40,13 +47,6 @@ class RateCI:
     high: float
     successes: int
     n: int
-
-    @property
-    def half_width(self) -> float:
-        return (self.high - self.low) / 2
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     def __str__(self) -> str:
         return f"{self.rate:.3f} [{self.low:.3f}, {self.high:.3f}]"
