@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -35,21 +34,14 @@ from .actions import (
 )
 from .cards import NUM_CARDS, card_str, cards_of
 from .melds import Arrangement, knock_deadwoods
+from .phases import Phase, legal_in_phase
 from .rules import Rules
 from .showdown import showdown
+from .view import PlayerView
 
 TEAM, BOX = 0, 1
 PLAYER_NAMES = ("team", "box")
-HAND_SIZE = 10
 LOG_VERSION = 1
-
-
-class Phase(IntEnum):
-    OFFER_TEAM = 0  # the captain may take the upcard or pass
-    OFFER_BOX = 1  # the captain passed; the box may take it or pass
-    DRAW = 2  # take the top of the stock or of the discard pile
-    DISCARD = 3  # discard a card or knock
-    OVER = 4
 
 
 class IllegalActionError(ValueError):
@@ -217,7 +209,13 @@ class HandState:
 
     @property
     def upcard(self) -> int:
+        """The card turned up at the deal (``deck[20]``)."""
+        self._require_deal("upcard")
         return self.deck[20]
+
+    def _require_deal(self, what: str) -> None:
+        if len(self.deck) != NUM_CARDS:
+            raise ValueError(f"this state has no deal, so no {what} (a determinised sample: the deal is unknown)")
 
     def hand_cards(self, player: int) -> list[int]:
         return cards_of(self.hands[player])
@@ -239,9 +237,43 @@ class HandState:
         mask[self.legal_actions()] = 1
         return mask
 
+    def view(self, player: int) -> PlayerView:
+        """What ``player`` (TEAM or BOX) knows of this hand (see :mod:`.view`)."""
+        if player != TEAM and player != BOX:
+            raise ValueError(f"player must be 0 (team) or 1 (box), got {player!r}")
+        opp = 1 - player
+        phase = self.phase
+        over = phase is Phase.OVER
+        discards = self.discards
+        acting = self.player == player and not over
+        view = object.__new__(PlayerView)
+        # The frozen dataclass's fields, set in one go (its __init__ costs several times more).
+        view.__dict__.update(
+            player=player,
+            to_act=None if over else self.player,
+            phase=phase,
+            hand=self.hands[player],
+            top=discards[-1] if discards else None,
+            pile=tuple(discards[:-1]),
+            opponent_known=self.known[opp],
+            opponent_declined=self.declined[opp],
+            own_declined=self.declined[player],
+            taken=None if over else self.taken,
+            opponent_hand_size=self.hands[opp].bit_count(),
+            stock_size=len(self.stock),
+            turns=self.turns,
+            stock_only=self.stock_only,
+            rules=self.rules,
+            own_known=self.known[player],
+            _knock_dw=self._knock_dw if acting and phase is Phase.DISCARD else None,
+        )
+        return view
+
     # --------------------------------------------------------------- moves
-    def apply(self, action: int) -> None:
-        """Play ``action`` for the player to act; raise ``IllegalActionError`` if not legal."""
+    def apply(self, action: int) -> HandResult | None:
+        """Play ``action`` for the player to act; return the result if the hand ends with it.
+
+        An action that is not legal raises ``IllegalActionError`` and changes nothing."""
         action = check_action(action)
         if action not in self.legal_actions():
             raise IllegalActionError(self._illegal_message(action))
@@ -271,6 +303,7 @@ class HandState:
             self._discard(action - DISCARD_BASE)
         else:
             self._knock(action - KNOCK_BASE)
+        return self.result
 
     def _to_discard_phase(self) -> None:
         self.phase = Phase.DISCARD
@@ -329,6 +362,7 @@ class HandState:
     # --------------------------------------------------------------- replay
     def log(self) -> dict[str, Any]:
         """A JSON-able record (rules, deck, actions) that :func:`replay` reproduces exactly."""
+        self._require_deal("replay log")
         return {
             "version": LOG_VERSION,
             "rules": self.rules.to_dict(),
@@ -343,21 +377,16 @@ class HandState:
 
 
 def legal_actions(state: HandState) -> list[int]:
-    """The legal actions of the player to act, dispatched on the phase (RULES §5)."""
-    phase = state.phase
-    if phase is Phase.OFFER_TEAM or phase is Phase.OFFER_BOX:
-        return [TAKE_DISCARD, PASS]
-    if phase is Phase.DRAW:
-        if state.stock_only or not state.discards:
-            return [DRAW_STOCK]
-        return [DRAW_STOCK, TAKE_DISCARD]
-    if phase is Phase.DISCARD:
-        forbidden = state.taken if not state.rules.allow_discard_taken_card else None
-        cards = [c for c in cards_of(state.hands[state.player]) if c != forbidden]
-        limit = state.rules.knock_limit
-        kd = state.knock_deadwoods()
-        return [DISCARD_BASE + c for c in cards] + [KNOCK_BASE + c for c in cards if kd[c] <= limit]
-    return []
+    """The legal actions of the player to act (RULES §5), by :func:`~.phases.legal_in_phase`."""
+    return legal_in_phase(
+        state.phase,
+        stock_only=state.stock_only,
+        has_top=bool(state.discards),
+        hand=state.hands[state.player],
+        taken=state.taken,
+        rules=state.rules,
+        knock_deadwoods=state.knock_deadwoods,
+    )
 
 
 def replay(log: dict[str, Any]) -> HandState:
@@ -372,4 +401,3 @@ def replay(log: dict[str, Any]) -> HandState:
         except ValueError as exc:
             raise ValueError(f"hand log action #{i}: {exc}") from None
     return state
-
