@@ -3,7 +3,9 @@
 ``train``, ``evaluate`` and ``bench`` hand their arguments to
 ``gin3_env.training.train.main``, ``gin3_env.evaluation.cli_main`` and
 ``gin3_env.benchmarks.main``, imported only when asked for (they need the
-optional extras). ``play`` and ``replay`` are in :mod:`gin3_env.play`.
+optional extras). ``play`` and ``replay`` are in :mod:`gin3_env.play` (its
+``commands`` module runs them from the parsed arguments). This module only builds
+the parser and dispatches; ``python -m gin3_env`` runs it too.
 
 Exit codes: 0 on success (also when the person quits), 2 on a usage error or a
 missing optional part, 1 on an unexpected failure.
@@ -13,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -101,54 +101,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def use_color(no_color: bool, stream: Any = None) -> bool:
-    """Colours only on a terminal, without NO_COLOR (https://no-color.org) or --no-color."""
-    stream = stream if stream is not None else sys.stdout
-    if no_color or os.environ.get("NO_COLOR"):
-        return False
-    return bool(getattr(stream, "isatty", lambda: False)())
-
-
-def use_symbols(ascii_only: bool, stream: Any = None) -> bool:
-    """Suit symbols unless --ascii or the output cannot encode them."""
-    if ascii_only:
-        return False
-    stream = stream if stream is not None else sys.stdout
-    try:
-        "♣♦♥♠".encode(getattr(stream, "encoding", None) or "ascii")
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
-
-
-def read_decks(deck: str | None, deck_json: str | None) -> list[list[int]]:
-    """The stacked decks given on the command line (maybe none); ``ValueError`` if malformed."""
-    from .engine.cards import parse_cards
-    from .engine.hand import check_deck
-
-    def one(item: Any) -> list[int]:
-        if isinstance(item, str):
-            return check_deck(parse_cards(item))
-        if isinstance(item, list):
-            return check_deck(parse_cards(item) if all(isinstance(c, str) for c in item) else item)
-        raise ValueError(f"a deck must be a list of 52 cards or a string of them, got {item!r:.60}")
-
-    if deck is not None:
-        return [one(deck)]
-    if deck_json is None:
-        return []
-    try:
-        with open(deck_json, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read --deck-json {deck_json}: {exc}") from None
-    if isinstance(data, dict) and "decks" in data:
-        return [one(d) for d in data["decks"]]
-    if isinstance(data, dict) and "deck" in data:
-        return [one(data["deck"])]
-    return [one(data)]
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in DELEGATED:
@@ -158,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    from .play_cli import run_play, run_replay
+    from .play.commands import run_play, run_replay
 
     try:
         if args.command == "play":

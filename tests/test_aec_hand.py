@@ -21,7 +21,7 @@ from gin3_env.engine.cards import parse_card
 from gin3_env.engine.hand import HandState, Phase
 from gin3_env.engine.rules import Rules
 from gin3_env.envs import aec_hand
-from gin3_env.envs.observation import LAYOUT, OBS_SIZE, encode
+from gin3_env.observation import LAYOUT, OBS_SIZE, encode
 
 AGENTS = ["team_0", "box_0"]
 # Captain: three melds and K of spades; taking the upcard 10H makes 7-8-9-10H: gin on the first turn.
@@ -241,7 +241,7 @@ def test_random_play_matches_the_engine(seed: int) -> None:
         assert state.player == p
         for q, agent in enumerate(AGENTS):
             obs = env.observe(agent)
-            assert np.array_equal(obs["observation"], encode(state, q))
+            assert np.array_equal(obs["observation"], encode(state.view(q)))
             expected = state.legal_mask() if q == p else np.zeros(NUM_ACTIONS, np.int8)
             assert np.array_equal(obs["action_mask"], expected) and obs["action_mask"].dtype == np.int8
         a = int(rng.choice(state.legal_actions()))

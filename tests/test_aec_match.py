@@ -19,7 +19,7 @@ from gin3_env.engine.actions import NUM_ACTIONS
 from gin3_env.engine.hand import BOX, TEAM
 from gin3_env.engine.match import MatchState, Roles
 from gin3_env.envs import aec_match
-from gin3_env.envs.observation import MATCH_LAYOUT, MATCH_OBS_SIZE, encode
+from gin3_env.observation import MATCH_LAYOUT, MATCH_OBS_SIZE, encode
 
 SEATS = ["player_0", "player_1", "player_2"]
 GIN_DECK = stacked_deck(GIN_TEAM, JUNK_BOX, "TH")  # the captain takes 10H and goes gin: 97 points
@@ -74,7 +74,7 @@ def check_observations(env: aec_match.raw_env) -> None:
     for seat, name in enumerate(SEATS):
         obs = env.observe(name)
         side = BOX if seat == roles.box else TEAM
-        assert np.array_equal(obs["observation"][:374], encode(hand, side))
+        assert np.array_equal(obs["observation"][:374], encode(hand.view(side)))
         role = ("box", "captain", "sitter").index(roles.role_of(seat))
         assert obs["observation"][374:377].tolist() == [float(i == role) for i in range(3)]
         expected = [min(match.scores[(seat + k) % 3] / target, 1.0) for k in range(3)]

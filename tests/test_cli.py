@@ -14,9 +14,9 @@ import pexpect
 import pytest
 from conftest import stacked_deck
 
-from gin3_env.cli import read_decks, use_color, use_symbols
 from gin3_env.engine.cards import card_str
-from gin3_env.engine.hand import replay
+from gin3_env.engine.hand import replay_hand as replay
+from gin3_env.play.commands import read_decks, use_color, use_symbols
 
 TEAM_MELDS = "AC 2C 3C 7D 7H 7S 9H TH JH"
 BOX_JUNK = "8H 7C 4C KC QD 5S 2D 6H KS 9C"

@@ -14,8 +14,10 @@ from gin3_env.evaluation import (
     evaluate_hands,
     evaluate_matches,
     mean_ci,
-    play_hand,
     wilson_ci,
+)
+from gin3_env.evaluation import (
+    play_deal as play_hand,
 )
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
 

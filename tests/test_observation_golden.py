@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import gin3_env
+from gin3_env.observation.features import augment
 from gin3_env.policies import RandomPolicy
-from gin3_env.policies.features import augment
 
 
 def digest(array: np.ndarray) -> str:

@@ -11,7 +11,6 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from gin3_env.engine.hand import HandState  # noqa: E402
 from gin3_env.engine.melds import best_layoffs, deadwood  # noqa: E402
-from gin3_env.envs.observation import action_mask, encode  # noqa: E402
 from gin3_env.evaluation import evaluate_openspiel_hands, evaluate_openspiel_matches  # noqa: E402
 from gin3_env.interop.openspiel import (  # noqa: E402
     OpenSpielAgent,
@@ -24,6 +23,7 @@ from gin3_env.interop.openspiel import (  # noqa: E402
     split_meld,
     to_openspiel,
 )
+from gin3_env.observation import action_mask, encode  # noqa: E402
 from gin3_env.policies import HeuristicPolicy, RandomPolicy  # noqa: E402
 
 PHASE = pyspiel.gin_rummy.Phase
@@ -126,7 +126,7 @@ def test_observations_match_our_engine() -> None:
         state = HandState.deal(deck=deck)
         while not state.is_over:
             p = state.player
-            obs, mask = encode(state, p), action_mask(state, p)
+            obs, mask = encode(state.view(p)), action_mask(state.view(p))
             ours.append((p, obs.tobytes(), mask.tobytes()))
             state.apply(policy.act({"observation": obs, "action_mask": mask}))
         agents = [OpenSpielAgent(policy, 0), OpenSpielAgent(policy, 1)]

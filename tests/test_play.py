@@ -13,15 +13,16 @@ from conftest import deal, play
 
 from gin3_env.engine.actions import DRAW_STOCK, PASS, TAKE_DISCARD, discard_action, knock_action
 from gin3_env.engine.cards import parse_card
-from gin3_env.engine.hand import BOX, TEAM, HandState, replay
+from gin3_env.engine.hand import BOX, TEAM, HandState
+from gin3_env.engine.hand import replay_hand as replay
 from gin3_env.engine.match import MatchState, Roles
 from gin3_env.engine.melds import knock_deadwoods
 from gin3_env.engine.rules import Rules
-from gin3_env.envs.observation import encode
 from gin3_env.files import save_json
+from gin3_env.observation import encode
 from gin3_env.play import Console, Quit, play_hand, play_match
-from gin3_env.play_moves import parse_move
-from gin3_env.play_replay import load_log, replay_log
+from gin3_env.play.moves import parse_move
+from gin3_env.play.replay import load_log, replay_log
 
 TEAM_MELDS = "AC 2C 3C 7D 7H 7S 9H TH JH"
 BOX_JUNK = "8H 7C 4C KC QD 5S 2D 6H KS 9C"
@@ -251,7 +252,8 @@ def test_replay_match_log(tmp_path: Any) -> None:
         seat = match.acting_seat
         assert seat is not None
         player = match.hand.player
-        match.apply(policy.act({"observation": encode(match.hand, player), "action_mask": match.hand.legal_mask()}))
+        view = match.hand.view(player)
+        match.apply(policy.act({"observation": encode(view), "action_mask": match.hand.legal_mask()}))
     path = tmp_path / "match.json"
     save_json(path, match.log())
     io, out = scripted([])

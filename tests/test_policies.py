@@ -12,16 +12,16 @@ from gin3_env.engine.actions import PASS, TAKE_DISCARD, discard_action, knock_ac
 from gin3_env.engine.cards import mask_of, parse_card, parse_cards
 from gin3_env.engine.hand import BOX, TEAM, HandState, Phase
 from gin3_env.engine.rules import Rules
-from gin3_env.envs.observation import action_mask, encode
 from gin3_env.evaluation import evaluate_hands
+from gin3_env.observation import action_mask, encode
+from gin3_env.observation.decoding import View, decode
 from gin3_env.policies import SIMPLE, HeuristicPolicy, RandomPolicy, SB3Policy, load_policy
-from gin3_env.policies.decode import View, decode
 from gin3_env.policies.heuristic import meld_outs, partner_pairs
 
 
 def obs_of(state: HandState, player: int | None = None) -> dict[str, np.ndarray]:
     p = state.player if player is None else player
-    return {"observation": encode(state, p), "action_mask": action_mask(state, p)}
+    return {"observation": encode(state.view(p)), "action_mask": action_mask(state.view(p))}
 
 
 def random_states(n: int, seed: int, rules: Rules | None = None) -> list[HandState]:
@@ -44,7 +44,7 @@ def random_states(n: int, seed: int, rules: Rules | None = None) -> list[HandSta
 def test_decode_reads_back_what_encode_wrote() -> None:
     for state in random_states(60, seed=1):
         p = state.player
-        view = decode(encode(state, p))
+        view = decode(encode(state.view(p)))
         assert view.hand == state.hands[p]
         assert view.top == (state.discards[-1] if state.discards else None)
         assert view.pile == mask_of(state.discards[:-1])
@@ -119,7 +119,7 @@ def test_same_view_different_hidden_cards_same_action() -> None:
     team = "AC 2C 3C 4D 5D 6D 7H 8H QS QD"
     one = play(deal(team, "AH 2H 3H 4S 5S 6S 9C TC JC KC", "KH", stock="9D"), "pass", "pass", "draw")
     two = play(deal(team, "AS 2S 3S 4H 5H 6H 9S TS JS KD", "KH", stock="9D"), "pass", "pass", "draw")
-    assert np.array_equal(encode(one, TEAM), encode(two, TEAM))
+    assert np.array_equal(encode(one.view(TEAM)), encode(two.view(TEAM)))
     assert HeuristicPolicy().act(obs_of(one)) == HeuristicPolicy().act(obs_of(two))
 
 

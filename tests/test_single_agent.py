@@ -14,9 +14,10 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 import gin3_env  # noqa: F401  (registers the ids)
 from gin3_env.engine import HandState, parse_card, parse_cards
 from gin3_env.engine.actions import PASS, TAKE_DISCARD, knock_action
-from gin3_env.envs.observation import MATCH_OBS_SIZE, OBS_SIZE, encode
 from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
+from gin3_env.observation import MATCH_OBS_SIZE, OBS_SIZE, encode
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
+from gin3_env.training.duplicate import DuplicateReward
 
 GIN_TEAM = "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"
 JUNK_BOX = "2D 8D TD QC 3H JH 4S 6S 8S QS"
@@ -61,7 +62,7 @@ def test_mask_is_the_learners_legal_moves_and_obs_its_view() -> None:
         assert state is not None and state.player == 1  # the opponent moved inside step
         assert np.array_equal(env.action_masks(), state.legal_mask().astype(bool))
         assert np.array_equal(info["action_mask"], state.legal_mask())
-        assert np.array_equal(obs, encode(state, 1))
+        assert np.array_equal(obs, encode(state.view(1)))
         obs, _, terminated, truncated, info = env.step(random_legal(env, rng))
         if terminated or truncated:
             break
@@ -211,7 +212,7 @@ def test_hand_state_from_the_same_deck_as_the_env() -> None:
 
 def test_duplicate_reward_subtracts_the_baselines_points_on_the_same_deal() -> None:
     heuristic = HeuristicPolicy()
-    env = ThreeHandedGinEnv(opponent="heuristic", reward_baseline="heuristic")
+    env = DuplicateReward(ThreeHandedGinEnv(opponent="heuristic"), baseline="heuristic")
     rng = np.random.default_rng(3)
     for seed in range(12):
         # the baseline itself as the learner scores exactly zero on every deal

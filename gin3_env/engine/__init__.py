@@ -16,7 +16,7 @@ from .actions import (
 )
 from .cards import card_points, card_str, cards_of, mask_of, parse_card, parse_cards
 from .determinise import determinise
-from .hand import BOX, TEAM, HandResult, HandState, IllegalActionError, Phase, Spread, legal_actions, replay
+from .hand import BOX, TEAM, HandResult, HandState, IllegalActionError, Phase, Spread, legal_actions, replay_hand
 from .match import MatchState, Roles, draw_roles
 from .melds import Arrangement, best_arrangement, best_layoffs, deadwood, knock_deadwoods
 from .rules import Rules
@@ -29,5 +29,5 @@ __all__ = [
     "PlayerView", "Roles", "Rules", "Spread", "action_card", "action_str", "best_arrangement",
     "best_layoffs", "card_points", "card_str", "cards_of", "deadwood", "determinise", "discard_action",
     "draw_roles", "knock_action", "knock_deadwoods", "legal_actions", "mask_of", "parse_card",
-    "parse_cards", "replay", "showdown",
+    "parse_cards", "replay_hand", "showdown",
 ]

@@ -246,6 +246,8 @@ class HandState:
         over = phase is Phase.OVER
         discards = self.discards
         acting = self.player == player and not over
+        legal = tuple(self.legal_actions()) if acting else None  # computes the knock deadwoods it needs
+        kd = self._knock_dw if acting and phase is Phase.DISCARD else None
         view = object.__new__(PlayerView)
         # The frozen dataclass's fields, set in one go (its __init__ costs several times more).
         view.__dict__.update(
@@ -265,7 +267,8 @@ class HandState:
             stock_only=self.stock_only,
             rules=self.rules,
             own_known=self.known[player],
-            _knock_dw=self._knock_dw if acting and phase is Phase.DISCARD else None,
+            _knock_dw=None if kd is None else dict(kd),  # copies: the view shares nothing with the state
+            _legal=legal,
         )
         return view
 
@@ -361,7 +364,7 @@ class HandState:
 
     # --------------------------------------------------------------- replay
     def log(self) -> dict[str, Any]:
-        """A JSON-able record (rules, deck, actions) that :func:`replay` reproduces exactly."""
+        """A JSON-able record (rules, deck, actions) that :func:`replay_hand` reproduces exactly."""
         self._require_deal("replay log")
         return {
             "version": LOG_VERSION,
@@ -389,7 +392,7 @@ def legal_actions(state: HandState) -> list[int]:
     )
 
 
-def replay(log: dict[str, Any]) -> HandState:
+def replay_hand(log: dict[str, Any]) -> HandState:
     """Rebuild a hand from :meth:`HandState.log`; raises ``ValueError`` on a bad log."""
     if not isinstance(log, dict) or "deck" not in log or "actions" not in log:
         raise ValueError("a hand log is a dict with 'deck' and 'actions'")

@@ -112,7 +112,10 @@ def _deal(rules: Rules, decks: list[list[int]], rng: np.random.Generator) -> Han
 
 @dataclass
 class MatchState:
-    """A match in progress: the current hand, roles, totals and the history of hands."""
+    """A match in progress: the current hand, roles, totals and the history of hands.
+
+    ``roles`` are the roles of the next hand to deal once a hand ends (RULES §7);
+    ``hand_roles`` those ``hand`` is (or, once the match is over, was) played with."""
 
     rules: Rules
     roles: Roles
@@ -122,6 +125,10 @@ class MatchState:
     decks: list[list[int]] = field(default_factory=list)  # given decks still to deal
     history: list[dict[str, Any]] = field(default_factory=list)  # finished hands
     winner: int | None = None  # seat
+    hand_roles: Roles = field(init=False)  # the roles ``hand`` is played with
+
+    def __post_init__(self) -> None:
+        self.hand_roles = self.roles
 
     @classmethod
     def start(
@@ -171,8 +178,7 @@ class MatchState:
         hand is then dealt at once unless the match is over)."""
         if self.is_over:
             raise ValueError("the match is over")
-        self.hand.apply(action)
-        result = self.hand.result
+        result = self.hand.apply(action)
         if result is None:
             return None
         seat_points = [0, 0, 0]
@@ -195,6 +201,7 @@ class MatchState:
             self.winner = leaders[0]
         else:
             self.hand = _deal(self.rules, self.decks, self.rng)
+            self.hand_roles = self.roles
         return result
 
     def clone(self) -> MatchState:

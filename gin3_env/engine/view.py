@@ -65,8 +65,10 @@ class PlayerView:
     stock_only: bool
     rules: Rules
     own_known: int = 0
-    # The deadwood left by each discard of the own hand: derived, cached, not compared.
+    # Derived from the fields above, cached, not compared: the deadwood left by each
+    # discard of the own hand, and the legal actions.
     _knock_dw: dict[int, int] | None = field(default=None, compare=False, repr=False)
+    _legal: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
 
     # ------------------------------------------------------------ derived
     @property
@@ -114,7 +116,9 @@ class PlayerView:
         """This player's legal actions, ascending (empty unless he is to act)."""
         if self.to_act != self.player:
             return []
-        return legal_in_phase(
+        if self._legal is not None:
+            return list(self._legal)
+        legal = legal_in_phase(
             self.phase,
             stock_only=self.stock_only,
             has_top=self.top is not None,
@@ -123,3 +127,5 @@ class PlayerView:
             rules=self.rules,
             knock_deadwoods=self.knock_deadwoods,
         )
+        object.__setattr__(self, "_legal", tuple(legal))
+        return legal

@@ -18,7 +18,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..engine.actions import NUM_ACTIONS
-from ..engine.hand import HandResult, HandState
+from ..engine.hand import HandResult, HandState, check_deck
+from ..engine.match import Roles
 from ..engine.rules import Rules
 from .wrapping import ActionSpace
 
@@ -83,6 +84,30 @@ def check_options(options: Mapping[str, Any] | None, known: Sequence[str]) -> di
             f"unknown reset option(s) {', '.join(repr(k) for k in unknown)}; known: {', '.join(known)}"
         )
     return dict(options)
+
+
+def check_match_options(options: Mapping[str, Any]) -> tuple[list[list[int]], Roles | None, list[int] | None]:
+    """The ``decks``, ``roles`` and ``scores`` of a match env's reset options, checked
+    (``MatchState.start`` checks the scores against the rules)."""
+    decks = options.get("decks")
+    checked: list[list[int]] = []
+    if decks is not None:
+        if isinstance(decks, str | bytes | Mapping) or not isinstance(decks, Sequence | np.ndarray):
+            raise ValueError(f"options['decks'] must be a list of decks, got {type(decks).__name__}")
+        for i, deck in enumerate(decks):
+            try:
+                checked.append(check_deck(deck))
+            except ValueError as exc:
+                raise ValueError(f"options['decks'][{i}]: {exc}") from None
+    roles = options.get("roles")
+    if roles is not None and not isinstance(roles, Roles):
+        roles = Roles.from_dict(roles)
+    scores = options.get("scores")
+    if scores is not None:
+        if isinstance(scores, str | bytes | Mapping) or not isinstance(scores, Sequence | np.ndarray):
+            raise ValueError(f"options['scores'] must be three ints >= 0, got {scores!r}")
+        scores = list(scores)
+    return checked, roles, scores
 
 
 def unknown_agent(agent: object, agents: Sequence[str]) -> ValueError:

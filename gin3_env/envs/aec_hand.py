@@ -117,6 +117,8 @@ from pettingzoo import AECEnv
 
 from ..engine.hand import HandResult, HandState, check_deck
 from ..engine.rules import Rules
+from ..observation.encoding import action_mask, encode
+from ..observation.layout import OBS_SIZE
 from .aec_base import (
     RENDER_MODES,
     GinAECEnv,
@@ -126,7 +128,6 @@ from .aec_base import (
     result_info,
     unknown_agent,
 )
-from .observation import OBS_SIZE, action_mask, encode
 from .wrapping import ActionSpace, wrap
 
 AGENTS = ("team_0", "box_0")  # indexed by the engine's hand player (TEAM, BOX)
@@ -179,16 +180,16 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
             p = _INDEX[agent]
         except KeyError:
             raise unknown_agent(agent, AGENTS) from None
-        return {"observation": encode(hand, p), "action_mask": action_mask(hand, p)}
+        view = hand.view(p)  # built once: the observation and the mask both come from it
+        return {"observation": encode(view), "action_mask": action_mask(view)}
 
     def step(self, action: int | None) -> None:
         if self._step_is_dead(action):
             return
         agent = self.agent_selection
         hand = self._require_hand()
-        hand.apply(action)  # raises IllegalActionError (a ValueError), changing nothing
+        result = hand.apply(action)  # raises IllegalActionError (a ValueError), changing nothing
         self._cumulative_rewards[agent] = 0.0
-        result = hand.result
         if result is None:
             self.agent_selection = AGENTS[hand.player]
         else:

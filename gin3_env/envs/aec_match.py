@@ -105,17 +105,18 @@ the match winner, so `winner == match_winner`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..engine.hand import BOX, TEAM, HandResult, HandState, check_deck
+from ..engine.hand import BOX, TEAM, HandResult, HandState
 from ..engine.match import NUM_SEATS, MatchState, Roles
 from ..engine.rules import Rules
-from .aec_base import GinAECEnv, check_options, render_text, result_info, unknown_agent
-from .observation import MATCH_OBS_SIZE, encode_match, hand_roles, match_action_mask
+from ..observation.encoding import observe_match
+from ..observation.layout import MATCH_OBS_SIZE
+from .aec_base import GinAECEnv, check_match_options, check_options, render_text, result_info, unknown_agent
 from .wrapping import wrap
 
 SEATS = tuple(f"player_{seat}" for seat in range(NUM_SEATS))
@@ -127,28 +128,6 @@ __all__ = ["SEATS", "env", "raw_env"]
 def env(**kwargs: Any) -> AECEnv:
     """The match env wrapped as PettingZoo's classic envs are (see the module docstring)."""
     return wrap(raw_env(**kwargs))
-
-
-def _check_decks(decks: Any) -> list[list[int]]:
-    if decks is None:
-        return []
-    if isinstance(decks, str | bytes | Mapping) or not isinstance(decks, Sequence | np.ndarray):
-        raise ValueError(f"options['decks'] must be a list of decks, got {type(decks).__name__}")
-    checked = []
-    for i, deck in enumerate(decks):
-        try:
-            checked.append(check_deck(deck))
-        except ValueError as exc:
-            raise ValueError(f"options['decks'][{i}]: {exc}") from None
-    return checked
-
-
-def _check_scores(scores: Any) -> list[int] | None:
-    if scores is None:
-        return None
-    if isinstance(scores, str | bytes | Mapping) or not isinstance(scores, Sequence | np.ndarray):
-        raise ValueError(f"options['scores'] must be three ints >= 0, got {scores!r}")
-    return list(scores)  # MatchState.start checks the values against the rules
 
 
 class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
@@ -175,12 +154,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        opts = check_options(options, ("decks", "roles", "scores"))
-        decks = _check_decks(opts.get("decks"))
-        roles = opts.get("roles")
-        if roles is not None and not isinstance(roles, Roles):
-            roles = Roles.from_dict(roles)
-        scores = _check_scores(opts.get("scores"))
+        decks, roles, scores = check_match_options(check_options(options, ("decks", "roles", "scores")))
         self._start(seed)
         self.match = MatchState.start(self.rules, rng=self._rng, roles=roles, scores=scores, decks=decks)
         self._rewards_set = False
@@ -196,14 +170,14 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
             seat = _SEAT[agent]
         except KeyError:
             raise unknown_agent(agent, SEATS) from None
-        return {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
+        return observe_match(match, seat)
 
     def step(self, action: int | None) -> None:
         if self._step_is_dead(action):
             return
         agent = self.agent_selection
         match = self._require_match()
-        roles, hand = match.roles, match.hand
+        roles, hand = match.hand_roles, match.hand
         result = match.apply(action)  # raises IllegalActionError (a ValueError), changing nothing
         if self._rewards_set:
             self._clear_rewards()
@@ -250,7 +224,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     def _table(self) -> str:
         match = self._require_match()
-        return render_text(match.hand, roles=hand_roles(match), scores=list(match.scores), seat_names=SEATS)
+        return render_text(match.hand, roles=match.hand_roles, scores=list(match.scores), seat_names=SEATS)
 
     # ------------------------------------------------------------- extras
     @property
@@ -261,7 +235,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     @property
     def roles(self) -> Roles | None:
         """The roles of :attr:`hand`."""
-        return None if self.match is None else hand_roles(self.match)
+        return None if self.match is None else self.match.hand_roles
 
     def _require_match(self) -> MatchState:
         if self.match is None:

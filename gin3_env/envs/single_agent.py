@@ -7,7 +7,7 @@ learner's turn again, so the learner only sees its own decisions.
 | | |
 |---|---|
 | Import | ``gymnasium.make("gin3/ThreeHandedGin-v0")`` after ``import gin3_env`` |
-| Observation | ``Box(0, 1, (374,), float32)`` (match: ``(380,)``); layout in ``envs/observation.py`` |
+| Observation | ``Box(0, 1, (374,), float32)`` (match: ``(380,)``); layout in ``observation/layout.py`` |
 | Actions | ``Discrete(107)``: 0 draw, 1 take discard, 2 pass, 3+c discard c, 55+c knock discarding c |
 | Action mask | ``env.action_masks()`` (bool, 107) and ``info["action_mask"]`` |
 | Reward | the learner's game points at the end of a hand times ``reward_scale`` |
@@ -17,12 +17,10 @@ Arguments
   The match env takes the learner's seat ``0..2`` or ``"random"``.
 - ``opponent``: ``"random"``, ``"heuristic"``, ``"trained"``, a saved model's path, an object with
   ``act(observation_dict) -> int``, or a list of these (one is drawn at each reset).
-  ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``).
-- ``reward_baseline`` (hand env, default None): a policy (any ``opponent`` form) that also
-  plays each deal in the learner's seat against the same opponent; the reward is then the
-  learner's points minus the baseline's on the same cards (duplicate scoring: the luck of
-  the deal cancels, an action-independent baseline, so policy gradients stay unbiased;
-  ``info["baseline_points"]`` holds the baseline's score). Evaluate with true points.
+  ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``); the pool is
+  :class:`~gin3_env.envs.opponents.OpponentPool`.
+- Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
+  training-side wrapper: :class:`gin3_env.training.duplicate.DuplicateReward`.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
   ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``.
 
@@ -60,21 +58,18 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState
 from ..engine.match import MatchState
 from ..engine.rules import Rules
-from .aec_base import check_options, check_render_mode, check_reward_scale, make_rules
-from .observation import MATCH_OBS_SIZE, OBS_SIZE, action_mask, encode, encode_match, match_action_mask
+from ..engine.view import PlayerView
+from ..observation.driver import run_hand, run_match
+from ..observation.encoding import action_mask, encode, encode_match, match_side
+from ..observation.layout import MATCH_OBS_SIZE, OBS_SIZE
+from ..observation.policy import Policy
+from .aec_base import check_match_options, check_options, check_render_mode, check_reward_scale, make_rules
+from .opponents import OpponentPool
 
 LEARNER_ROLES = ("team", "box", "random")
 MAX_REDEALS = 1000
-
-
-def _resolve(opponent: Any) -> Any:
-    if isinstance(opponent, str):
-        from ..policies import load_policy
-
-        return load_policy(opponent)
-    if not callable(getattr(opponent, "act", None)):
-        raise ValueError(f"opponent must be a policy name, a model path or an object with act(); got {opponent!r}")
-    return opponent
+_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_NO_ACTIONS.flags.writeable = False
 
 
 class _LearnerEnv(gym.Env):
@@ -100,6 +95,30 @@ class _LearnerEnv(gym.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.set_opponent(opponent)
         self._ended = False
+        self._seen: tuple[PlayerView, np.ndarray, np.ndarray] | None = None  # the learner's, this step
+
+    def _learner_view(self) -> PlayerView:
+        raise NotImplementedError
+
+    def _observed(self) -> tuple[PlayerView, np.ndarray, np.ndarray]:
+        """The learner's view, observation and mask, built once per state (``_seen`` is
+        cleared whenever the state moves)."""
+        if self._seen is None:
+            view = self._learner_view()
+            mask = action_mask(view) if view.is_acting else _NO_ACTIONS
+            self._seen = (view, self._encode(view), mask)
+        return self._seen
+
+    def _encode(self, view: PlayerView) -> np.ndarray:
+        raise NotImplementedError
+
+    def learner_view(self) -> PlayerView:
+        """What the learner knows now (a :class:`~gin3_env.engine.PlayerView`)."""
+        return self._observed()[0]
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
+        return self._observed()[2].astype(bool)
 
     def _obs(self) -> np.ndarray:
         raise NotImplementedError
@@ -119,17 +138,8 @@ class _LearnerEnv(gym.Env):
 
     def set_opponent(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
         """One opponent, or a pool (list) drawn from at each reset, uniformly or by ``weights``."""
-        items = list(opponent) if isinstance(opponent, list | tuple) else [opponent]
-        if not items:
-            raise ValueError("opponent pool is empty")
-        self._weights: np.ndarray | None = None
-        if weights is not None:
-            w = np.asarray(weights, dtype=float)
-            if w.shape != (len(items),) or (w < 0).any() or w.sum() <= 0:
-                raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
-            self._weights = w / w.sum()
-        self._pool = [_resolve(o) for o in items]
-        self.opponent = self._pool[0]
+        self._pool = OpponentPool(opponent, weights)
+        self.opponent: Policy = self._pool.policies[0]
 
     def _illegal_step(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """End the episode on an unplayable action, with the documented penalty."""
@@ -140,7 +150,7 @@ class _LearnerEnv(gym.Env):
 
     def _draw_opponent(self) -> None:
         if len(self._pool) > 1:
-            self.opponent = self._pool[int(self.np_random.choice(len(self._pool), p=self._weights))]
+            self.opponent = self._pool.draw(self.np_random)
 
 
 class ThreeHandedGinEnv(_LearnerEnv):
@@ -153,7 +163,6 @@ class ThreeHandedGinEnv(_LearnerEnv):
         render_mode: str | None = None,
         reward_scale: float = 1.0,
         illegal_penalty: float = 25.0,
-        reward_baseline: Any = None,
         rules: Rules | None = None,
         **rule_options: Any,
     ) -> None:
@@ -161,10 +170,8 @@ class ThreeHandedGinEnv(_LearnerEnv):
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
         self.learner_role = learner
         self._setup(OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options)
-        self.baseline = None if reward_baseline is None else _resolve(reward_baseline)
         self.state: HandState | None = None
         self.player = TEAM
-        self._baseline_points = 0
 
     # ------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -185,6 +192,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         skipped: list[dict[str, Any]] = []
         while True:
             self.state = HandState.deal(self.rules, deck=deck, rng=self.np_random)
+            self._seen = None
             self._play_opponent()
             if not self.state.is_over or deck is not None:
                 break
@@ -196,7 +204,6 @@ class ThreeHandedGinEnv(_LearnerEnv):
                     "with these rules and this opponent the learner never plays"
                 )
         self._ended = self.state.is_over
-        self._baseline_points = self._play_baseline() if self.baseline is not None else 0
         info = self._info()
         if skipped:
             info["hands_decided_before_learner_acted"] = skipped
@@ -209,12 +216,15 @@ class ThreeHandedGinEnv(_LearnerEnv):
         if int(action) not in state.legal_actions():
             return self._illegal_step()
         state.apply(int(action))
+        self._seen = None
         self._play_opponent()
         return self._finish_step()
 
-    def action_masks(self) -> np.ndarray:
-        """Bool mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
-        return action_mask(self._require_state(), self.player).astype(bool)
+    def _learner_view(self) -> PlayerView:
+        return self._require_state().view(self.player)
+
+    def _encode(self, view: PlayerView) -> np.ndarray:
+        return encode(view)
 
     def _table(self) -> str:
         from ..render import render_table
@@ -228,22 +238,10 @@ class ThreeHandedGinEnv(_LearnerEnv):
         return self.state
 
     def _play_opponent(self) -> None:
-        state = self._require_state()
-        other = 1 - self.player
-        while not state.is_over and state.player == other:
-            obs = {"observation": encode(state, other), "action_mask": action_mask(state, other)}
-            state.apply(int(self.opponent.act(obs)))
-
-    def _play_baseline(self) -> int:
-        """Points the baseline policy scores in the learner's seat on this deal (same opponent)."""
-        state = self._require_state()
-        twin = HandState.deal(self.rules, deck=state.deck)
-        players = {self.player: self.baseline, 1 - self.player: self.opponent}
-        while not twin.is_over:
-            p = twin.player
-            twin.apply(int(players[p].act({"observation": encode(twin, p), "action_mask": action_mask(twin, p)})))
-        assert twin.result is not None
-        return twin.result.returns[self.player]
+        seats: list[Policy | None] = [None, None]
+        seats[1 - self.player] = self.opponent
+        run_hand(self._require_state(), seats)
+        self._seen = None
 
     def _finish_step(self):
         state = self._require_state()
@@ -251,7 +249,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         if state.is_over:
             result = state.result
             assert result is not None
-            reward = (result.returns[self.player] - self._baseline_points) * self.reward_scale
+            reward = result.returns[self.player] * self.reward_scale
             truncated = result.outcome == "truncated"
             terminated = not truncated
             self._ended = True
@@ -260,18 +258,16 @@ class ThreeHandedGinEnv(_LearnerEnv):
         return self._obs(), reward, terminated, truncated, self._info()
 
     def _obs(self) -> np.ndarray:
-        return encode(self._require_state(), self.player)
+        return self._observed()[1].copy()  # each call returns new data (Gymnasium's checker asks it)
 
     def _info(self) -> dict[str, Any]:
         state = self._require_state()
         info: dict[str, Any] = {
-            "action_mask": action_mask(state, self.player),
+            "action_mask": self._observed()[2].copy(),
             "learner": PLAYER_NAMES[self.player],
         }
         if state.result is not None:
             info["result"] = state.result.to_dict()
-        if self.baseline is not None:
-            info["baseline_points"] = self._baseline_points
         return info
 
 
@@ -310,9 +306,11 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         super().reset(seed=seed)
         options = check_options(options, ("decks", "roles", "scores", "learner"))
         seat = self._check_seat(options.pop("learner", self.learner_seat))
+        decks, roles, scores = check_match_options(options)
         self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
         self._draw_opponent()
-        self.match = MatchState.start(self.rules, rng=self.np_random, **options)
+        self.match = MatchState.start(self.rules, rng=self.np_random, roles=roles, scores=scores, decks=decks)
+        self._seen = None
         # Points won or lost before the learner's first decision (e.g. the captain knocks at
         # once against the learner's box) are paid with the first step's reward.
         self._pending = self._play_others()
@@ -329,21 +327,32 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         if int(action) not in match.hand.legal_actions():
             return self._illegal_step()
         reward, self._pending = self._pending, 0.0
-        reward += self._hand_reward(match.roles, match.apply(int(action)))
+        reward += self._hand_reward(match.hand_roles, match.apply(int(action)))
+        self._seen = None
         reward += self._play_others()
         terminated = self._ended = match.is_over
         if self.render_mode == "human":
             self.render()
         return self._obs(), reward * self.reward_scale, terminated, False, self._info()
 
-    def action_masks(self) -> np.ndarray:
-        return match_action_mask(self._require_match(), self.seat).astype(bool)
+    def _learner_view(self) -> PlayerView:
+        match = self._require_match()
+        return match.hand.view(match_side(match, self.seat))
+
+    def _encode(self, view: PlayerView) -> np.ndarray:
+        return encode_match(self._require_match(), self.seat, view)
+
+    def _observed(self) -> tuple[PlayerView, np.ndarray, np.ndarray]:
+        view, obs, mask = super()._observed()
+        if self._require_match().acting_seat != self.seat:  # the sitter's side acts, not its seat
+            mask = _NO_ACTIONS
+        return view, obs, mask
 
     def _table(self) -> str:
         from ..render import render_table
 
         match = self._require_match()
-        return render_table(match.hand, viewer=None, roles=match.roles, scores=match.scores)
+        return render_table(match.hand, viewer=None, roles=match.hand_roles, scores=match.scores)
 
     def _require_match(self) -> MatchState:
         if self.match is None:
@@ -359,23 +368,19 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
 
     def _play_others(self) -> float:
         """Let the opponents move until the learner must act or the match ends."""
-        match = self._require_match()
-        reward = 0.0
-        while not match.is_over and match.acting_seat != self.seat:
-            seat = match.acting_seat
-            assert seat is not None
-            obs = {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
-            roles = match.roles
-            reward += self._hand_reward(roles, match.apply(int(self.opponent.act(obs))))
-        return reward
+        seats: list[Policy | None] = [self.opponent] * 3
+        seats[self.seat] = None
+        ended = run_match(self._require_match(), seats)
+        self._seen = None
+        return sum(self._hand_reward(roles, result) for roles, result in ended)
 
     def _obs(self) -> np.ndarray:
-        return encode_match(self._require_match(), self.seat)
+        return self._observed()[1].copy()  # each call returns new data (Gymnasium's checker asks it)
 
     def _info(self) -> dict[str, Any]:
         match = self._require_match()
         info: dict[str, Any] = {
-            "action_mask": match_action_mask(match, self.seat),
+            "action_mask": self._observed()[2].copy(),
             "seat": self.seat,
             "scores": list(match.scores),
             "roles": match.roles.to_dict(),

@@ -13,8 +13,8 @@ Every report has ``to_text()`` (a table) and ``to_dict()`` (JSON-able).
 """
 
 from .cli import Evaluation, cli_main
-from .hands import HandsReport, evaluate_hands, play_hand
-from .matches import MatchesReport, evaluate_matches, play_match
+from .hands import HandsReport, evaluate_hands, play_deal
+from .matches import MatchesReport, evaluate_matches, play_seats
 from .stats import MeanCI, RateCI, mean_ci, wilson_ci
 from .vs_openspiel import evaluate_openspiel_hands, evaluate_openspiel_matches
 
@@ -30,7 +30,7 @@ __all__ = [
     "evaluate_openspiel_hands",
     "evaluate_openspiel_matches",
     "mean_ci",
-    "play_hand",
-    "play_match",
+    "play_deal",
+    "play_seats",
     "wilson_ci",
 ]

@@ -15,9 +15,8 @@ same seat on the same deal against the same opponent (B): "A as box minus B as
 box". These paired differences say whether A plays a seat better than B does,
 free of the seat's own worth, and with a narrower interval.
 
-Observations are built with :func:`gin3_env.envs.observation.encode` and
-:func:`~gin3_env.envs.observation.action_mask`, exactly as the environments
-build them.
+Hands are played by the shared driver (:func:`gin3_env.observation.driver.run_hand`),
+which builds observations from each player's view exactly as the environments do.
 """
 
 from __future__ import annotations
@@ -30,27 +29,20 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.hand import BOX, TEAM, HandResult, HandState, IllegalActionError
+from ..engine.hand import BOX, TEAM, HandResult, HandState
 from ..engine.rules import Rules
-from ..envs.observation import action_mask, encode
+from ..observation.driver import run_hand
+from ..observation.policy import Policy, policy_name
 from .stats import MeanCI, mean_ci
-from .util import Policy, policy_name, progress_bar
+from .util import progress_bar
 
 OUTCOMES = ("gin", "knock", "undercut")
 
 
-def play_hand(team: Policy, box: Policy, deck: Sequence[int], rules: Rules | None = None) -> HandState:
+def play_deal(team: Policy, box: Policy, deck: Sequence[int], rules: Rules | None = None) -> HandState:
     """Play one hand to its end from a given deck; return the finished state."""
     state = HandState.deal(rules, deck=deck)
-    policies = (team, box)
-    while not state.is_over:
-        player = state.player
-        obs = {"observation": encode(state, player), "action_mask": action_mask(state, player)}
-        action = policies[player].act(obs)
-        try:
-            state.apply(action)
-        except IllegalActionError as exc:
-            raise ValueError(f"policy {policy_name(policies[player])!r} played an illegal action: {exc}") from None
+    run_hand(state, (team, box))
     return state
 
 
@@ -161,13 +153,13 @@ def evaluate_hands(
     start = time.perf_counter()
     for _ in progress_bar(range(int(n_hands)), progress, "hands"):
         deck = [int(c) for c in rng.permutation(52)]
-        first = play_hand(policy_a, policy_b, deck, rules)
-        second = play_hand(policy_b, policy_a, deck, rules)
+        first = play_deal(policy_a, policy_b, deck, rules)
+        second = play_deal(policy_b, policy_a, deck, rules)
         assert first.result is not None and second.result is not None
         team_pts.append(first.result.returns[TEAM])
         box_pts.append(second.result.returns[BOX])
         if seat_baseline:
-            base = play_hand(policy_b, policy_b, deck, rules)
+            base = play_deal(policy_b, policy_b, deck, rules)
             assert base.result is not None
             base_team.append(base.result.returns[TEAM])
         _count(counter, first.result, TEAM)

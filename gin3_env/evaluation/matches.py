@@ -2,7 +2,7 @@
 
 Policy A holds one seat and policy B the other two; a seat's policy acts
 whenever its seat is the captain (for the team) or the box, from the match
-observation (:func:`~gin3_env.envs.observation.encode_match`), exactly as the
+observation (:func:`~gin3_env.observation.encode_match`), exactly as the
 match environment builds it. Matches come in triples: matches ``3k``, ``3k+1``
 and ``3k+2`` share one random stream (the role draw and the decks, as long as
 play runs alike) and put A in seat 0, 1 and 2 in turn, so A meets every
@@ -19,17 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.hand import IllegalActionError
 from ..engine.match import NUM_SEATS, MatchState
 from ..engine.rules import Rules
-from ..envs.observation import encode_match, match_action_mask
+from ..observation.driver import run_match
+from ..observation.policy import Policy, policy_name
 from .stats import MeanCI, RateCI, mean_ci, wilson_ci
-from .util import Policy, policy_name, progress_bar
+from .util import progress_bar
 
 DEFAULT_MAX_HANDS = 1000
 
 
-def play_match(
+def play_seats(
     seat_policies: list[Policy],
     rng: np.random.Generator,
     rules: Rules | None = None,
@@ -39,16 +39,7 @@ def play_match(
     if len(seat_policies) != NUM_SEATS:
         raise ValueError(f"a match needs {NUM_SEATS} seat policies, got {len(seat_policies)}")
     match = MatchState.start(rules, rng=rng)
-    while not match.is_over and len(match.history) < max_hands:
-        seat = match.acting_seat
-        assert seat is not None
-        obs = {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
-        policy = seat_policies[seat]
-        action = policy.act(obs)
-        try:
-            match.apply(action)
-        except IllegalActionError as exc:
-            raise ValueError(f"policy {policy_name(policy)!r} played an illegal action: {exc}") from None
+    run_match(match, seat_policies, max_hands=max_hands)
     return match
 
 
@@ -130,7 +121,7 @@ def evaluate_matches(
     for i in progress_bar(range(int(n_matches)), progress, "matches"):
         a_seat = i % NUM_SEATS
         seats = [policy_a if s == a_seat else policy_b for s in range(NUM_SEATS)]
-        match = play_match(seats, np.random.default_rng([seed, i // NUM_SEATS]), rules, max_hands)
+        match = play_seats(seats, np.random.default_rng([seed, i // NUM_SEATS]), rules, max_hands)
         if match.winner is None:
             unfinished += 1
         wins += match.winner == a_seat

@@ -1,24 +1,13 @@
-"""Shared helpers of the evaluation package: policy names, the progress bar."""
+"""Shared helpers of the evaluation package: the progress bar.
+
+(The ``Policy`` protocol and ``policy_name`` live in :mod:`gin3_env.observation.policy`.)"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TypeVar
 
 T = TypeVar("T")
-
-
-@runtime_checkable
-class Policy(Protocol):
-    """Anything with ``act(observation_dict) -> int``."""
-
-    def act(self, observation: dict[str, Any]) -> int: ...
-
-
-def policy_name(policy: Any) -> str:
-    """A short name for reports: the policy's ``name`` attribute, else its class name."""
-    name = getattr(policy, "name", None)
-    return str(name) if name else type(policy).__name__
 
 
 def progress_bar(items: Iterable[T], enabled: bool, desc: str, total: int | None = None) -> Iterator[T]:

@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 
 from ..interop.openspiel import OPENSPIEL_PARAMS, OpenSpielHand, load_game, play_openspiel_hand
+from ..observation.policy import Policy, policy_name
 from .hands import HandsReport
 from .matches import MatchesReport
 from .stats import mean_ci, wilson_ci
-from .util import Policy, policy_name, progress_bar
+from .util import progress_bar
 
 OPPONENT_NAME = "openspiel-simple"
 DEFAULT_MAX_HANDS = 500

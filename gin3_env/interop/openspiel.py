@@ -25,13 +25,14 @@ defender searches every sequence of layoffs OpenSpiel allows for the one leaving
 the least deadwood, then lays his best melds; at the "wall" (2 stock cards left,
 where our rules end the hand as dead) it knocks whenever OpenSpiel allows it.
 
-**Observation.** Built from public information only, followed action by action:
-the discard pile (with the upcard on top), the cards the opponent took from the
-pile, the cards each side refused, the stock size and the turn count; our hand
-comes from OpenSpiel's observation tensor for our player. The vector is encoded
-by :func:`gin3_env.envs.observation.encode` on a view of that information, and the
-mask by our rules (so a policy never discards the card it just took, which
-OpenSpiel would allow).
+**Observation.** A :class:`~gin3_env.engine.PlayerView` built from public
+information only, followed action by action (:class:`PublicTracker`: the discard
+pile with the upcard on top, the cards each side took from the pile, the cards
+each side refused, the stock size and the turn count); our hand comes from
+OpenSpiel's observation tensor for our player. No hand state is faked: the view
+is built directly, and the observation and the mask come from it exactly as in
+our envs (:func:`gin3_env.observation.observe`), so the mask follows our rules (a
+policy never discards the card it just took, which OpenSpiel would allow).
 
 **Scores.** A hand's points are OpenSpiel's ``state.returns()``. OpenSpiel scores
 like our rules except that a knock with equal deadwoods scores 0 (ours: an
@@ -48,15 +49,16 @@ import numpy as np
 
 from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD, action_str
 from ..engine.cards import CARD_POINTS, cards_of
-from ..engine.hand import HandState, Phase
+from ..engine.hand import Phase
 from ..engine.melds import best_arrangement, deadwood_of_mask, knock_deadwoods
 from ..engine.rules import Rules
-from ..envs.observation import action_mask, encode
+from ..engine.view import PlayerView
+from ..observation.encoding import observe
 
 OPENSPIEL_PARAMS: dict[str, int] = {"knock_card": 10, "gin_bonus": 25, "undercut_bonus": 10}
 OS_DRAW_UPCARD, OS_DRAW_STOCK, OS_PASS, OS_KNOCK, OS_MELD_BASE = 52, 53, 54, 55, 56
 MAX_RUN = 5  # OpenSpiel's meld ids cover runs of 3 to 5 cards
-INITIAL_STOCK = 52 - 20  # stock size when the upcard is dealt (before it is turned)
+STOCK_BEFORE_UPCARD = 52 - 20  # stock size when the upcard is dealt (before it is turned)
 
 
 def import_pyspiel() -> Any:
@@ -148,7 +150,7 @@ class PublicTracker:
         phases = import_pyspiel().gin_rummy.Phase
         phase = state.current_phase()
         if state.is_chance_node():
-            if phase == phases.DEAL and state.stock_size() == INITIAL_STOCK:
+            if phase == phases.DEAL and state.stock_size() == STOCK_BEFORE_UPCARD:
                 self.pile = [from_openspiel(action)]  # the upcard is turned face up
             return
         player = state.current_player()
@@ -190,8 +192,8 @@ class OpenSpielAgent:
         self.tracker.observe(state, action)
 
     # ----------------------------------------------------------- our view
-    def view_state(self, state: Any) -> HandState:
-        """Our rules' hand state holding only what this player may know."""
+    def view(self, state: Any) -> PlayerView:
+        """What this player knows, as our engine's view (built from public information only)."""
         phases = import_pyspiel().gin_rummy.Phase
         t = self.tracker
         os_phase = state.current_phase()
@@ -208,26 +210,28 @@ class OpenSpielAgent:
             phase = Phase.DISCARD
         else:
             raise ValueError(f"no gin3 decision in OpenSpiel phase {os_phase}")
-        hands = [0, 0]
-        hands[self.player] = hand_of(state, self.player)
-        return HandState(
-            rules=self.rules,
-            deck=(),
-            hands=hands,
-            stock=[0] * state.stock_size(),
-            discards=list(t.pile),
+        me, opp = self.player, 1 - self.player
+        return PlayerView(
+            player=me,
+            to_act=me,
             phase=phase,
-            player=self.player,
+            hand=hand_of(state, me),
+            top=t.pile[-1] if t.pile else None,
+            pile=tuple(t.pile[:-1]),
+            opponent_known=t.known[opp],
+            opponent_declined=t.declined[opp],
+            own_declined=t.declined[me],
+            taken=t.taken if phase is Phase.DISCARD else None,
+            opponent_hand_size=10,  # the opponent is between turns when we decide
+            stock_size=state.stock_size(),
             turns=t.turns,
             stock_only=stock_only,
-            taken=t.taken if phase is Phase.DISCARD else None,
-            known=list(t.known),
-            declined=list(t.declined),
+            rules=self.rules,
+            own_known=t.known[me],
         )
 
     def observation(self, state: Any) -> dict[str, np.ndarray]:
-        view = self.view_state(state)
-        return {"observation": encode(view, self.player), "action_mask": action_mask(view, self.player)}
+        return observe(self.view(state))
 
     # ----------------------------------------------------------- decisions
     def step(self, state: Any) -> int:

@@ -45,12 +45,10 @@ from typing import Any
 
 from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ..engine.cards import CARD_POINTS, cards_of
-from ..engine.hand import Phase
 from ..engine.melds import best_arrangement, deadwood_of_mask, knock_deadwoods
-from .decode import View, check_observation, decode, legal_actions
-
-SUIT = 0x1FFF  # 13 bits of one suit
-FULL = (1 << 52) - 1
+from ..engine.phases import Phase
+from ..observation.decoding import View, check_observation, decode, mask_actions
+from ..observation.features import meld_outs
 
 
 @dataclass(frozen=True)
@@ -76,21 +74,6 @@ SIMPLE = HeuristicConfig(simple=True, take_on_knock=False)
 
 
 # ---------------------------------------------------------------- card geometry
-def suits_of(mask: int) -> tuple[int, int, int, int]:
-    return mask & SUIT, mask >> 13 & SUIT, mask >> 26 & SUIT, mask >> 39 & SUIT
-
-
-def meld_outs(hand: int) -> int:
-    """Cards that would complete or extend a meld with the cards of ``hand``."""
-    s = suits_of(hand)
-    out = 0
-    pairs = (s[0] & s[1]) | (s[0] & s[2]) | (s[0] & s[3]) | (s[1] & s[2]) | (s[1] & s[3]) | (s[2] & s[3])
-    for k, m in enumerate(s):
-        runs = (m << 1 & m << 2) | (m >> 1 & m << 1) | (m >> 1 & m >> 2)
-        out |= ((runs | pairs) & SUIT & ~m) << (13 * k)
-    return out
-
-
 def partner_pairs(card: int) -> list[tuple[int, int]]:
     """The pairs of other cards that make a 3-card meld with ``card``."""
     rank, suit = card % 13, card // 13
@@ -109,10 +92,6 @@ def _is_meld3(a: int, b: int, c: int) -> bool:
     if ranks[0] == ranks[2]:
         return True
     return a // 13 == b // 13 == c // 13 and ranks[1] == ranks[0] + 1 and ranks[2] == ranks[1] + 1
-
-
-def popcount(mask: int) -> int:
-    return bin(mask).count("1")
 
 
 # ---------------------------------------------------------------- the player
@@ -139,7 +118,7 @@ class HeuristicPolicy:
     def act(self, observation: dict[str, Any]) -> int:
         vector, mask = check_observation(observation)
         view = decode(vector)
-        legal = legal_actions(mask)
+        legal = mask_actions(mask)
         if len(legal) == 1:
             return legal[0]
         if view.phase is Phase.DISCARD:
@@ -154,13 +133,13 @@ class HeuristicPolicy:
     # ------------------------------------------------------------- estimates
     def _p_opp_holds(self, view: View) -> float:
         """Chance that a given unseen card is in the opponent's hidden cards."""
-        unseen = popcount(view.unseen)
-        hidden = max(0, 10 - popcount(view.opp_known))
+        unseen = view.unseen.bit_count()
+        hidden = max(0, 10 - view.opp_known.bit_count())
         return min(1.0, hidden / unseen) if unseen else 0.0
 
     def potential(self, hand: int, unseen: int) -> float:
         """Expected deadwood drop (best discard after) from drawing one unseen card."""
-        n = popcount(unseen)
+        n = unseen.bit_count()
         if not n:
             return 0.0
         base = deadwood_of_mask(hand)

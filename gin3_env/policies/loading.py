@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ..envs.observation import OBS_SIZE
-from .decode import check_observation
-from .features import AUGMENTED_SIZE, augment
+from ..observation.decoding import check_observation
+from ..observation.features import AUGMENTED_SIZE, augment
+from ..observation.layout import OBS_SIZE
 from .heuristic import HeuristicPolicy
 from .random_policy import RandomPolicy
 
@@ -40,8 +40,12 @@ class SB3Policy:
     ``act`` calls ``model.predict(obs["observation"][:obs_dim], action_masks=mask,
     deterministic=True)``, where ``obs_dim`` is the model's observation size (a
     hand model can thus play in the match environment, whose vector is longer).
-    A model trained on the derived features (``obs_dim == AUGMENTED_SIZE``) gets
-    :func:`~gin3_env.policies.features.augment` of the observation instead.
+    A model trained on the derived features gets
+    :func:`~gin3_env.observation.features.augment` of the observation instead.
+    Which features a model was trained on is read from its description (the
+    sidecar JSON beside the ``.zip``: ``"features"``, or ``"config"."features"``,
+    ``"augmented"`` or ``"plain"``); a model without one is taken as augmented when
+    its observation has ``AUGMENTED_SIZE`` entries.
     """
 
     def __init__(
@@ -59,12 +63,18 @@ class SB3Policy:
         self.name = name
         self.metadata = dict(metadata or {})
         self.deterministic = deterministic
+        self.features = model_features(self.metadata, self.obs_dim)
+        if self.features == "augmented" and self.obs_dim != AUGMENTED_SIZE:
+            raise ValueError(
+                f"model {name!r} is described as trained on the augmented features ({AUGMENTED_SIZE} entries) "
+                f"but its observation space has {self.obs_dim}"
+            )
 
     def act(self, observation: dict[str, Any]) -> int:
         vector, mask = check_observation(observation)
         if vector.shape[0] < min(self.obs_dim, OBS_SIZE):
             raise ValueError(f"model {self.name!r} expects {self.obs_dim} observation entries, got {vector.shape[0]}")
-        model_input = augment(vector) if self.obs_dim == AUGMENTED_SIZE else vector[: self.obs_dim]
+        model_input = augment(vector) if self.features == "augmented" else vector[: self.obs_dim]
         action, _ = self.model.predict(
             np.asarray(model_input, dtype=np.float32),
             action_masks=mask.astype(bool),
@@ -77,6 +87,22 @@ class SB3Policy:
 
     def __repr__(self) -> str:
         return f"SB3Policy(name={self.name!r}, obs_dim={self.obs_dim})"
+
+
+FEATURES = ("augmented", "plain")
+
+
+def model_features(metadata: dict[str, Any], obs_dim: int) -> str:
+    """``"augmented"`` or ``"plain"``: from a model's description, else from its observation size."""
+    features = metadata.get("features")
+    config = metadata.get("config")
+    if features is None and isinstance(config, dict):
+        features = config.get("features")
+    if features is None:
+        return "augmented" if obs_dim == AUGMENTED_SIZE else "plain"
+    if features not in FEATURES:
+        raise ValueError(f"model description names unknown features {features!r} (known: {', '.join(FEATURES)})")
+    return str(features)
 
 
 def _read_sidecar(path: Path) -> dict[str, Any]:

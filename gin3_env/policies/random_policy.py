@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .decode import check_observation
+from ..observation.decoding import check_observation
 
 
 class RandomPolicy:

@@ -1,6 +1,7 @@
 """Warm start: behaviour cloning of the heuristic before PPO.
 
-Hands of heuristic against heuristic are played with the engine; every decision
+Hands of heuristic against heuristic are played by the shared driver
+(:func:`gin3_env.observation.driver.run_hand`); every decision
 of either side gives (observation, mask, action, final points of that side). The
 policy head learns the heuristic's action (masked cross-entropy) and the value
 head the scaled final points, so PPO starts from a sound player.
@@ -13,9 +14,22 @@ from typing import Any
 import numpy as np
 
 from ..engine.hand import HandState
-from ..envs.observation import action_mask, encode
-from ..policies.features import augment
+from ..observation.driver import run_hand
+from ..observation.features import augment
+from ..observation.policy import Observation, Policy
 from .config import TrainConfig
+
+
+class _Recorder:
+    """A policy that notes each decision (player, observation dict, action) as it plays."""
+
+    def __init__(self, policy: Policy, player: int, sink: list[tuple[int, Observation, int]]) -> None:
+        self.policy, self.player, self.sink = policy, player, sink
+
+    def act(self, observation: Observation) -> int:
+        action = int(self.policy.act(observation))
+        self.sink.append((self.player, observation, action))
+        return action
 
 
 def heuristic_dataset(
@@ -25,23 +39,22 @@ def heuristic_dataset(
     from ..policies import HeuristicPolicy
 
     rng = np.random.default_rng(seed)
-    players = [HeuristicPolicy(), HeuristicPolicy()]
+    decisions: list[tuple[int, Observation, int]] = []
+    players = (_Recorder(HeuristicPolicy(), 0, decisions), _Recorder(HeuristicPolicy(), 1, decisions))
     obs, masks, actions, returns = [], [], [], []
     while len(obs) < n_samples:
         state = HandState.deal(rng=rng)
         start = len(obs)
+        decisions.clear()
+        result = run_hand(state, players)
+        assert result is not None
         who: list[int] = []
-        while not state.is_over:
-            p = state.player
-            o = {"observation": encode(state, p), "action_mask": action_mask(state, p)}
-            a = int(players[p].act(o))
+        for p, o, a in decisions:
             obs.append(augment(o["observation"]) if augmented else o["observation"])
             masks.append(o["action_mask"].astype(bool))
             actions.append(a)
             who.append(p)
-            state.apply(a)
-        assert state.result is not None
-        points = state.result.returns
+        points = result.returns
         returns.extend(points[p] * reward_scale for p in who)
         assert len(returns) == len(obs) and len(obs) - start == len(who)
     return {

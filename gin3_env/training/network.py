@@ -3,7 +3,7 @@
 A plain MLP must learn, for each of the 52 discard actions separately, that the
 logit of "discard c" should follow the features of card c. Here the discard and
 knock logits get an extra term shared by all cards: a small network applied to
-each card's feature vector (the per-card planes of ``policies/features.py``),
+each card's feature vector (the per-card planes of ``observation/features.py``),
 added to the usual MLP head. The value head is the usual MLP.
 """
 
@@ -17,8 +17,8 @@ from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
 from ..engine.actions import DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS
-from ..envs.observation import HAND_PLANE, OPP_KNOWN_PLANE, PILE_PLANE, PLANE, TOP_PLANE
-from ..policies.features import CARD_PLANES, CARD_PLANES_OFFSET
+from ..observation.features import CARD_PLANES, CARD_PLANES_OFFSET
+from ..observation.layout import HAND_PLANE, OPP_KNOWN_PLANE, PILE_PLANE, PLANE, TOP_PLANE
 
 # Per-card inputs: the derived planes plus these base observation planes.
 BASE_PLANES = (HAND_PLANE, TOP_PLANE, PILE_PLANE, OPP_KNOWN_PLANE)

@@ -28,11 +28,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ..envs.augmented import AugmentedObservation
 from ..envs.single_agent import ThreeHandedGinEnv
 from ..files import save_json
-from ..policies.features import AugmentedObservation
 from ..policies.loading import SB3Policy
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
+from .duplicate import DuplicateReward
 from .imitation import behaviour_clone
 from .network import CardAwarePolicy
 from .plots import plot_learning_curve
@@ -40,11 +41,14 @@ from .quick_eval import quick_evaluate
 
 
 # --------------------------------------------------------------------- utils
-def atomic_save_model(model: Any, path: Path) -> None:
-    """Save an SB3 model so that ``path`` is either the old file or the complete new one."""
+def atomic_save_model(model: Any, path: Path, features: str | None = None) -> None:
+    """Save an SB3 model so that ``path`` is either the old file or the complete new one;
+    with ``features``, also its description (``path`` with ``.json``) naming them."""
     tmp = path.with_name(path.stem + ".partial.zip")
     model.save(tmp)
     os.replace(tmp, path)
+    if features is not None:
+        save_json(path.with_suffix(".json"), {"name": path.stem, "features": features})
 
 
 def _make_env(cfg: TrainConfig, rank: int):
@@ -52,12 +56,9 @@ def _make_env(cfg: TrainConfig, rank: int):
         import torch
 
         torch.set_num_threads(1)
-        env: gym.Env = ThreeHandedGinEnv(
-            learner=cfg.learner,
-            opponent="heuristic",
-            reward_scale=cfg.reward_scale,
-            reward_baseline="heuristic" if cfg.duplicate_reward else None,
-        )
+        env: gym.Env = ThreeHandedGinEnv(learner=cfg.learner, opponent="heuristic", reward_scale=cfg.reward_scale)
+        if cfg.duplicate_reward:
+            env = DuplicateReward(env, baseline="heuristic")
         if cfg.features == "augmented":
             env = AugmentedObservation(env)
         env.reset(seed=cfg.seed * 1000 + rank)
@@ -150,7 +151,8 @@ class TrainingMonitor:
         return any(p.get("self", 0) > 0 for p in self.cfg.opponent_schedule)
 
     def evaluate(self, model: Any, logger: Any, step: int) -> None:
-        stats = quick_evaluate(SB3Policy(model), "heuristic", self.cfg.eval_hands, seed=self.cfg.seed + 7)
+        policy = SB3Policy(model, metadata={"features": self.cfg.features})
+        stats = quick_evaluate(policy, "heuristic", self.cfg.eval_hands, seed=self.cfg.seed + 7)
         record = {"step": step, "time": time.time(), **stats}
         self.state["eval_history"].append(record)
         for key in ("mean", "ci95", "team_mean", "box_mean"):
@@ -158,7 +160,7 @@ class TrainingMonitor:
         if stats["mean"] > self.state["best_mean"]:
             self.state["best_mean"] = stats["mean"]
             self.state["best_step"] = step
-            atomic_save_model(model, self.run_dir / "best.zip")
+            atomic_save_model(model, self.run_dir / "best.zip", features=self.cfg.features)
         print(
             f"[eval] step {step:>9,}: {stats['mean']:+.2f} ± {stats['ci95']:.2f} points/hand vs heuristic "
             f"(team {stats['team_mean']:+.2f}, box {stats['box_mean']:+.2f}); best {self.state['best_mean']:+.2f}",
@@ -167,7 +169,10 @@ class TrainingMonitor:
 
     def checkpoint(self, model: Any) -> None:
         atomic_save_model(model, self.run_dir / "checkpoint.zip")
-        save_json(self.run_dir / "checkpoint.json", {**self.state, "num_timesteps": model.num_timesteps})
+        save_json(
+            self.run_dir / "checkpoint.json",
+            {**self.state, "num_timesteps": model.num_timesteps, "features": self.cfg.features},
+        )
         save_json(self.run_dir / "eval_history.json", self.state["eval_history"])
 
 
@@ -255,10 +260,12 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
         )
     monitor.evaluate(model, model.logger, model.num_timesteps)
     monitor.checkpoint(model)
-    atomic_save_model(model, run_dir / "final.zip")
+    atomic_save_model(model, run_dir / "final.zip", features=cfg.features)
     env.close()
     best = run_dir / "best.zip"
-    final_policy = SB3Policy(MaskablePPO.load(best, device="cpu")) if best.is_file() else SB3Policy(model)
+    described = {"features": cfg.features}
+    final_model = MaskablePPO.load(best, device="cpu") if best.is_file() else model
+    final_policy = SB3Policy(final_model, metadata=described)
     summary = {"best_step": state["best_step"], "num_timesteps": model.num_timesteps, "vs": {}}
     for opponent in ("heuristic", "random"):
         stats = quick_evaluate(final_policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234)

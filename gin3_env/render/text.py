@@ -13,14 +13,17 @@ A table for the team's view, mid-hand (``viewer=0``)::
 
 ``viewer=None`` shows both hands (replays, the env's render); ``viewer=0`` or
 ``1`` shows that player's hand and only the size of the other's, plus the
-cards the other is known to hold (taken from the discard pile).
+cards the other is known to hold (taken from the discard pile): what the
+viewer knows, read from his :class:`~gin3_env.engine.PlayerView`.
+
+Imports the engine only, so the envs (one layer up) use it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .engine.actions import (
+from ..engine.actions import (
     DRAW_STOCK,
     PASS,
     TAKE_DISCARD,
@@ -29,10 +32,10 @@ from .engine.actions import (
     check_action,
     is_knock,
 )
-from .engine.cards import card_str, cards_of, sort_key
-from .engine.hand import BOX, TEAM, HandResult, HandState, Phase, Spread
-from .engine.match import Roles
-from .engine.melds import best_arrangement
+from ..engine.cards import card_str, cards_of, sort_key
+from ..engine.hand import BOX, TEAM, HandResult, HandState, Phase, Spread
+from ..engine.match import Roles
+from ..engine.melds import best_arrangement
 
 RED = "\x1b[31m"
 BOLD = "\x1b[1m"
@@ -182,13 +185,13 @@ def render_table(
     if scores is not None:
         lines.append(_scores_line(scores, roles, seat_names))
     shown = (TEAM, BOX) if viewer is None else (viewer,)
-    hidden = () if viewer is None else (1 - viewer,)
-    for p in hidden:
-        count = len(cards_of(state.hands[p]))
+    if viewer is not None:  # the other side as the viewer knows it
+        view = state.view(viewer)
+        p = 1 - viewer
         spread = state.result is not None and state.result.spreads is not None
-        line = f"{who[p]}: {_count(count)} ({'spread below' if spread else 'hidden'})"
-        if state.known[p]:
-            known = fmt_cards(sorted(cards_of(state.known[p]), key=sort_key), **kw)
+        line = f"{who[p]}: {_count(view.opponent_hand_size)} ({'spread below' if spread else 'hidden'})"
+        if view.opponent_known:
+            known = fmt_cards(sorted(cards_of(view.opponent_known), key=sort_key), **kw)
             line += f", holds {known} (taken from the pile)"
         lines.append(line)
     pile = state.discards

@@ -1,4 +1,4 @@
-"""Derived features for learning agents, computed from an observation alone.
+"""Derived card features for learning agents, computed from what the player knows alone.
 
 The environments' observation is kept minimal (what the player knows). A learner
 trains far faster when meld arithmetic is handed to it, so :func:`augment`
@@ -19,15 +19,21 @@ policy head (``training/network.py``) for the discard and knock logits:
 Then four scalars, meaningful in the draw phases: deadwood after taking the top
 discard and the best discard / 100; 1 if that lowers the deadwood; 1 if the top
 discard joins a meld of the hand; unseen cards / 52.
+
+:func:`augment` computes them from an observation vector (what a trained policy
+gets), :func:`augment_view` from a :class:`~gin3_env.engine.PlayerView` (what an
+environment holds); both give the same numbers. The Gymnasium wrapper that adds them
+to an env's observations is :class:`gin3_env.envs.augmented.AugmentedObservation`.
 """
 
 from __future__ import annotations
 
-import gymnasium as gym
 import numpy as np
 
 from ..engine.melds import best_arrangement, deadwood_of_mask, knock_deadwoods
-from ..envs.observation import (
+from ..engine.phases import Phase
+from ..engine.view import PlayerView
+from .layout import (
     HAND_PLANE,
     OBS_SIZE,
     OPP_KNOWN_PLANE,
@@ -43,7 +49,7 @@ EXTRA_SIZE = CARD_PLANES * PLANE + EXTRA_SCALARS
 AUGMENTED_SIZE = OBS_SIZE + EXTRA_SIZE  # 586
 CARD_PLANES_OFFSET = OBS_SIZE  # where the per-card planes start in an augmented vector
 SUIT = 0x1FFF
-_PHASE_DISCARD = 3
+_PHASE_DISCARD = int(Phase.DISCARD)
 _BITS = 1 << np.arange(PLANE, dtype=np.uint64)
 
 
@@ -63,42 +69,46 @@ def meld_outs(hand: int) -> int:
     return out
 
 
-def augment(observation: np.ndarray) -> np.ndarray:
-    """The base observation (first 374 entries of any observation) and the derived features."""
-    obs = np.asarray(observation, dtype=np.float32)
+def card_features(hand: int, top: int, pile: int, opp_known: int, discard_phase: bool) -> np.ndarray:
+    """The derived features (``EXTRA_SIZE`` floats) of a hand, the top discard (a mask, 0 if
+    none), the rest of the pile and the opponent's known cards (masks)."""
     extra = np.zeros(EXTRA_SIZE, dtype=np.float32)
-    hand = _plane_mask(obs, HAND_PLANE)
-    top = _plane_mask(obs, TOP_PLANE)
-    seen = hand | top | _plane_mask(obs, PILE_PLANE) | _plane_mask(obs, OPP_KNOWN_PLANE)
+    seen = hand | top | pile | opp_known
     unseen = ((1 << 52) - 1) & ~seen
-    danger = meld_outs(_plane_mask(obs, OPP_KNOWN_PLANE))
+    danger = meld_outs(opp_known)
     if hand:
         for card, dw in knock_deadwoods(hand).items():
             extra[card] = dw / 100.0
-            outs = bin(meld_outs(hand & ~(1 << card)) & unseen).count("1")
+            outs = (meld_outs(hand & ~(1 << card)) & unseen).bit_count()
             extra[2 * PLANE + card] = min(outs / 20.0, 1.0)
             extra[3 * PLANE + card] = float(danger >> card & 1)
         for meld in best_arrangement(hand).melds:
             extra[PLANE + np.asarray(meld)] = 1.0
     base = CARD_PLANES * PLANE
-    if top and obs[PHASE_OFFSET + _PHASE_DISCARD] < 0.5 and not hand & top:
+    if top and not discard_phase and not hand & top:
         after = min(knock_deadwoods(hand | top).values())
         extra[base] = after / 100.0
         extra[base + 1] = float(after < deadwood_of_mask(hand))
         extra[base + 2] = float(bool(meld_outs(hand) & top))
-    extra[base + 3] = bin(unseen).count("1") / 52.0
+    extra[base + 3] = unseen.bit_count() / 52.0
+    return extra
+
+
+def augment(observation: np.ndarray) -> np.ndarray:
+    """The base observation (first 374 entries of any observation) and the derived features."""
+    obs = np.asarray(observation, dtype=np.float32)
+    extra = card_features(
+        _plane_mask(obs, HAND_PLANE),
+        _plane_mask(obs, TOP_PLANE),
+        _plane_mask(obs, PILE_PLANE),
+        _plane_mask(obs, OPP_KNOWN_PLANE),
+        bool(obs[PHASE_OFFSET + _PHASE_DISCARD] >= 0.5),
+    )
     return np.concatenate([obs[:OBS_SIZE], extra])
 
 
-class AugmentedObservation(gym.ObservationWrapper):
-    """Gymnasium wrapper: ``Box(374)`` observations become ``Box(586)`` via :func:`augment`."""
-
-    def __init__(self, env: gym.Env) -> None:
-        super().__init__(env)
-        self.observation_space = gym.spaces.Box(0.0, 1.0, (AUGMENTED_SIZE,), np.float32)
-
-    def observation(self, observation: np.ndarray) -> np.ndarray:
-        return augment(observation)
-
-    def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
+def augment_view(view: PlayerView, observation: np.ndarray) -> np.ndarray:
+    """:func:`augment` of ``observation`` (the encoding of ``view``), read from the view itself."""
+    top = 0 if view.top is None else 1 << view.top
+    extra = card_features(view.hand, top, view.pile_mask, view.opponent_known, view.phase is Phase.DISCARD)
+    return np.concatenate([np.asarray(observation, dtype=np.float32)[:OBS_SIZE], extra])

@@ -11,11 +11,11 @@ import json
 import os
 from typing import Any
 
-from .engine.hand import HandState
-from .engine.match import Roles
-from .engine.rules import Rules
-from .play import Console
-from .render import describe_action, render_table
+from ..engine.hand import HandState
+from ..engine.match import Roles
+from ..engine.rules import Rules
+from ..render import describe_action, render_table
+from .game import Console
 
 _SEAT_NAMES = ["Seat 0", "Seat 1", "Seat 2"]
 

@@ -3,26 +3,77 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from typing import Any
 
 import numpy as np
 
-from .engine.cards import card_str
-from .engine.hand import BOX, TEAM, HandState
-from .engine.match import MatchState, Roles, draw_roles
-from .engine.rules import Rules
-from .files import save_json
-from .play import Console, Policy, Quit, play_hand, play_match
-from .play_replay import load_log, replay_log
+from ..engine.cards import card_str
+from ..engine.hand import BOX, TEAM, HandState
+from ..engine.match import MatchState, Roles, draw_roles
+from ..engine.rules import Rules
+from ..files import save_json
+from ..observation.policy import Policy
+from .game import Console, Quit, play_hand, play_match
+from .replay import load_log, replay_log
 
 GOODBYE = "Goodbye."
+
+
+def use_color(no_color: bool, stream: Any = None) -> bool:
+    """Colours only on a terminal, without NO_COLOR (https://no-color.org) or --no-color."""
+    stream = stream if stream is not None else sys.stdout
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def use_symbols(ascii_only: bool, stream: Any = None) -> bool:
+    """Suit symbols unless --ascii or the output cannot encode them."""
+    if ascii_only:
+        return False
+    stream = stream if stream is not None else sys.stdout
+    try:
+        "♣♦♥♠".encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def read_decks(deck: str | None, deck_json: str | None) -> list[list[int]]:
+    """The stacked decks given on the command line (maybe none); ``ValueError`` if malformed."""
+    from ..engine.cards import parse_cards
+    from ..engine.hand import check_deck
+
+    def one(item: Any) -> list[int]:
+        if isinstance(item, str):
+            return check_deck(parse_cards(item))
+        if isinstance(item, list):
+            return check_deck(parse_cards(item) if all(isinstance(c, str) for c in item) else item)
+        raise ValueError(f"a deck must be a list of 52 cards or a string of them, got {item!r:.60}")
+
+    if deck is not None:
+        return [one(deck)]
+    if deck_json is None:
+        return []
+    try:
+        with open(deck_json, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read --deck-json {deck_json}: {exc}") from None
+    if isinstance(data, dict) and "decks" in data:
+        return [one(d) for d in data["decks"]]
+    if isinstance(data, dict) and "deck" in data:
+        return [one(data["deck"])]
+    return [one(data)]
 
 
 def load_opponent(spec: str, seed: int | None) -> Policy:
     """A policy by name or path through ``gin3_env.policies.load_policy`` (``random`` is seeded)."""
     try:
-        from .policies import load_policy
+        from ..policies import load_policy
     except ImportError as exc:
         raise ValueError(f"the policies package (gin3_env.policies) is not available: {exc}") from None
     try:
@@ -32,8 +83,6 @@ def load_opponent(spec: str, seed: int | None) -> Policy:
 
 
 def _console(args: argparse.Namespace) -> Console:
-    from .cli import use_color, use_symbols
-
     piped = not sys.stdin.isatty()
     return Console(symbols=use_symbols(args.ascii), color=use_color(args.no_color), echo=piped)
 
@@ -73,8 +122,6 @@ def _start_match(args: argparse.Namespace, rules: Rules, decks: list[list[int]],
 
 def run_play(args: argparse.Namespace) -> int:
     """``gin3 play``: returns the exit code (0 also when the person quits)."""
-    from .cli import read_decks
-
     io = _console(args)
     rules = _rules(args)
     decks = read_decks(args.deck, args.deck_json)

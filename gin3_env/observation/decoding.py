@@ -1,8 +1,10 @@
-"""Decode the parts of an observation dict that the baseline players use.
+"""The inverse of :func:`~.encoding.encode`: an observation vector back to what the player knows.
 
-The layout is the one of :mod:`gin3_env.envs.observation` (the first 374
-entries; the match environment appends more, which is ignored here). Cards
-come back as 52-bit masks, the convention of :mod:`gin3_env.engine`.
+The layout is the one of :mod:`.layout` (the first 374 entries; the match
+environment appends more, which is ignored here). Cards come back as 52-bit
+masks, the convention of :mod:`gin3_env.engine`. The vector holds the discard
+pile as a set (not its order), so :class:`View` is the part of a
+:class:`~gin3_env.engine.PlayerView` that a policy can read back from it.
 """
 
 from __future__ import annotations
@@ -13,11 +15,10 @@ from typing import Any
 import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
-from ..engine.hand import Phase
-from ..envs.observation import (
+from ..engine.phases import Phase
+from .layout import (
     DEADWOOD_INDEX,
     HAND_PLANE,
-    INITIAL_STOCK,
     OBS_SIZE,
     OPP_DECLINED_PLANE,
     OPP_KNOWN_PLANE,
@@ -27,6 +28,7 @@ from ..envs.observation import (
     PLANE,
     ROLE_OFFSET,
     STOCK_INDEX,
+    STOCK_SCALE,
     TAKEN_PLANE,
     TOP_PLANE,
     TURN_INDEX,
@@ -88,7 +90,7 @@ def check_observation(observation: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def decode(vector: np.ndarray) -> View:
-    """Decode an observation vector (see :mod:`gin3_env.envs.observation`)."""
+    """Decode an observation vector (see :mod:`.layout`)."""
     phase = int(np.argmax(vector[PHASE_OFFSET : PHASE_OFFSET + 5]))
     return View(
         hand=plane_mask(vector, HAND_PLANE),
@@ -100,12 +102,12 @@ def decode(vector: np.ndarray) -> View:
         taken=_single(plane_mask(vector, TAKEN_PLANE)),
         phase=Phase(phase),
         role=int(np.argmax(vector[ROLE_OFFSET : ROLE_OFFSET + 2])),
-        stock=round(float(vector[STOCK_INDEX]) * INITIAL_STOCK),
+        stock=round(float(vector[STOCK_INDEX]) * STOCK_SCALE),
         deadwood=round(float(vector[DEADWOOD_INDEX]) * 100),
         turns=float(vector[TURN_INDEX]),
     )
 
 
-def legal_actions(mask: np.ndarray) -> list[int]:
+def mask_actions(mask: np.ndarray) -> list[int]:
     """The legal action ids of an action mask, ascending."""
     return [int(a) for a in np.flatnonzero(mask)]

@@ -5,29 +5,25 @@ The loops talk to the person only through a :class:`Console` (``input_fn`` and
 person types ``quit`` or closes the input (EOF) to leave: :class:`Quit` is raised
 and the command line says goodbye and exits with code 0.
 
-Policies act from the same observation dict a learning agent gets: the hand
-view (``encode``/``action_mask``) in a single hand, the match view
-(``encode_match``/``match_action_mask``) in a match, as the environments do.
+Policies act from the same observation dict a learning agent gets, through the
+shared driver (:mod:`gin3_env.observation.driver`): the hand observation in a
+single hand, the match observation in a match, as the environments build them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
-from .engine.actions import DISCARD_BASE, PASS
-from .engine.hand import BOX, TEAM, HandResult, HandState
-from .engine.match import MatchState, Roles
-from .envs.observation import action_mask, encode, encode_match, match_action_mask
-from .play_moves import HELP, parse_move
-from .render import describe_action, render_moves, render_table, says
+from ..engine.actions import DISCARD_BASE, PASS
+from ..engine.hand import BOX, TEAM, HandResult, HandState
+from ..engine.match import MatchState, Roles
+from ..observation.driver import run_hand, run_match
+from ..observation.policy import Policy
+from ..render import describe_action, render_moves, render_table, says
+from .moves import HELP, parse_move
 
 PROMPT = "> "
-
-
-class Policy(Protocol):
-    def act(self, observation: dict[str, Any]) -> int: ...
 
 
 class Quit(Exception):
@@ -101,13 +97,6 @@ def person_turn(
             io.say(moves)
 
 
-def _policy_move(policy: Policy, observation: dict[str, Any], legal: list[int], who: str) -> int:
-    action = int(policy.act(observation))
-    if action not in legal:
-        raise RuntimeError(f"the policy playing {who} chose an illegal action {action} (legal: {legal})")
-    return action
-
-
 def play_hand(
     io: Console, state: HandState, person: int, policy: Policy, *, names: tuple[str, str] | None = None
 ) -> HandResult:
@@ -116,14 +105,18 @@ def play_hand(
         raise ValueError(f"person must be 0 (team) or 1 (box), got {person!r}")
     names = names or (("You", "Box") if person == TEAM else ("Team", "You"))
     io.say(f"You play the {'team (as captain)' if person == TEAM else 'box'}. Type help for help.")
+    seats: list[Policy | None] = [None, None]
+    seats[1 - person] = policy
+
+    def said(before: HandState, action: int) -> None:
+        io.say(describe_action(before, action, names[before.player]))
+
     while not state.is_over:
-        p = state.player
-        if p == person:
-            action = person_turn(io, state, names=names)
-        else:
-            obs = {"observation": encode(state, p), "action_mask": action_mask(state, p)}
-            action = _policy_move(policy, obs, state.legal_actions(), names[p])
-        io.say(describe_action(state, action, names[p]))
+        run_hand(state, seats, on_move=said)
+        if state.is_over:
+            break
+        action = person_turn(io, state, names=names)
+        said(state, action)
         state.apply(action)
     io.say(render_table(state, person, names=names, symbols=io.symbols, color=io.color))
     assert state.result is not None
@@ -148,6 +141,45 @@ def _ask_sitter_mode(io: Console) -> bool:
     return answer not in ("s", "summary")
 
 
+def _play_match_hand(
+    io: Console,
+    match: MatchState,
+    person: int,
+    seats: list[Policy | None],
+    *,
+    names: tuple[str, str],
+    seat_names: list[str],
+) -> HandResult:
+    """The match's current hand: the policies of ``seats`` and the person (seat ``person``)."""
+    roles, scores, hand = match.hand_roles, list(match.scores), match.hand
+    role = roles.role_of(person)
+    watching = _ask_sitter_mode(io) if role == "sitter" else True
+    played = len(match.history)
+
+    def show(before: MatchState, seat: int, action: int) -> None:
+        """Before a move: the captain's table for a watching sitter, the move, a pause."""
+        nonlocal watching
+        p = before.hand.player
+        if role == "sitter" and watching and p == TEAM:
+            style = {"symbols": io.symbols, "color": io.color}
+            io.say(render_table(hand, TEAM, roles=roles, scores=scores, names=names, seat_names=seat_names, **style))
+        io.say(describe_action(hand, action, names[p], reveal=role == "sitter" and p == TEAM))
+        ends_turn = action == PASS or action >= DISCARD_BASE
+        if role == "sitter" and watching and ends_turn:
+            answer = io.pause("[Enter] next move, s skips to the end, q quits: ")
+            watching = answer not in ("s", "skip")
+
+    while True:
+        ended = run_match(match, seats, max_hands=played + 1, on_move=show)
+        if ended:
+            return ended[0][1]
+        action = person_turn(io, hand, roles=roles, scores=scores, names=names, seat_names=seat_names)
+        show(match, person, action)
+        result = match.apply(action)
+        if result is not None:
+            return result
+
+
 def play_match(
     io: Console, match: MatchState, person: int, policies: dict[int, Policy], *, seat_names: list[str]
 ) -> None:
@@ -155,45 +187,15 @@ def play_match(
     number = 0
     while not match.is_over:
         number += 1
-        roles, scores = match.roles, list(match.scores)
+        roles = match.hand_roles
         hand = match.hand
         names = _hand_names(roles, seat_names)
         role = roles.role_of(person)
         io.say("")
         io.say(f"=== Hand {number}: {_roles_text(roles, seat_names)} ===")
-        watching = True
-        if role == "sitter":
-            watching = _ask_sitter_mode(io)
-        result: HandResult | None = None
-        while result is None:
-            seat = match.acting_seat
-            assert seat is not None
-            p = hand.player
-            if seat == person:
-                action = person_turn(io, hand, roles=roles, scores=scores, names=names, seat_names=seat_names)
-            else:
-                if role == "sitter" and watching and p == TEAM:
-                    io.say(
-                        render_table(
-                            hand,
-                            TEAM,
-                            roles=roles,
-                            scores=scores,
-                            names=names,
-                            seat_names=seat_names,
-                            symbols=io.symbols,
-                            color=io.color,
-                        )
-                    )
-                obs = {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
-                action = _policy_move(policies[seat], obs, hand.legal_actions(), names[p])
-            reveal = role == "sitter" and p == TEAM
-            io.say(describe_action(hand, action, names[p], reveal=reveal))
-            ends_turn = action == PASS or action >= DISCARD_BASE
-            if role == "sitter" and watching and ends_turn:
-                answer = io.pause("[Enter] next move, s skips to the end, q quits: ")
-                watching = answer not in ("s", "skip")
-            result = match.apply(action)
+        seats: list[Policy | None] = [policies.get(seat) for seat in range(3)]
+        seats[person] = None
+        result = _play_match_hand(io, match, person, seats, names=names, seat_names=seat_names)
         viewer = TEAM if role == "sitter" else (TEAM if role == "captain" else BOX)
         io.say(
             render_table(

@@ -1,0 +1,5 @@
+"""``python -m gin3_env ...`` is the ``gin3`` command."""
+
+from .cli import main
+
+raise SystemExit(main())
