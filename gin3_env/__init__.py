@@ -1,9 +1,14 @@
 """gin3_env: three-handed gin rummy ("in the box") for reinforcement learning.
 
-The rules engine lives in :mod:`gin3_env.engine`; the PettingZoo and Gymnasium
-environments in :mod:`gin3_env.envs`. Importing the package registers the
-environment ids with PettingZoo and Gymnasium.
+The rules engine and what a player knows live in :mod:`gin3_env.engine` (pure
+Python and numpy); the observation encoding in :mod:`gin3_env.observation`; the
+PettingZoo and Gymnasium environments in :mod:`gin3_env.envs`. Importing the
+package registers the environment ids with PettingZoo and Gymnasium when those
+libraries are installed; without them the engine, the observation encoding and
+the built-in policies still work, and ``gin3_env.env`` says what to install.
 """
+
+from typing import Any
 
 from .engine.actions import (
     DRAW_STOCK,
@@ -17,14 +22,37 @@ from .engine.actions import (
 from .engine.cards import card_points, card_str, parse_card, parse_cards
 from .engine.melds import Arrangement, best_arrangement, deadwood, knock_deadwoods
 from .engine.rules import Rules
-from .envs.aec_hand import env, raw_env
-from .envs.aec_match import env as match_env
-from .envs.aec_match import raw_env as match_raw_env
-from .envs.registration import register_all as _register_all
+from .envs.opponents import set_policy_loader as _set_policy_loader
+from .envs.registration import register_available as _register_available
+from .policies.loading import load_policy as _load_policy
 
-_register_all()  # PettingZoo and Gymnasium ids (idempotent); see envs/registration.py
+_set_policy_loader(_load_policy)  # the envs take opponents by name without importing the policies
+
+_ENV_LIBRARIES = ("pettingzoo", "gymnasium")
+_ENV_NAMES = ("env", "raw_env", "match_env", "match_raw_env")
+_envs_missing: ModuleNotFoundError | None = None
+try:
+    from .envs.aec_hand import env, raw_env
+    from .envs.aec_match import env as match_env
+    from .envs.aec_match import raw_env as match_raw_env
+except ModuleNotFoundError as exc:  # an environment library is not installed
+    if exc.name not in _ENV_LIBRARIES:
+        raise
+    _envs_missing = exc
+
+_register_available()  # PettingZoo and Gymnasium ids, for the libraries that import (idempotent)
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ENV_NAMES and _envs_missing is not None:
+        raise ImportError(
+            f"gin3_env.{name} needs {_envs_missing.name}, which is not installed "
+            f"(pip install gymnasium pettingzoo): {_envs_missing}"
+        )
+    raise AttributeError(f"module 'gin3_env' has no attribute {name!r}")
+
 
 __all__ = [
     "DRAW_STOCK",

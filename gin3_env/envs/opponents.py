@@ -1,23 +1,36 @@
-"""The opponents of the single-agent envs: one policy, or a pool drawn from at each reset."""
+"""The opponents of the single-agent envs: one policy, or a pool drawn from at each reset.
+
+An opponent given by name or model path (``"heuristic"``, ``"trained"``, ``run/best.zip``) is
+loaded by the policy loader the package installs at import (``gin3_env.policies.load_policy``,
+one layer up: the envs do not import the policies themselves)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..observation.policy import Policy
 
-__all__ = ["OpponentPool", "resolve_policy"]
+__all__ = ["OpponentPool", "resolve_policy", "set_policy_loader"]
+
+_loader: Callable[[str], Policy] | None = None
+
+
+def set_policy_loader(loader: Callable[[str], Policy]) -> None:
+    """Install the function that turns a policy name or model path into a policy
+    (``import gin3_env`` installs ``gin3_env.policies.load_policy``)."""
+    global _loader
+    _loader = loader
 
 
 def resolve_policy(spec: Any) -> Policy:
-    """A policy from a name or model path (``load_policy``), or a policy object passed through."""
+    """A policy from a name or model path (through the installed loader), or a policy object passed through."""
     if isinstance(spec, str):
-        from ..policies import load_policy  # lazy: the envs do not import the policies at import time
-
-        return load_policy(spec)
+        if _loader is None:
+            raise ValueError(f"no policy loader is installed to load {spec!r}: import gin3_env first")
+        return _loader(spec)
     if not callable(getattr(spec, "act", None)):
         raise ValueError(f"opponent must be a policy name, a model path or an object with act(); got {spec!r}")
     return spec

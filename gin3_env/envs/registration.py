@@ -1,6 +1,6 @@
 """Environment ids for PettingZoo's and Gymnasium's registries.
 
-``import gin3_env`` calls :func:`register_all`, after which
+``import gin3_env`` calls :func:`register_available` (both libraries, where installed), after which
 
 - ``pettingzoo.make("aec", "gin3/three_handed_gin-v0")``: one hand (``aec_hand.env``);
 - ``pettingzoo.make("aec", "gin3/three_handed_gin_match-v0")``: a match (``aec_match.env``);
@@ -32,7 +32,14 @@ GYMNASIUM_ENVS: dict[str, str] = {
     "gin3/ThreeHandedGinMatch-v0": "gin3_env.envs.single_agent:ThreeHandedGinMatchEnv",
 }
 
-__all__ = ["GYMNASIUM_ENVS", "PETTINGZOO_ENVS", "register_all", "register_gymnasium", "register_pettingzoo"]
+__all__ = [
+    "GYMNASIUM_ENVS",
+    "PETTINGZOO_ENVS",
+    "register_all",
+    "register_available",
+    "register_gymnasium",
+    "register_pettingzoo",
+]
 
 
 def _keep(env_id: str, registered: object, entry_point: str) -> bool:
@@ -69,6 +76,17 @@ def register_gymnasium() -> None:
 
 
 def register_all() -> None:
-    """Register every id with both libraries (what ``import gin3_env`` does)."""
+    """Register every id with both libraries."""
     register_pettingzoo()
     register_gymnasium()
+
+
+def register_available() -> None:
+    """Register the ids with each of the two libraries that is installed (what ``import
+    gin3_env`` does): without PettingZoo or Gymnasium the engine still imports."""
+    for register in (register_pettingzoo, register_gymnasium):
+        try:
+            register()
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("pettingzoo", "gymnasium"):
+                raise
