@@ -33,7 +33,7 @@ from .actions import (
     check_action,
 )
 from .cards import NUM_CARDS, card_str, cards_of
-from .melds import Arrangement, knock_deadwoods
+from .melds import Arrangement, deadwood_of_mask, knock_deadwoods
 from .phases import Phase, legal_in_phase
 from .rules import Rules
 from .showdown import showdown
@@ -151,6 +151,7 @@ class HandState:
     result: HandResult | None = None
     _legal: list[int] | None = field(default=None, repr=False)
     _knock_dw: dict[int, int] | None = field(default=None, repr=False)
+    _deadwood: list[int | None] = field(default_factory=lambda: [None, None], repr=False)  # per player, cached
 
     # ---------------------------------------------------------------- setup
     @classmethod
@@ -196,6 +197,7 @@ class HandState:
             result=self.result,
             _legal=None if self._legal is None else list(self._legal),
             _knock_dw=None if self._knock_dw is None else dict(self._knock_dw),
+            _deadwood=list(self._deadwood),
         )
 
     # -------------------------------------------------------------- queries
@@ -248,6 +250,12 @@ class HandState:
         acting = self.player == player and not over
         legal = tuple(self.legal_actions()) if acting else None  # computes the knock deadwoods it needs
         kd = self._knock_dw if acting and phase is Phase.DISCARD else None
+        if kd is not None:
+            dw = min(kd.values())
+        else:
+            dw = self._deadwood[player]
+            if dw is None:
+                dw = self._deadwood[player] = deadwood_of_mask(self.hands[player])
         view = object.__new__(PlayerView)
         # The frozen dataclass's fields, set in one go (its __init__ costs several times more).
         view.__dict__.update(
@@ -269,6 +277,7 @@ class HandState:
             own_known=self.known[player],
             _knock_dw=None if kd is None else dict(kd),  # copies: the view shares nothing with the state
             _legal=legal,
+            _deadwood=dw,
         )
         return view
 
@@ -277,7 +286,8 @@ class HandState:
         """Play ``action`` for the player to act; return the result if the hand ends with it.
 
         An action that is not legal raises ``IllegalActionError`` and changes nothing."""
-        action = check_action(action)
+        if type(action) is not int:  # plain ints are checked by the membership test below
+            action = check_action(action)
         if action not in self.legal_actions():
             raise IllegalActionError(self._illegal_message(action))
         self._legal = None
@@ -311,10 +321,13 @@ class HandState:
     def _to_discard_phase(self) -> None:
         self.phase = Phase.DISCARD
         self._knock_dw = None
+        self._deadwood[self.player] = None
 
     def _discard(self, card: int) -> None:
         p = self.player
         bit = 1 << card
+        kd = self._knock_dw  # of the 11 cards before this discard, if computed: kd[card] is what is left
+        self._deadwood[p] = None if kd is None else kd[card]
         self.hands[p] &= ~bit
         self.known[p] &= ~bit
         self.discards.append(card)
@@ -331,6 +344,7 @@ class HandState:
         p = self.player
         self.hands[p] &= ~(1 << card)
         self.known[p] &= ~(1 << card)
+        self._deadwood[p] = None
         self.turns += 1
         s = showdown(self.hands[p], self.hands[1 - p], self.rules)
         spreads = [Spread.of(s.knocker_spread), Spread.of(s.defender_spread, s.layoffs)]
@@ -376,7 +390,12 @@ class HandState:
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_legal"] = state["_knock_dw"] = None
+        state["_deadwood"] = [None, None]
         return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_deadwood", [None, None])  # a state pickled before the cache existed
 
 
 def legal_actions(state: HandState) -> list[int]:

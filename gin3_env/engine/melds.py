@@ -166,10 +166,19 @@ def knock_deadwoods(cards: Iterable[int] | int) -> dict[int, int]:
     For an 11-card hand this is the deadwood left after discarding each card,
     all derived from one pass over the set choices."""
     mask = _as_mask(cards)
+    rd, drop = RUN_DEADWOOD, DROP
+    a, b, c, d = mask & SUIT_BITS, mask >> 13 & SUIT_BITS, mask >> 26 & SUIT_BITS, mask >> 39
+    if not (a & b & (c | d)) | (c & d & (a | b)):  # no rank can form a set: runs only, one pass
+        total = rd[a] + rd[b] + rd[c] + rd[d]
+        out: dict[int, int] = {}
+        for offset, m in ((0, a), (13, b), (26, c), (39, d)):
+            base = total - rd[m]
+            for rank, rest in drop[m]:
+                out[offset + rank] = base + rest
+        return out
     choices = _set_choices(mask)
     if choices is None:
         return {c: deadwood_of_mask(mask & ~(1 << c)) for c in cards_of(mask)}
-    rd, drop = RUN_DEADWOOD, DROP
     best: dict[int, int] = {}
     # Every rank has the "no set" choice, so every card is met as a run/deadwood card.
     for suits, _ in choices:

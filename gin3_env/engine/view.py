@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .cards import FULL_MASK
+from .melds import deadwood_of_mask as _deadwood_of_mask
 from .melds import knock_deadwoods as _knock_deadwoods
 from .phases import Phase, legal_in_phase
 from .rules import Rules
@@ -69,6 +70,7 @@ class PlayerView:
     # discard of the own hand, and the legal actions.
     _knock_dw: dict[int, int] | None = field(default=None, compare=False, repr=False)
     _legal: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
+    _deadwood: int | None = field(default=None, compare=False, repr=False)
 
     # ------------------------------------------------------------ derived
     @property
@@ -103,6 +105,18 @@ class PlayerView:
     def opponent_hidden(self) -> int:
         """How many of the opponent's cards this player has not seen."""
         return self.opponent_hand_size - self.opponent_known.bit_count()
+
+    @property
+    def deadwood(self) -> int:
+        """Own deadwood: after the best discard when this player holds 11 cards and is to act."""
+        dw = self._deadwood
+        if dw is None:
+            if self.to_act == self.player and self.phase is Phase.DISCARD:
+                dw = min(self.knock_deadwoods().values())
+            else:
+                dw = _deadwood_of_mask(self.hand)
+            object.__setattr__(self, "_deadwood", dw)
+        return dw
 
     def knock_deadwoods(self) -> dict[int, int]:
         """The deadwood of the own hand without each of its cards (cached)."""

@@ -9,9 +9,9 @@ are read about 20 times a step (by ``agent_iter``, ``last`` and the wrappers'
 own ``step``/``observe``), which made the wrappers cost more than the game.
 These wrappers add no public attributes of their own and write the env's state
 on the raw env (``env.unwrapped``), so reading it there, in one hop, gives the
-same answers. The order enforcing keeps PettingZoo's lookups (and refusals)
-until the first ``reset``; after it nothing is refused any more, and the
-wrapper switches to the one-hop class.
+same answers. The outer order enforcing keeps PettingZoo's behaviour until the
+first ``reset``; after it its ``observe``, ``last`` and ``step`` are one plain
+fast path doing what the three layers do (see :class:`_OrderEnforcing`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 __all__ = ["ActionSpace", "wrap"]
 
@@ -76,28 +77,116 @@ class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
         super().__init__(env)
 
 
+_BEFORE_RESET = frozenset(
+    {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
+)
+
+
+def _checked(name: str) -> property:
+    read = attrgetter(f"_raw.{name}")
+
+    def get(self: _OrderEnforcing) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return read(self)
+
+    return property(get, doc=f"The raw env's ``{name}`` (after the first reset).")
+
+
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order enforcing as is, until the first ``reset``."""
+    """PettingZoo's order enforcing with one plain fast path after the first ``reset``.
+
+    Before the first reset everything goes through PettingZoo's classes (and is refused
+    as they refuse it). After it, ``observe``, ``last`` and ``step`` do in one call what the
+    three stacked wrappers do layer by layer (the same checks, the same bookkeeping on
+    the ``TerminateIllegalWrapper`` below, the same calls on the raw env), and attributes
+    are read on the raw env in one hop. ``tests/test_wrapping.py`` plays this stack and
+    PettingZoo's own side by side and requires the same answers."""
 
     def __init__(self, env: AECEnv) -> None:
         self._raw = env.unwrapped
+        layer = env
+        while not isinstance(layer, wrappers.TerminateIllegalWrapper):
+            layer = layer.env
+        self._illegal = layer
         super().__init__(env)
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        super().reset(seed=seed, options=options)
-        self.__class__ = _OrderEnforcingAfterReset
+    def __getattr__(self, name: str) -> Any:
+        if name in _BEFORE_RESET and not self.__dict__.get("_has_reset", False):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return _OneHop.__getattr__(self, name)  # type: ignore[arg-type]
+
+    def observe(self, agent: Any) -> Any:
+        if not self._has_reset:
+            return super().observe(agent)
+        raw = self._raw
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:  # what TerminateIllegalWrapper.observe notes
+            layer = self._illegal
+            layer._prev_obs = obs
+            layer._prev_info = raw.infos.get(agent, {})
+        return obs
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            return super().last(observe)
+        raw = self._raw
+        agent = raw.agent_selection
+        observation = self.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        if not self._has_reset or not raw.agents:
+            super().step(action)  # PettingZoo's error before reset, its warning after the end
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        # AssertOutOfBoundsWrapper.step
+        assert (action is None and dead) or raw.action_space(agent).contains(action), "action is not in action space"
+        # TerminateIllegalWrapper.step
+        layer = self._illegal
+        if layer._prev_obs is None:
+            layer.observe(agent)
+        prev = layer._prev_obs
+        if isinstance(prev, dict):
+            assert "action_mask" in prev, f"`action_mask` not found in dictionary observation: {prev}"
+            mask = prev["action_mask"]
+        else:
+            assert layer._prev_info is not None and "action_mask" in layer._prev_info
+            mask = layer._prev_info["action_mask"]
+        layer._prev_obs = None
+        layer._prev_info = None
+        if layer._terminated and dead:
+            raw._was_dead_step(action)
+        elif not dead and not mask[action]:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = float(layer._illegal_value)
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            layer._terminated = True
+        else:
+            raw.step(action)
 
     def __str__(self) -> str:
         return str(self.env)  # as the stock wrapper prints itself: the env's name
 
 
-@_add_hot_properties
-class _OrderEnforcingAfterReset(_OrderEnforcing):
-    """After a reset the order enforcing refuses no attribute: read them in one hop.
-
-    (Single inheritance, so that ``reset`` may switch an instance's class to it.)"""
-
-    __getattr__ = _OneHop.__getattr__
+for _name in _HOT:
+    if _name != "_cumulative_rewards":
+        setattr(_OrderEnforcing, _name, _checked(_name))
+_OrderEnforcing._cumulative_rewards = property(attrgetter("_raw._cumulative_rewards"))  # type: ignore[assignment]
 
 
 def wrap(aec: AECEnv) -> AECEnv:

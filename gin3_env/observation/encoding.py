@@ -14,8 +14,6 @@ import numpy as np
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, TEAM
 from ..engine.match import MatchState
-from ..engine.melds import deadwood_of_mask
-from ..engine.phases import Phase
 from ..engine.view import PlayerView
 from .layout import (
     DEADWOOD_INDEX,
@@ -54,7 +52,6 @@ _TOP_BITS = tuple(1 << (_TOP_SHIFT + c) for c in range(PLANE))
 _PILE_BITS = tuple(1 << (_PILE_SHIFT + c) for c in range(PLANE))
 _PHASE_BITS = tuple(1 << (PHASE_OFFSET + p) for p in range(5))
 _ROLE_BITS = (1 << ROLE_OFFSET, 1 << (ROLE_OFFSET + 1))
-_DISCARD, _OVER = Phase.DISCARD, Phase.OVER
 
 
 def mask_to_plane(mask: int, out: np.ndarray) -> None:
@@ -91,11 +88,7 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
         obs = out
         obs[:] = flags
     obs[STOCK_INDEX] = view.stock_size / STOCK_SCALE
-    if acting and view.phase is _DISCARD:
-        dw = min(view.knock_deadwoods().values())
-    else:
-        dw = deadwood_of_mask(hand)
-    obs[DEADWOOD_INDEX] = dw / 100.0
+    obs[DEADWOOD_INDEX] = view.deadwood / 100.0
     obs[TURN_INDEX] = view.turns / view.rules.max_turns
     return obs
 

@@ -1,0 +1,100 @@
+"""``env()``'s wrapper stack answers exactly as PettingZoo's own classic stack on the installed PettingZoo.
+
+``gin3_env.envs.wrapping`` replaces the layer-by-layer calls of PettingZoo's
+``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(env, -1)))``
+with one fast path after the first reset. Both stacks are driven here with the same
+calls (legal moves, illegal moves, out-of-range actions, steps after the end, attribute
+reads before reset) and must give the same observations, rewards, ends, infos and errors.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from pettingzoo.utils import wrappers
+
+from gin3_env.envs import aec_hand, aec_match
+
+
+def stock(raw: Any) -> Any:
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1))
+    )
+
+
+def outcome(call: Any) -> tuple[str, Any]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            value = call()
+        except Exception as exc:  # the kind and the text are compared
+            return ("raised", (type(exc).__name__, str(exc)))
+    return ("ok", value)
+
+
+def snapshot(env: Any) -> Any:
+    if not env.agents:
+        return ("no agents", dict(env.rewards), dict(env._cumulative_rewards))
+    obs, reward, term, trunc, info = env.last()
+    return (
+        env.agent_selection,
+        {k: np.asarray(v).tobytes() for k, v in obs.items()},
+        reward,
+        term,
+        trunc,
+        repr(sorted(info.items())),
+        dict(env.rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        list(env.agents),
+    )
+
+
+def drive(env: Any, seed: int, script: np.random.Generator) -> list[Any]:
+    log: list[Any] = [outcome(lambda: env.agent_selection), outcome(lambda: env.step(0))]
+    log.append(outcome(lambda: env.reset(seed=seed)))
+    for _ in range(400):
+        log.append(snapshot(env))
+        if not env.agents:
+            log.append(outcome(lambda: env.step(None)))  # a step after the end: PettingZoo warns
+            break
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            action: Any = None
+        else:
+            mask = env.observe(agent)["action_mask"]
+            roll = script.random()
+            if roll < 0.02:
+                action = int(np.flatnonzero(mask == 0)[0])  # illegal: the stack ends the game
+            elif roll < 0.03:
+                action = 500  # out of range: AssertOutOfBoundsWrapper refuses it
+            elif roll < 0.04:
+                action = None  # None for an agent that must act
+            else:
+                action = int(script.choice(np.flatnonzero(mask)))
+        if script.random() < 0.3:
+            log.append(outcome(lambda a=agent: env.observe(a)["action_mask"].tobytes()))
+        log.append(outcome(lambda a=action: env.step(a)))
+    return log
+
+
+@pytest.mark.parametrize("module", [aec_hand, aec_match], ids=["hand", "match"])
+@pytest.mark.parametrize("seed", range(8))
+def test_env_wrappers_answer_as_pettingzoos_stack(module: Any, seed: int) -> None:
+    options = {"target_score": 25} if module is aec_match else {}
+    ours = drive(module.env(**options), seed, np.random.default_rng(seed))
+    theirs = drive(stock(module.raw_env(**options)), seed, np.random.default_rng(seed))
+    assert ours == theirs
+
+
+def test_wrapped_env_reads_the_raw_state_after_reset() -> None:
+    env = aec_hand.env()
+    with pytest.raises(AttributeError, match="before reset"):
+        _ = env.agents
+    env.reset(seed=0)
+    assert env.terminations is env.unwrapped.terminations and env.agents is env.unwrapped.agents
+    with pytest.raises(AttributeError, match="private"):
+        _ = env._hidden_thing
