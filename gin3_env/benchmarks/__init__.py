@@ -1,4 +1,4 @@
-"""Benchmarks: ``gin3 bench`` (and ``benchmarks/*.py``) run :func:`main`.
+"""Benchmarks: ``gin3 bench`` runs :func:`main` (``--setup`` builds the side env for gin_rummy_v4).
 
 - :mod:`gin3_env.benchmarks.engine`: the meld engine (deadwood, knock deadwoods)
   against OpenSpiel's and RLCard's gin rummy utilities, on the same hands.
@@ -45,7 +45,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a short smoke run (fewer hands, one pass)")
     parser.add_argument("--only", choices=SUITES, default=None, help="run one suite only")
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the results as JSON")
+    parser.add_argument(
+        "--setup",
+        action="store_true",
+        help="build the side virtualenv for PettingZoo 1.26.1's gin_rummy_v4 first (bench-env/ here, or "
+        "$GIN3_BENCH_ENV); alone, only build it",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.setup:
+        from .side_env import setup_side_env
+
+        setup_side_env()
+        if args.only is None and not args.quick and args.json is None:
+            return 0
 
     results: dict[str, Any] = {}
     for suite in SUITES if args.only is None else (args.only,):

@@ -14,7 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+# The shipped configs: in an installed package gin3_env/training/configs/ (copied from the
+# checkout's top-level configs/ when the wheel is built, see setup.py); in a checkout configs/.
+_PACKAGED_CONFIGS = Path(__file__).resolve().parent / "configs"
+_CHECKOUT_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+CONFIG_DIR = _PACKAGED_CONFIGS if _PACKAGED_CONFIGS.is_dir() else _CHECKOUT_CONFIGS
 OPPONENT_KINDS = ("random", "heuristic", "self")
 
 
