@@ -95,6 +95,8 @@ def determinise(
     A finished hand (``view.to_act is None``) or an inconsistent view is a ``ValueError``.
     """
     unseen = _check_view(view)
+    to_act = view.to_act
+    assert to_act is not None  # _check_view refuses a finished hand
     hidden = view.opponent_hidden
     if weights is None:
         order = rng.permutation(np.array(unseen, dtype=np.int64)).tolist()
@@ -122,7 +124,7 @@ def determinise(
         stock=stock,
         discards=discards,
         phase=view.phase,
-        player=view.to_act,
+        player=to_act,
         turns=view.turns,
         stock_only=view.stock_only,
         taken=view.taken,

@@ -253,9 +253,9 @@ class HandState:
         if kd is not None:
             dw = min(kd.values())
         else:
-            dw = self._deadwood[player]
-            if dw is None:
-                dw = self._deadwood[player] = deadwood_of_mask(self.hands[player])
+            cached = self._deadwood[player]
+            dw = deadwood_of_mask(self.hands[player]) if cached is None else cached
+            self._deadwood[player] = dw
         view = object.__new__(PlayerView)
         # The frozen dataclass's fields, set in one go (its __init__ costs several times more).
         view.__dict__.update(

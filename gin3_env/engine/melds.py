@@ -14,9 +14,10 @@ Public helpers (re-exported from ``gin3_env``): :func:`deadwood`,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import cast
 
 from .cards import CARD_POINTS, FULL_MASK, NUM_RANKS, card_rank, card_str, card_suit, cards_of, check_card
 
@@ -113,8 +114,9 @@ def _set_choices(mask: int) -> Iterator[tuple[list[int], tuple[tuple[int, int], 
 def _as_mask(cards: Iterable[int] | int) -> int:
     """A 52-bit mask from a mask or an iterable of distinct card indices (checked)."""
     kind = type(cards)
+    seq: Sequence[int]
     if kind is list or kind is tuple:
-        seq = cards
+        seq = cast("Sequence[int]", cards)
     elif isinstance(cards, int) and not isinstance(cards, bool):
         if not 0 <= cards <= FULL_MASK:
             raise ValueError(f"a card mask is a 52-bit int >= 0, got {cards:#x}")
@@ -284,28 +286,28 @@ def _dp_arrangement(mask: int) -> tuple[int, Arrangement]:
     total = finals[state][0]
     # Walk back to recover each rank's choice.
     choices: list[tuple[str, ...]] = []
-    key: tuple[int, ...] | None = state
+    back: tuple[int, ...] | None = state
     for layer in reversed(layers):
-        assert key is not None
-        _, prev, choice = layer[key]
-        choices.append(choice)
-        key = prev
+        assert back is not None
+        _, prev, picked = layer[back]
+        choices.append(picked)
+        back = prev
     choices.reverse()
     melds: list[Meld] = []
     dead: list[int] = []
     open_runs: list[list[int]] = [[], [], [], []]
-    for rank, choice in enumerate(choices):
-        set_cards = [s * 13 + rank for s in range(4) if choice[s] == "S"]
+    for rank, chosen in enumerate(choices):
+        set_cards = [s * 13 + rank for s in range(4) if chosen[s] == "S"]
         if set_cards:
             melds.append(tuple(set_cards))
         for s in range(4):
-            if choice[s] == "R":
+            if chosen[s] == "R":
                 open_runs[s].append(s * 13 + rank)
             else:
                 if open_runs[s]:
                     melds.append(tuple(open_runs[s]))
                     open_runs[s] = []
-                if choice[s] == "D":
+                if chosen[s] == "D":
                     dead.append(s * 13 + rank)
     melds.extend(tuple(r) for r in open_runs if r)
     melds.sort()

@@ -185,7 +185,7 @@ class GinAECEnv(AECEnv):
         self._cumulative_rewards = {agent: 0.0 for agent in agents}
         self.terminations = {agent: False for agent in agents}
         self.truncations = {agent: False for agent in agents}
-        self.infos = {agent: {} for agent in agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in agents}
         self._skip_agent_selection = None
 
     # ------------------------------------------------------------- step

@@ -186,6 +186,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     def step(self, action: int | None) -> None:
         if self._step_is_dead(action):
             return
+        assert action is not None  # _step_is_dead refused None for the agent to act
         agent = self.agent_selection
         hand = self._require_hand()
         result = hand.apply(action)  # raises IllegalActionError (a ValueError), changing nothing

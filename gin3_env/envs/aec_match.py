@@ -175,6 +175,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     def step(self, action: int | None) -> None:
         if self._step_is_dead(action):
             return
+        assert action is not None  # _step_is_dead refused None for the seat to act
         agent = self.agent_selection
         match = self._require_match()
         roles, hand = match.hand_roles, match.hand

@@ -30,4 +30,5 @@ class AugmentedObservation(gym.ObservationWrapper):
         return augment(observation)
 
     def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
+        masks: np.ndarray = self.env.unwrapped.action_masks()  # type: ignore[attr-defined]
+        return masks

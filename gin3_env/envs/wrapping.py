@@ -114,7 +114,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     def __getattr__(self, name: str) -> Any:
         if name in _BEFORE_RESET and not self.__dict__.get("_has_reset", False):
             raise AttributeError(f"{name} cannot be accessed before reset")
-        return _OneHop.__getattr__(self, name)  # type: ignore[arg-type]
+        return _OneHop.__getattr__(self, name)
 
     def observe(self, agent: Any) -> Any:
         if not self._has_reset:
@@ -186,7 +186,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
 for _name in _HOT:
     if _name != "_cumulative_rewards":
         setattr(_OrderEnforcing, _name, _checked(_name))
-_OrderEnforcing._cumulative_rewards = property(attrgetter("_raw._cumulative_rewards"))  # type: ignore[assignment]
+_OrderEnforcing._cumulative_rewards = property(attrgetter("_raw._cumulative_rewards"))
 
 
 def wrap(aec: AECEnv) -> AECEnv:
