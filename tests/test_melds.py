@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from gin3_env.engine import melds as M
 from gin3_env.engine.cards import CARD_POINTS, card_str, cards_of, mask_of, parse_cards
+from gin3_env.engine.layoffs import best_layoffs
 from gin3_env.engine.melds import (
     arrangements,
     best_arrangement,
-    best_layoffs,
     deadwood,
     deadwood_of_mask,
     is_meld,

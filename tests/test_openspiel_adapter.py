@@ -10,7 +10,8 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from gin3_env.engine.hand import HandState  # noqa: E402
-from gin3_env.engine.melds import best_layoffs, deadwood  # noqa: E402
+from gin3_env.engine.layoffs import best_layoffs  # noqa: E402
+from gin3_env.engine.melds import deadwood  # noqa: E402
 from gin3_env.evaluation import evaluate_openspiel_hands, evaluate_openspiel_matches  # noqa: E402
 from gin3_env.interop.openspiel import (  # noqa: E402
     OpenSpielAgent,

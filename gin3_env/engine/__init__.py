@@ -17,8 +17,9 @@ from .actions import (
 from .cards import card_points, card_str, cards_of, mask_of, parse_card, parse_cards
 from .determinise import determinise
 from .hand import BOX, TEAM, HandResult, HandState, IllegalActionError, Phase, Spread, legal_actions, replay_hand
+from .layoffs import best_layoffs
 from .match import MatchState, Roles, draw_roles
-from .melds import Arrangement, best_arrangement, best_layoffs, deadwood, knock_deadwoods
+from .melds import Arrangement, best_arrangement, deadwood, knock_deadwoods
 from .rules import Rules
 from .showdown import showdown
 from .view import PlayerView

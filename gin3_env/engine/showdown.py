@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .melds import Arrangement, LayoffResult, arrangements, best_arrangement, best_layoffs
+from .layoffs import LayoffResult, best_layoffs
+from .melds import Arrangement, arrangements, best_arrangement
 from .rules import Rules
 
 

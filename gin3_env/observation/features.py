@@ -33,6 +33,7 @@ import numpy as np
 from ..engine.melds import best_arrangement, deadwood_of_mask, knock_deadwoods
 from ..engine.phases import Phase
 from ..engine.view import PlayerView
+from .decoding import plane_mask
 from .layout import (
     HAND_PLANE,
     OBS_SIZE,
@@ -50,12 +51,6 @@ AUGMENTED_SIZE = OBS_SIZE + EXTRA_SIZE  # 586
 CARD_PLANES_OFFSET = OBS_SIZE  # where the per-card planes start in an augmented vector
 SUIT = 0x1FFF
 _PHASE_DISCARD = int(Phase.DISCARD)
-_BITS = 1 << np.arange(PLANE, dtype=np.uint64)
-
-
-def _plane_mask(obs: np.ndarray, plane: int) -> int:
-    start = plane * PLANE
-    return int(_BITS[obs[start : start + PLANE] > 0.5].sum())
 
 
 def meld_outs(hand: int) -> int:
@@ -98,10 +93,10 @@ def augment(observation: np.ndarray) -> np.ndarray:
     """The base observation (first 374 entries of any observation) and the derived features."""
     obs = np.asarray(observation, dtype=np.float32)
     extra = card_features(
-        _plane_mask(obs, HAND_PLANE),
-        _plane_mask(obs, TOP_PLANE),
-        _plane_mask(obs, PILE_PLANE),
-        _plane_mask(obs, OPP_KNOWN_PLANE),
+        plane_mask(obs, HAND_PLANE),
+        plane_mask(obs, TOP_PLANE),
+        plane_mask(obs, PILE_PLANE),
+        plane_mask(obs, OPP_KNOWN_PLANE),
         bool(obs[PHASE_OFFSET + _PHASE_DISCARD] >= 0.5),
     )
     return np.concatenate([obs[:OBS_SIZE], extra])
