@@ -98,3 +98,24 @@ def test_wrapped_env_reads_the_raw_state_after_reset() -> None:
     assert env.terminations is env.unwrapped.terminations and env.agents is env.unwrapped.agents
     with pytest.raises(AttributeError, match="private"):
         _ = env._hidden_thing
+
+
+def drive_iter(env: Any, seed: int) -> list[Any]:
+    log: list[Any] = [outcome(lambda: env.agent_iter())]
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for agent in env.agent_iter(max_iter=300):
+        obs, reward, term, trunc, info = env.last()
+        log.append((agent, obs["observation"].tobytes(), reward, term, trunc, repr(sorted(info.items()))))
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    env.reset(seed=seed)
+    twice = iter(env.agent_iter())
+    next(twice)
+    log.append(outcome(lambda: next(twice)))  # a second next() without a step is refused
+    return log
+
+
+@pytest.mark.parametrize("module", [aec_hand, aec_match], ids=["hand", "match"])
+def test_agent_iter_answers_as_pettingzoos(module: Any) -> None:
+    for seed in range(3):
+        assert drive_iter(module.env(), seed) == drive_iter(stock(module.raw_env()), seed)

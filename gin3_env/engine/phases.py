@@ -51,8 +51,10 @@ def legal_in_phase(
         return list(_DRAW_BOTH)
     if phase is Phase.DISCARD:
         forbidden = taken if not rules.allow_discard_taken_card else None
-        cards = [c for c in cards_of(hand) if c != forbidden]
+        kd = knock_deadwoods()  # one entry per card of the hand
+        cards = sorted(kd) if len(kd) == hand.bit_count() else cards_of(hand)
+        if forbidden is not None and forbidden in kd:
+            cards.remove(forbidden)
         limit = rules.knock_limit
-        kd = knock_deadwoods()
         return [DISCARD_BASE + c for c in cards] + [KNOCK_BASE + c for c in cards if kd[c] <= limit]
     return []

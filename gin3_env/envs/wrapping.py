@@ -23,6 +23,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 __all__ = ["ActionSpace", "wrap"]
 
@@ -93,6 +94,25 @@ def _checked(name: str) -> property:
     return property(get, doc=f"The raw env's ``{name}`` (after the first reset).")
 
 
+class _FastIterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing agent iterator, reading the raw env in one hop."""
+
+    def __next__(self) -> Any:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:  # AECIterator.__next__
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
+
+
+class _FastIterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> _FastIterator:
+        return _FastIterator(self.env, self.max_iter)
+
+
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing with one plain fast path after the first ``reset``.
 
@@ -115,6 +135,11 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         if name in _BEFORE_RESET and not self.__dict__.get("_has_reset", False):
             raise AttributeError(f"{name} cannot be accessed before reset")
         return _OneHop.__getattr__(self, name)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # PettingZoo's error
+        return _FastIterable(self, max_iter)
 
     def observe(self, agent: Any) -> Any:
         if not self._has_reset:
@@ -150,7 +175,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
         # AssertOutOfBoundsWrapper.step
-        assert (action is None and dead) or raw.action_space(agent).contains(action), "action is not in action space"
+        assert (action is None and dead) or raw.action_spaces[agent].contains(action), "action is not in action space"
         # TerminateIllegalWrapper.step
         layer = self._illegal
         if layer._prev_obs is None:

@@ -96,7 +96,8 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
 def action_mask(view: PlayerView) -> np.ndarray:
     """``int8`` mask of shape (107,): the view's legal actions if its player is to act, else zeros."""
     mask = bytearray(_NO_ACTIONS)
-    for a in view.legal_actions():
+    legal = view._legal  # the view's own cache of legal_actions()
+    for a in legal if legal is not None else view.legal_actions():
         mask[a] = 1
     return np.frombuffer(mask, dtype=np.int8)
 
