@@ -93,6 +93,7 @@ class HandState:
     _legal: list[int] | None = field(default=None, repr=False)
     _knock_dw: dict[int, int] | None = field(default=None, repr=False)
     _deadwood: list[int | None] = field(default_factory=lambda: [None, None], repr=False)  # per player, cached
+    _pile: int = field(default=-1, repr=False)  # mask of the discards (top included); -1: not yet counted
 
     # ---------------------------------------------------------------- setup
     @classmethod
@@ -139,6 +140,7 @@ class HandState:
             _legal=None if self._legal is None else list(self._legal),
             _knock_dw=None if self._knock_dw is None else dict(self._knock_dw),
             _deadwood=list(self._deadwood),
+            _pile=self._pile,
         )
 
     # -------------------------------------------------------------- queries
@@ -197,6 +199,9 @@ class HandState:
             cached = self._deadwood[player]
             dw = deadwood_of_mask(self.hands[player]) if cached is None else cached
             self._deadwood[player] = dw
+        pile = self._pile
+        if pile < 0:
+            pile = self._pile = sum(1 << c for c in discards)
         view = object.__new__(PlayerView)
         # The frozen dataclass's fields, set in one go (its __init__ costs several times more).
         view.__dict__.update(
@@ -206,6 +211,7 @@ class HandState:
             hand=self.hands[player],
             top=discards[-1] if discards else None,
             pile=tuple(discards[:-1]),
+            _pile_mask=pile & ~(1 << discards[-1]) if discards else 0,
             opponent_known=self.known[opp],
             opponent_declined=self.declined[opp],
             own_declined=self.declined[player],
@@ -216,7 +222,7 @@ class HandState:
             stock_only=self.stock_only,
             rules=self.rules,
             own_known=self.known[player],
-            _knock_dw=None if kd is None else dict(kd),  # copies: the view shares nothing with the state
+            _knock_dw=kd,  # shared, never changed in place (the state replaces it; the view hands out copies)
             _legal=legal,
             _deadwood=dw,
         )
@@ -242,6 +248,8 @@ class HandState:
                 self.phase, self.player, self.stock_only = Phase.DRAW, TEAM, True
         elif action == TAKE_DISCARD:
             card = self.discards.pop()
+            if self._pile >= 0:
+                self._pile &= ~(1 << card)
             self.hands[p] |= 1 << card
             self.known[p] |= 1 << card
             self.taken = card
@@ -272,6 +280,8 @@ class HandState:
         self.hands[p] &= ~bit
         self.known[p] &= ~bit
         self.discards.append(card)
+        if self._pile >= 0:
+            self._pile |= bit
         self.taken = None
         self.turns += 1
         if len(self.stock) <= self.rules.dead_stock:

@@ -71,6 +71,7 @@ class PlayerView:
     _knock_dw: dict[int, int] | None = field(default=None, compare=False, repr=False)
     _legal: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
     _deadwood: int | None = field(default=None, compare=False, repr=False)
+    _pile_mask: int | None = field(default=None, compare=False, repr=False)
 
     # ------------------------------------------------------------ derived
     @property
@@ -85,9 +86,12 @@ class PlayerView:
     @property
     def pile_mask(self) -> int:
         """The cards of :attr:`pile` (the discards below the top) as a mask."""
-        mask = 0
-        for card in self.pile:
-            mask |= 1 << card
+        mask = self._pile_mask
+        if mask is None:
+            mask = 0
+            for card in self.pile:
+                mask |= 1 << card
+            object.__setattr__(self, "_pile_mask", mask)
         return mask
 
     @property
@@ -112,14 +116,17 @@ class PlayerView:
         dw = self._deadwood
         if dw is None:
             if self.to_act == self.player and self.phase is Phase.DISCARD:
-                dw = min(self.knock_deadwoods().values())
+                dw = min(self._knock_deadwoods().values())
             else:
                 dw = _deadwood_of_mask(self.hand)
             object.__setattr__(self, "_deadwood", dw)
         return dw
 
     def knock_deadwoods(self) -> dict[int, int]:
-        """The deadwood of the own hand without each of its cards (cached)."""
+        """The deadwood of the own hand without each of its cards (a copy of the view's cache)."""
+        return dict(self._knock_deadwoods())
+
+    def _knock_deadwoods(self) -> dict[int, int]:
         kd = self._knock_dw
         if kd is None:
             kd = _knock_deadwoods(self.hand)
@@ -139,7 +146,7 @@ class PlayerView:
             hand=self.hand,
             taken=self.taken,
             rules=self.rules,
-            knock_deadwoods=self.knock_deadwoods,
+            knock_deadwoods=self._knock_deadwoods,
         )
         object.__setattr__(self, "_legal", tuple(legal))
         return legal

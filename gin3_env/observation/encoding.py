@@ -49,7 +49,6 @@ _TAKEN_SHIFT = TAKEN_PLANE * PLANE
 _BIT_BYTES = (OBS_SIZE + 7) // 8
 _NO_ACTIONS = bytes(NUM_ACTIONS)
 _TOP_BITS = tuple(1 << (_TOP_SHIFT + c) for c in range(PLANE))
-_PILE_BITS = tuple(1 << (_PILE_SHIFT + c) for c in range(PLANE))
 _PHASE_BITS = tuple(1 << (PHASE_OFFSET + p) for p in range(5))
 _ROLE_BITS = (1 << ROLE_OFFSET, 1 << (ROLE_OFFSET + 1))
 
@@ -74,8 +73,8 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
         | _ROLE_BITS[player]
     )
     top = view.top
-    if top is not None:  # cards are distinct, so a sum of their bits is their union
-        bits |= sum(map(_PILE_BITS.__getitem__, view.pile)) + _TOP_BITS[top]
+    if top is not None:
+        bits |= view.pile_mask << _PILE_SHIFT | _TOP_BITS[top]
     taken = view.taken
     if acting and taken is not None:
         bits |= 1 << (_TAKEN_SHIFT + taken)
