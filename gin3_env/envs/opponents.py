@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..observation.policy import Policy
+from ..observation.policy import Policy, check_policy
 
 __all__ = ["OpponentPool", "resolve_policy", "set_policy_loader"]
 
@@ -31,9 +31,7 @@ def resolve_policy(spec: Any) -> Policy:
         if _loader is None:
             raise ValueError(f"no policy loader is installed to load {spec!r}: import gin3_env first")
         return _loader(spec)
-    if not callable(getattr(spec, "act", None)):
-        raise ValueError(f"opponent must be a policy name, a model path or an object with act(); got {spec!r}")
-    return spec
+    return check_policy(spec, "opponent (a policy name, a model path or an object with act())")
 
 
 class OpponentPool:

@@ -35,11 +35,6 @@ from .layout import (
     TURN_INDEX,
 )
 
-_BIT_TABLE = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(
-    np.float32
-)
-
-
 _TOP_SHIFT = TOP_PLANE * PLANE
 _PILE_SHIFT = PILE_PLANE * PLANE
 _KNOWN_SHIFT = OPP_KNOWN_PLANE * PLANE
@@ -51,11 +46,6 @@ _NO_ACTIONS = bytes(NUM_ACTIONS)
 _TOP_BITS = tuple(1 << (_TOP_SHIFT + c) for c in range(PLANE))
 _PHASE_BITS = tuple(1 << (PHASE_OFFSET + p) for p in range(5))
 _ROLE_BITS = (1 << ROLE_OFFSET, 1 << (ROLE_OFFSET + 1))
-
-
-def mask_to_plane(mask: int, out: np.ndarray) -> None:
-    """Write a 52-bit card mask into a 52-float plane."""
-    out[:] = _BIT_TABLE[np.frombuffer(mask.to_bytes(7, "little"), dtype=np.uint8)].reshape(-1)[:52]
 
 
 def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
