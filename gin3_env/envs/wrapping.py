@@ -39,7 +39,10 @@ class ActionSpace(spaces.Discrete):
 
     def contains(self, x: Any) -> bool:
         if type(x) is int:
-            return int(self.start) <= x < int(self.start) + int(self.n)
+            bounds = self.__dict__.get("_bounds")
+            if bounds is None:  # the space's range as plain ints, once (start and n are numpy ints)
+                bounds = self._bounds = range(int(self.start), int(self.start) + int(self.n))
+            return x in bounds
         return super().contains(x)
 
 
