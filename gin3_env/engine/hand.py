@@ -41,6 +41,7 @@ from .showdown import showdown
 from .view import PlayerView
 
 LOG_VERSION = 1
+_OVER, _DISCARD = Phase.OVER, Phase.DISCARD
 
 
 class IllegalActionError(ValueError):
@@ -188,11 +189,11 @@ class HandState:
             raise ValueError(f"player must be 0 (team) or 1 (box), got {player!r}")
         opp = 1 - player
         phase = self.phase
-        over = phase is Phase.OVER
+        over = phase is _OVER
         discards = self.discards
         acting = self.player == player and not over
         legal = tuple(self.legal_actions()) if acting else None  # computes the knock deadwoods it needs
-        kd = self._knock_dw if acting and phase is Phase.DISCARD else None
+        kd = self._knock_dw if acting and phase is _DISCARD else None
         if kd is not None:
             dw = min(kd.values())
         else:

@@ -78,7 +78,8 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
         obs = out
         obs[:] = flags
     obs[STOCK_INDEX] = view.stock_size / STOCK_SCALE
-    obs[DEADWOOD_INDEX] = view.deadwood / 100.0
+    dw = view._deadwood  # the view's cache of .deadwood, filled by HandState.view
+    obs[DEADWOOD_INDEX] = (view.deadwood if dw is None else dw) / 100.0
     obs[TURN_INDEX] = view.turns / view.rules.max_turns
     return obs
 
