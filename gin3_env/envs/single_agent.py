@@ -24,7 +24,10 @@ Arguments
   the deal cancels, an action-independent baseline, so policy gradients stay unbiased;
   ``info["baseline_points"]`` holds the baseline's score). Evaluate with true points.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
-  ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``.
+  ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``
+  (the whole table as text) or ``"rgb_array"`` (a ``uint8`` ``(640, 960, 3)`` frame of the
+  learner's view, the opponent's hidden cards face down, until the hand ends; then the
+  whole table; what Gymnasium's ``RecordVideo`` records).
 
 An illegal action (the env checkers send unmasked samples) is not played: the episode
 ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale`` and
@@ -60,8 +63,8 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState
 from ..engine.match import MatchState
 from ..engine.rules import Rules
-from .aec_base import check_options, check_render_mode, check_reward_scale, make_rules
-from .observation import MATCH_OBS_SIZE, OBS_SIZE, action_mask, encode, encode_match, match_action_mask
+from .aec_base import RENDER_MODES, check_options, check_render_mode, check_reward_scale, make_rules, render_frame
+from .observation import MATCH_OBS_SIZE, OBS_SIZE, action_mask, encode, encode_match, hand_roles, match_action_mask
 
 LEARNER_ROLES = ("team", "box", "random")
 MAX_REDEALS = 1000
@@ -80,7 +83,7 @@ def _resolve(opponent: Any) -> Any:
 class _LearnerEnv(gym.Env):
     """What both single-agent envs share: settings, the opponent pool, illegal actions, rendering."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def _setup(
         self,
@@ -110,7 +113,12 @@ class _LearnerEnv(gym.Env):
     def _table(self) -> str:
         raise NotImplementedError
 
-    def render(self) -> str | None:
+    def _frame(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode == "rgb_array":
+            return self._frame()
         text = self._table()
         if self.render_mode == "human":
             print(text)
@@ -220,6 +228,10 @@ class ThreeHandedGinEnv(_LearnerEnv):
         from ..render import render_table
 
         return render_table(self._require_state(), viewer=None)
+
+    def _frame(self) -> np.ndarray:
+        state = self._require_state()
+        return render_frame(state, None if state.is_over else self.player)
 
     # ------------------------------------------------------------ helpers
     def _require_state(self) -> HandState:
@@ -344,6 +356,12 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
 
         match = self._require_match()
         return render_table(match.hand, viewer=None, roles=match.roles, scores=match.scores)
+
+    def _frame(self) -> np.ndarray:
+        match = self._require_match()
+        roles = hand_roles(match)
+        viewer = None if match.hand.is_over else (BOX if self.seat == roles.box else TEAM)
+        return render_frame(match.hand, viewer, roles=roles, scores=list(match.scores))
 
     def _require_match(self) -> MatchState:
         if self.match is None:
