@@ -38,6 +38,7 @@ SCALE = 2  # drawn at SCALE times the size, then scaled down
 CARD_W, CARD_H = 62, 88
 CARD_STEP = 66  # card width plus the gap within a group
 GROUP_GAP = 16
+FAN = 26  # how much of each card below the top discard shows
 
 FELT = (22, 92, 58)
 FELT_DARK = (15, 70, 44)
@@ -261,8 +262,8 @@ def _middle(img: Image.Image, draw: ImageDraw.ImageDraw, model: dict[str, Any], 
         draw.rounded_rectangle(box, _s(7), outline=MUTED, width=_s(2))
     else:
         for i, card in enumerate(reversed(below)):
-            _paste_card(img, card, px + i * 20, y + 22)
-        _paste_card(img, pile["top"], px + len(below) * 20, y + 22)
+            _paste_card(img, card, px + i * FAN, y + 22)
+        _paste_card(img, pile["top"], px + len(below) * FAN, y + 22)
     nx, ny = 400, y + 4
     for note in model["notes"]:
         for line in _wrap(note, 15, WIDTH - nx - 24):
