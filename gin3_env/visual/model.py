@@ -126,10 +126,9 @@ def _spread_rows(state: HandState, who: tuple[str, str]) -> dict[int, dict[str, 
         spread = result.spreads[p]
         groups: list[dict[str, Any]] = []
         for i, meld in enumerate(spread.melds):
-            cards = _cards(sorted(meld, key=sort_key))
-            if p == k:
-                cards += _cards(sorted(laid.get(i, []), key=sort_key), "layoff")
-            groups.append({"kind": "meld", "cards": cards})
+            extra = laid.get(i, []) if p == k else []  # laid off where they extend the meld: A♠ 2♠ on 3♠ 4♠ 5♠
+            marks = dict.fromkeys(extra, "layoff")
+            groups.append({"kind": "meld", "cards": _cards(sorted([*meld, *extra], key=sort_key), marks=marks)})
         if spread.deadwood_cards:
             groups.append({"kind": "deadwood", "cards": _cards(sorted(spread.deadwood_cards, key=sort_key))})
         if p == k:

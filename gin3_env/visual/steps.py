@@ -32,7 +32,7 @@ class Step:
 
     state: HandState
     hand_number: int  # 1-based; 1 for a hand log
-    heading: str  # "Hand", or "Hand 2: Seat 1 in the box, Seat 0 captain, Seat 2 sits out"
+    heading: str  # "" in a hand log; "Hand 2: Seat 1 in the box, Seat 0 captain, Seat 2 sits out" in a match
     names: tuple[str, str]
     move: str | None  # "#3: Box discards 7♠" (None before the first move)
     roles: Roles | None = None
@@ -42,7 +42,7 @@ class Step:
     def model(self, viewer: int | None = None) -> dict[str, Any]:
         """This step's :func:`~gin3_env.visual.model.table_model` (both hands by default); in a
         match its notes start with the heading."""
-        notes = ((self.heading,) if self.roles is not None else ()) + self.notes
+        notes = ((self.heading,) if self.heading else ()) + self.notes
         return table_model(
             self.state,
             viewer,
@@ -99,7 +99,7 @@ def log_steps(data: Mapping[str, Any]) -> list[Step]:
     if not isinstance(data, Mapping):
         raise ValueError(f"a log is a dict, got {type(data).__name__}")
     if "hands" not in data:
-        return _hand_steps(data, number=1, heading="Hand", roles=None, scores=None, where="hand log")
+        return _hand_steps(data, number=1, heading="", roles=None, scores=None, where="hand log")
     hands = data["hands"]
     if not isinstance(hands, list) or not hands:
         raise ValueError("a match log's 'hands' must be a non-empty list")

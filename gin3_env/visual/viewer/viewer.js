@@ -121,4 +121,5 @@ document.addEventListener("keydown", e => {
 });
 window.addEventListener("hashchange", () => show(fromHash()));
 document.title = DATA.title;
+document.getElementById("page-title").textContent = DATA.title;
 show(fromHash());
