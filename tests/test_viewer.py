@@ -1,35 +1,38 @@
 """Replays as pictures: steps of a log, ``gin3 replay --video/--html``, ``gin3 evaluate --save-logs``,
 and the HTML viewer opened in a real headless browser (Chromium).
 
-The browser test skips, saying why, when no Chromium is installed (``.ci/run``
-installs Debian's). It loads the page with ``#step=last`` (the page shows the
-step its address names), reads the result line from the DOM Chromium dumps, and
-keeps a screenshot of the showdown as a test artefact (its path is printed; run
-``pytest -s`` to see it).
+The browser tests skip, saying why, when no Chromium is installed (``.ci/run``
+installs Debian's). One loads the page with ``#step=last`` (the page shows the
+step its address names) and reads the result line from the DOM Chromium dumps;
+the other drives the page as a person would, through the DevTools protocol
+(``tests/browser.py``): arrow keys, the buttons, play and pause, End to the
+showdown, and keeps a screenshot of it as a test artefact (its path is printed;
+run ``pytest -s`` to see it).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from browser import BINARIES, Browser, chromium_flags, find_chromium
 from conftest import deal, play
 
 from gin3_env.cli import main
 from gin3_env.engine.hand import HandState
 from gin3_env.engine.match import MatchState
-from gin3_env.evaluation import cli_main, play_match
+from gin3_env.evaluation import cli_main, play_hand, play_match
 from gin3_env.files import save_json
 from gin3_env.policies import HeuristicPolicy
 from gin3_env.render import render_result
-from gin3_env.visual.html import replay_html
+from gin3_env.visual.html import replay_html, write_html
 from gin3_env.visual.steps import log_steps
 
 TEAM_MELDS = "AC 2C 3C 7D 7H 7S 9H TH JH"
@@ -166,27 +169,15 @@ def test_evaluate_save_logs_writes_replayable_logs(tmp_path: Path, capsys: pytes
 
 
 # ------------------------------------------------------------------ in a real browser
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+def _chromium() -> str:
+    browser = find_chromium()
+    if browser is None:
+        pytest.skip(f"no Chromium binary ({', '.join(BINARIES)}) on PATH: apt-get install chromium")
+    return browser
 
 
-def _browse(browser: str, url: str, profile: Path, *extra: str) -> str:
-    command = [
-        browser,
-        "--headless",
-        "--no-sandbox",  # tests run as root in CI
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-        "--window-size=1300,900",
-        *extra,
-        url,
-    ]
+def _dump_dom(browser: str, url: str, profile: Path) -> str:
+    command = [browser, *chromium_flags(profile), "--dump-dom", url]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
@@ -225,13 +216,11 @@ def _by_id(dom: str, element_id: str) -> str:
     return "".join(parser.parts).strip()
 
 
-def test_viewer_in_headless_chromium_steps_to_the_showdown(tmp_path: Path) -> None:
+def test_viewer_in_headless_chromium_opens_at_the_showdown(tmp_path: Path) -> None:
+    """``page.html#step=last`` shows the last step; the DOM Chromium dumps holds the result line."""
     browser = _chromium()
-    if browser is None:
-        pytest.skip("no Chromium binary (chromium, chromium-browser, google-chrome) on PATH: apt-get install chromium")
     match = heuristic_match()
-    page = tmp_path / "match.html"
-    log_path = tmp_path / "match.json"
+    page, log_path = tmp_path / "match.html", tmp_path / "match.json"
     save_json(log_path, match.log())
     assert main(["replay", str(log_path), "--html", str(page)]) == 0
     steps = log_steps(match.log())
@@ -240,26 +229,62 @@ def test_viewer_in_headless_chromium_steps_to_the_showdown(tmp_path: Path) -> No
         last_hand.apply(action)
     assert last_hand.result is not None
     expected = render_result(last_hand.result, names=steps[-1].names).splitlines()[-1]
-    url = page.as_uri()
 
-    dom = _browse(browser, url + "#step=last", tmp_path / "profile", "--dump-dom")
+    dom = _dump_dom(browser, page.as_uri() + "#step=last", tmp_path / "profile")
     assert _by_id(dom, "result") == expected, "the page does not show the showdown's result line"
     assert _by_id(dom, "counter") == f"step {len(steps)} / {len(steps)}"
     assert _by_id(dom, "panel-title") == "Showdown"
     assert "Match over:" in _by_id(dom, "notes")
 
-    dom = _browse(browser, url + "#step=2", tmp_path / "profile", "--dump-dom")
+    dom = _dump_dom(browser, page.as_uri() + "#step=2", tmp_path / "profile")
     assert _by_id(dom, "counter") == f"step 2 / {len(steps)}"
     assert _by_id(dom, "result") == ""
     assert steps[1].move is not None and _by_id(dom, "panel-lines") == steps[1].move
-    assert dom.count('data-card="') >= 20  # both hands face up, and the pile
+    assert dom.count('data-card="') >= 21  # both hands face up, and the upcard
 
-    shot = tmp_path / "showdown.png"
-    _browse(browser, url + "#step=last", tmp_path / "profile", "--hide-scrollbars", f"--screenshot={shot}")
+
+def test_viewer_in_headless_chromium_steps_with_keys_buttons_and_play(tmp_path: Path) -> None:
+    """A person's use, through the DevTools protocol: keys, clicks, play; a screenshot is kept."""
+    binary = _chromium()
+    deck = [int(c) for c in np.random.default_rng(4).permutation(52)]
+    hand = play_hand(HeuristicPolicy(), HeuristicPolicy(), deck)
+    assert hand.result is not None
+    n = len(hand.actions) + 1
+    expected = render_result(hand.result).splitlines()[-1]
+    page = tmp_path / "hand.html"
+    write_html(page, hand.log(), title="a heuristic hand")
+    with Browser(binary, tmp_path / "profile") as browser:
+        browser.open(page.as_uri(), ready="document.getElementById('counter').textContent !== ''")
+        assert browser.text("counter") == f"step 1 / {n}"
+        assert browser.eval("document.title") == "a heuristic hand"
+        assert browser.text("panel-title") == "Last move" and browser.text("result") == ""
+        browser.press("ArrowRight")
+        assert browser.text("counter") == f"step 2 / {n}" and browser.eval("location.hash") == "#step=2"
+        assert browser.text("panel-lines") == log_steps(hand.log())[1].move
+        browser.click("next")
+        assert browser.text("counter") == f"step 3 / {n}"
+        browser.press("ArrowLeft")
+        browser.click("prev")
+        assert browser.text("counter") == f"step 1 / {n}"
+        browser.press("End")
+        assert browser.text("counter") == f"step {n} / {n}"
+        assert browser.text("panel-title") == "Showdown" and browser.text("result") == expected
+        shot = tmp_path / "showdown.png"
+        browser.screenshot(shot)
+        browser.press("Home")
+        assert browser.text("counter") == f"step 1 / {n}"
+        browser.click("play")
+        assert browser.text("play") == "pause"
+        browser.wait_for(f"document.getElementById('counter').textContent === 'step 3 / {n}'", timeout=20)
+        browser.press(" ")  # pauses
+        assert browser.text("play") == "play"
+        paused = browser.text("counter")
+        time.sleep(1.0)
+        assert browser.text("counter") == paused
     from PIL import Image
 
     with Image.open(shot) as im:
-        assert im.size == (1300, 900)
+        assert im.width >= 1000 and im.height >= 600, im.size
         colours = im.convert("RGB").getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 50, "the screenshot is blank"
     print(f"\nviewer screenshot: {shot}")
