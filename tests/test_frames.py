@@ -71,6 +71,13 @@ def test_golden_team_view_in_a_match() -> None:
     assert_close_to_golden(frame, "frame_team_view.png")
 
 
+def test_golden_spectator_frame_mid_hand() -> None:
+    """Both hands, a fanned pile, cards known from the pile outlined, the last moves."""
+    state = _random_play(seed=11, moves=33)
+    assert not state.is_over and len(state.discards) > 6 and state.known[0] and state.known[1]
+    assert_close_to_golden(table_frame(state, None), "frame_spectator.png")
+
+
 def test_a_different_table_is_far_from_the_golden_frame() -> None:
     """The tolerance is small enough to notice a changed card."""
     other = play(deal(f"{TEAM_MELDS} 4D", "8H 7C 4C KC QD 5S 2D 6H KS 8C", "5D"), "take", "knock 4D")

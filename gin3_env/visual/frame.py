@@ -38,7 +38,7 @@ SCALE = 2  # drawn at SCALE times the size, then scaled down
 CARD_W, CARD_H = 62, 88
 CARD_STEP = 66  # card width plus the gap within a group
 GROUP_GAP = 16
-FAN = 26  # how much of each card below the top discard shows
+FAN = 28  # how much of each card below the top discard shows
 
 FELT = (22, 92, 58)
 FELT_DARK = (15, 70, 44)
@@ -53,6 +53,7 @@ CARD_EDGE = (120, 120, 120)
 BACK = (32, 64, 140)
 BACK_LINE = (66, 104, 190)
 MARK_COLORS = {"taken": (255, 150, 30), "known": (90, 190, 240), "layoff": (255, 214, 74)}
+MARK_LEGEND = {"taken": "taken this turn", "known": "known: taken from the pile", "layoff": "laid off"}
 RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_CHARS = {"♣": 0, "♦": 1, "♥": 2, "♠": 3}
 
@@ -267,10 +268,16 @@ def _middle(img: Image.Image, draw: ImageDraw.ImageDraw, model: dict[str, Any], 
     nx, ny = 400, y + 4
     for note in model["notes"]:
         for line in _wrap(note, 15, WIDTH - nx - 24):
-            if ny > y + 110:
-                return
-            _text(draw, nx, ny, line, 15, TEXT)
+            if ny <= y + 92:
+                _text(draw, nx, ny, line, 15, TEXT)
             ny += 22
+    shown = {mark for row in model["rows"] for group in row["groups"] for _, mark in group["cards"] if mark}
+    lx = float(nx)
+    for mark in MARK_COLORS:  # a legend of the outlines in this frame
+        if mark in shown:
+            draw.rounded_rectangle([_s(lx), _s(y + 114), _s(lx + 14), _s(y + 128)], _s(3),
+                                   outline=MARK_COLORS[mark], width=_s(2.5))
+            lx = _text(draw, lx + 20, y + 113, MARK_LEGEND[mark], 13, MUTED) + 18
 
 
 def _panel(draw: ImageDraw.ImageDraw, title: str, lines: Sequence[str], y: float, *, result: bool) -> None:

@@ -37,7 +37,8 @@ who drew it (and to spectators).
 A group's ``kind`` is ``"meld"``, ``"deadwood"``, ``"known"`` (the opponent's cards
 taken from the pile) or ``"hidden"``; each card is ``[card, mark]`` with ``card``
 0..51 (``-1`` face down) and ``mark`` ``""``, ``"taken"`` (taken from the pile this
-turn: it may not be discarded now), ``"known"`` or ``"layoff"`` (a defender's card
+turn: it may not be discarded now), ``"known"`` (taken from the pile, so the other
+player knows it is there) or ``"layoff"`` (a defender's card
 laid off on this meld of the knocker's).
 """
 
@@ -119,16 +120,16 @@ def _spread_rows(state: HandState, who: tuple[str, str]) -> dict[int, dict[str, 
     assert result is not None and result.spreads is not None and result.knocker is not None
     k = result.knocker
     laid: dict[int, list[int]] = {}
-    for card, meld in result.spreads[1 - k].layoffs:
-        laid.setdefault(meld, []).append(card)
+    for card, index in result.spreads[1 - k].layoffs:
+        laid.setdefault(index, []).append(card)
     rows = {}
     for p in (TEAM, BOX):
         spread = result.spreads[p]
         groups: list[dict[str, Any]] = []
-        for i, meld in enumerate(spread.melds):
+        for i, cards in enumerate(spread.melds):
             extra = laid.get(i, []) if p == k else []  # laid off where they extend the meld: A♠ 2♠ on 3♠ 4♠ 5♠
             marks = dict.fromkeys(extra, "layoff")
-            groups.append({"kind": "meld", "cards": _cards(sorted([*meld, *extra], key=sort_key), marks=marks)})
+            groups.append({"kind": "meld", "cards": _cards(sorted([*cards, *extra], key=sort_key), marks=marks)})
         if spread.deadwood_cards:
             groups.append({"kind": "deadwood", "cards": _cards(sorted(spread.deadwood_cards, key=sort_key))})
         if p == k:
@@ -171,6 +172,8 @@ def table_model(
         n = len(cards_of(mask))
         known = sorted(cards_of(state.known[p]), key=sort_key)
         marks = {taken: "taken"} if taken is not None and state.player == p else {}
+        if viewer is None:  # a spectator also sees which cards the other player knows of
+            marks = {**dict.fromkeys(known, "known"), **marks}
         if viewer is None or viewer == p:
             groups = _hand_groups(mask, marks)
             info = f"{_count(n)} - {_deadwood_info(state, p)}"

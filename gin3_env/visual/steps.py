@@ -56,9 +56,8 @@ class Step:
     def text(self) -> str:
         """The text table of ``gin3 replay`` for this step (both hands, suit symbols)."""
         seat_names = SEAT_NAMES if self.roles is not None else None
-        return render_table(
-            self.state, None, roles=self.roles, scores=self.scores, names=self.names, seat_names=seat_names
-        )
+        scores = None if self.scores is None else list(self.scores)
+        return render_table(self.state, None, roles=self.roles, scores=scores, names=self.names, seat_names=seat_names)
 
 
 def _hand_steps(
