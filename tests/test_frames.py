@@ -264,3 +264,11 @@ def test_importing_the_package_does_not_import_pillow() -> None:
     code += "print('PIL' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_pettingzoo_render_test_passes_in_every_mode(capsys: pytest.CaptureFixture[str]) -> None:
+    from pettingzoo.test import render_test
+
+    render_test(gin3_env.raw_env)  # ansi, human and rgb_array (a uint8 (H, W, 3) array)
+    render_test(lambda render_mode=None: gin3_env.match_raw_env(render_mode=render_mode))
+    assert "Discard pile" in capsys.readouterr().out  # human mode printed the table
