@@ -49,7 +49,7 @@ def chromium_flags(profile: Path) -> list[str]:
 class Browser:
     """One headless Chromium; ``open(url)`` a page, then ``eval``, ``press``, ``click``, ``screenshot``."""
 
-    def __init__(self, binary: str, profile: Path, timeout: float = 30.0) -> None:
+    def __init__(self, binary: str, profile: Path, timeout: float = 60.0) -> None:
         to_child, self._write = os.pipe()
         self._read_fd, from_child = os.pipe()
 
