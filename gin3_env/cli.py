@@ -92,12 +92,16 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         help="step through a saved hand or match log",
         description="Show a saved hand log or match log move by move with both hands visible: "
-        "Enter for the next move, a to print the rest, q to quit.",
+        "Enter for the next move, a to print the rest, q to quit. With --video or --html, write a "
+        "video or a browser viewer page of it instead.",
     )
     replay.add_argument("file", help="a JSON log written by gin3 play --save-log, HandState.log() or MatchState.log()")
     replay.add_argument("--all", action="store_true", help="print every step without waiting")
     replay.add_argument("--no-color", action="store_true", help="no ANSI colours")
     replay.add_argument("--ascii", action="store_true", help="cards as 7S instead of 7♠")
+    replay.add_argument("--video", metavar="OUT", help="write a video of it: OUT.mp4 or OUT.gif (the 'video' extra)")
+    replay.add_argument("--html", metavar="OUT", help="write a self-contained viewer page OUT.html for a browser")
+    replay.add_argument("--fps", type=float, default=2.0, help="moves per second in the video (default 2)")
     return parser
 
 

@@ -79,7 +79,7 @@ def test_wrappers_are_pettingzoos_classic_stack() -> None:
 def test_metadata_agents_and_spaces() -> None:
     env = aec_hand.raw_env()
     assert env.metadata["name"] == "three_handed_gin_v0"
-    assert env.metadata["render_modes"] == ["ansi", "human"]
+    assert env.metadata["render_modes"] == ["ansi", "human", "rgb_array"]
     assert env.metadata["is_parallelizable"] is False
     assert env.possible_agents == AGENTS
     for agent in AGENTS:
@@ -371,7 +371,7 @@ def test_bad_constructor_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="knock_limit"):
         aec_hand.raw_env(knock_limit=-1)
     with pytest.raises(ValueError, match="render_mode"):
-        aec_hand.raw_env(render_mode="rgb_array")
+        aec_hand.raw_env(render_mode="rgb_array_list")
     with pytest.raises(ValueError, match="reward_scale"):
         aec_hand.raw_env(reward_scale=0)
     with pytest.raises(ValueError, match="reward_scale"):

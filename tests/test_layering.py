@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "files": 0,
     "observation": 1,
     "render": 1,
+    "visual": 1,
     "envs": 2,
     "vector": 2,
     "": 3,

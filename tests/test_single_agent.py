@@ -142,9 +142,9 @@ def test_bad_arguments_and_options_are_refused() -> None:
     with pytest.raises(ValueError, match="learner"):
         ThreeHandedGinEnv(learner="sitter")
     with pytest.raises(ValueError, match="render_mode"):
-        ThreeHandedGinEnv(render_mode="rgb_array")
+        ThreeHandedGinEnv(render_mode="rgb_array_list")
     with pytest.raises(TypeError, match="render_mode"):  # what SB3's make_vec_env falls back on
-        ThreeHandedGinEnv(render_mode="rgb_array")
+        ThreeHandedGinEnv(render_mode="rgb_array_list")
     with pytest.raises(ValueError, match=r"unknown rules option 'gin_bonsu'"):
         ThreeHandedGinEnv(gin_bonsu=20)
     env = ThreeHandedGinEnv(opponent="random")

@@ -3,7 +3,7 @@
 The helpers check the constructor and ``reset`` arguments the same way in every
 environment of the package (the Gymnasium ones use them too); :class:`GinAECEnv`
 holds the spaces (cached per agent), the per-agent bookkeeping of ``reset`` and
-text rendering.
+rendering (text, and ``rgb_array`` frames drawn by :mod:`gin3_env.visual.frame`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ..engine.match import Roles
 from ..engine.rules import Rules
 from .wrapping import ActionSpace
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 def make_rules(rules: Rules | Mapping[str, Any] | None, options: Mapping[str, Any]) -> Rules:
@@ -130,6 +130,13 @@ def render_text(hand: HandState, **kwargs: Any) -> str:
     return render_table(hand, None, **kwargs)
 
 
+def render_frame(hand: HandState, viewer: int | None = None, **kwargs: Any) -> np.ndarray:
+    """The table as a ``uint8`` ``(H, W, 3)`` frame from ``viewer``'s side (None: both hands)."""
+    from ..visual.frame import table_frame  # lazy: Pillow is only needed to draw frames
+
+    return table_frame(hand, viewer, **kwargs)
+
+
 # ---------------------------------------------------------------- factories
 
 class GinAECEnv(AECEnv):
@@ -204,10 +211,20 @@ class GinAECEnv(AECEnv):
     def _table(self) -> str:
         raise NotImplementedError
 
-    def render(self) -> str | None:
+    def frame(self, agent: str | None = None) -> np.ndarray:
+        """The table as an RGB frame from ``agent``'s side (its hidden cards face down), or
+        both hands for ``None``; ``render()`` in ``"rgb_array"`` mode returns
+        ``frame(render_view)``."""
+        raise NotImplementedError
+
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'"
+            )
             return None
+        if self.render_mode == "rgb_array":
+            return self.frame(getattr(self, "render_view", None))
         text = self._table()
         if self.render_mode == "human":
             print(text)
@@ -215,4 +232,4 @@ class GinAECEnv(AECEnv):
         return text
 
     def close(self) -> None:
-        """Nothing to release (text rendering only)."""
+        """Nothing to release (frames are drawn off screen; no window is opened)."""

@@ -23,11 +23,16 @@ The match to the target score is the sibling env `three_handed_gin_match_v0`.
 ### Arguments
 
 ``` python
-env(render_mode=None, reward_scale=1.0, rules=None, **rule_options)
+env(render_mode=None, reward_scale=1.0, rules=None, render_view=None, **rule_options)
 ```
 
-`render_mode`: `None`, `"ansi"` (`render()` returns the table as text, cards as `7♠`)
-or `"human"` (prints it after every reset and step).
+`render_mode`: `None`, `"ansi"` (`render()` returns the table as text, cards as `7♠`),
+`"human"` (prints it after every reset and step) or `"rgb_array"` (`render()` returns
+the table as a `uint8` frame of shape `(640, 960, 3)`, drawn off screen with Pillow).
+
+`render_view`: whose side the `rgb_array` frame shows: `None` (both hands, for
+spectators), `"team_0"` or `"box_0"` (that agent's cards, the other's face down but for
+the cards it took from the pile). `env.unwrapped.frame(agent)` draws any side.
 
 `reward_scale`: factor on the game points paid as rewards (e.g. `0.01`).
 
@@ -124,6 +129,7 @@ from .aec_base import (
     GinAECEnv,
     check_options,
     make_rules,
+    render_frame,
     render_text,
     result_info,
     unknown_agent,
@@ -156,10 +162,14 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         render_mode: str | None = None,
         reward_scale: float = 1.0,
         rules: Rules | Mapping[str, Any] | None = None,
+        render_view: str | None = None,
         **rule_options: Any,
     ) -> None:
         super().__init__()
         self._setup(AGENTS, OBS_SIZE, render_mode, reward_scale, rules, rule_options)
+        if render_view is not None and render_view not in AGENTS:
+            raise ValueError(f"render_view must be None or one of {list(AGENTS)}, got {render_view!r}")
+        self.render_view = render_view
         self.hand: HandState | None = None
 
     # ---------------------------------------------------------------- API
@@ -215,6 +225,11 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     def _table(self) -> str:
         return render_text(self._require_hand())
+
+    def frame(self, agent: str | None = None) -> np.ndarray:
+        if agent is not None and agent not in _INDEX:
+            raise unknown_agent(agent, AGENTS)
+        return render_frame(self._require_hand(), None if agent is None else _INDEX[agent])
 
     # ------------------------------------------------------------- extras
     @property

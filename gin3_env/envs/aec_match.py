@@ -24,11 +24,13 @@ the hand env `three_handed_gin_v0` (same actions, masks and points).
 ### Arguments
 
 ``` python
-match_env(render_mode=None, reward_scale=1.0, rules=None, **rule_options)
+match_env(render_mode=None, reward_scale=1.0, rules=None, render_view=None, **rule_options)
 ```
 
-As the hand env: `render_mode` `None`/`"ansi"`/`"human"`, `reward_scale`, and
-`rules=Rules(...)` or the rules options as keywords (not both).
+As the hand env: `render_mode` `None`/`"ansi"`/`"human"`/`"rgb_array"`, `reward_scale`, and
+`rules=Rules(...)` or the rules options as keywords (not both). `render_view` is `None`
+(both hands) or a seat, `"player_0"`..`"player_2"`: the frame then shows what that seat
+sees (the captain and the sitter the team's cards, the box its own).
 
 `reset(seed=None, options=None)`: a seeded reset replays the same match for the
 same actions (deals and, unless given, the drawing of roles come from the
@@ -116,7 +118,16 @@ from ..engine.match import NUM_SEATS, MatchState, Roles
 from ..engine.rules import Rules
 from ..observation.encoding import observe_match
 from ..observation.layout import MATCH_OBS_SIZE
-from .aec_base import GinAECEnv, check_match_options, check_options, render_text, result_info, unknown_agent
+from .aec_base import (
+    RENDER_MODES,
+    GinAECEnv,
+    check_match_options,
+    check_options,
+    render_frame,
+    render_text,
+    result_info,
+    unknown_agent,
+)
 from .wrapping import wrap
 
 SEATS = tuple(f"player_{seat}" for seat in range(NUM_SEATS))
@@ -134,7 +145,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     """A match of three-handed gin between three seats. See the module docstring."""
 
     metadata = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": list(RENDER_MODES),
         "name": "three_handed_gin_match_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -145,10 +156,14 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         render_mode: str | None = None,
         reward_scale: float = 1.0,
         rules: Rules | Mapping[str, Any] | None = None,
+        render_view: str | None = None,
         **rule_options: Any,
     ) -> None:
         super().__init__()
         self._setup(SEATS, MATCH_OBS_SIZE, render_mode, reward_scale, rules, rule_options)
+        if render_view is not None and render_view not in SEATS:
+            raise ValueError(f"render_view must be None or one of {list(SEATS)}, got {render_view!r}")
+        self.render_view = render_view
         self.match: MatchState | None = None
         self._rewards_set = False
 
@@ -226,6 +241,16 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     def _table(self) -> str:
         match = self._require_match()
         return render_text(match.hand, roles=match.hand_roles, scores=list(match.scores), seat_names=SEATS)
+
+    def frame(self, agent: str | None = None) -> np.ndarray:
+        """The frame from a seat's side: the captain's and the sitter's see the team's cards,
+        the box's its own; ``None`` shows both hands."""
+        match = self._require_match()
+        if agent is not None and agent not in _SEAT:
+            raise unknown_agent(agent, SEATS)
+        roles = match.hand_roles
+        viewer = None if agent is None else (BOX if _SEAT[agent] == roles.box else TEAM)
+        return render_frame(match.hand, viewer, roles=roles, scores=list(match.scores), seat_names=SEATS)
 
     # ------------------------------------------------------------- extras
     @property

@@ -22,7 +22,10 @@ Arguments
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
   training-side wrapper: :class:`gin3_env.training.duplicate.DuplicateReward`.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
-  ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``.
+  ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``
+  (the whole table as text) or ``"rgb_array"`` (a ``uint8`` ``(640, 960, 3)`` frame of the
+  learner's view, the opponent's hidden cards face down, until the hand ends; then the
+  whole table; what Gymnasium's ``RecordVideo`` records).
 
 An illegal action (the env checkers send unmasked samples) is not played: the episode
 ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale`` and
@@ -63,7 +66,15 @@ from ..observation.driver import run_hand, run_match
 from ..observation.encoding import action_mask, encode, encode_match, match_side
 from ..observation.layout import MATCH_OBS_SIZE, OBS_SIZE
 from ..observation.policy import Policy
-from .aec_base import check_match_options, check_options, check_render_mode, check_reward_scale, make_rules
+from .aec_base import (
+    RENDER_MODES,
+    check_match_options,
+    check_options,
+    check_render_mode,
+    check_reward_scale,
+    make_rules,
+    render_frame,
+)
 from .opponents import OpponentPool
 
 LEARNER_ROLES = ("team", "box", "random")
@@ -75,7 +86,7 @@ _NO_ACTIONS.flags.writeable = False
 class _LearnerEnv(gym.Env):
     """What both single-agent envs share: settings, the opponent pool, illegal actions, rendering."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def _setup(
         self,
@@ -129,7 +140,12 @@ class _LearnerEnv(gym.Env):
     def _table(self) -> str:
         raise NotImplementedError
 
-    def render(self) -> str | None:
+    def _frame(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode == "rgb_array":
+            return self._frame()
         text = self._table()
         if self.render_mode == "human":
             print(text)
@@ -230,6 +246,10 @@ class ThreeHandedGinEnv(_LearnerEnv):
         from ..render import render_table
 
         return render_table(self._require_state(), viewer=None)
+
+    def _frame(self) -> np.ndarray:
+        state = self._require_state()
+        return render_frame(state, None if state.is_over else self.player)
 
     # ------------------------------------------------------------ helpers
     def _require_state(self) -> HandState:
@@ -353,6 +373,12 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
 
         match = self._require_match()
         return render_table(match.hand, viewer=None, roles=match.hand_roles, scores=match.scores)
+
+    def _frame(self) -> np.ndarray:
+        match = self._require_match()
+        roles = match.hand_roles
+        viewer = None if match.hand.is_over else (BOX if self.seat == roles.box else TEAM)
+        return render_frame(match.hand, viewer, roles=roles, scores=list(match.scores))
 
     def _require_match(self) -> MatchState:
         if self.match is None:

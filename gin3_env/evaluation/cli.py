@@ -34,6 +34,7 @@ class Evaluation:
     policy_b: str | None
     seed: int
     reports: list[Report] = field(default_factory=list)
+    log_files: list[Path] = field(default_factory=list)  # --save-logs (not part of the results)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +80,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--rules", metavar="JSON", help="rules options as JSON, e.g. '{\"knock_limit\": 5}'")
     parser.add_argument("--progress", action="store_true", help="show progress bars (tqdm)")
+    parser.add_argument(
+        "--save-logs",
+        metavar="DIR",
+        help="also save logs of the first deals (both seatings) and matches in DIR, for gin3 replay "
+        "(--html, --video)",
+    )
+    parser.add_argument(
+        "--log-games", type=int, default=3, metavar="N", help="with --save-logs: how many deals and matches (default 3)"
+    )
     return parser
 
 
@@ -112,6 +122,22 @@ def run(args: argparse.Namespace) -> Evaluation:
             )
         if args.matches:
             result.reports.append(evaluate_matches(policy_a, policy_b, args.matches, args.seed, rules, args.progress))
+    if args.save_logs:
+        if args.b is None or args.b == OPPONENT_NAME:
+            raise ValueError("--save-logs needs a policy B of this package (the logs are of our own game)")
+        if args.log_games < 1:
+            raise ValueError(f"--log-games must be >= 1, got {args.log_games}")
+        from .logs import save_game_logs
+
+        result.log_files = save_game_logs(
+            args.save_logs,
+            _load(args.a, args.seed, rules),
+            _load(args.b, args.seed + 1, rules),
+            hands=min(args.log_games, args.hands),
+            matches=min(args.log_games, args.matches),
+            seed=args.seed,
+            rules=rules,
+        )
     if vs_openspiel:
         if rules is not None:
             raise ValueError("--rules does not apply to OpenSpiel's game (knock 10, gin 25, undercut 10)")
@@ -137,4 +163,7 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         save_json(path, result.to_dict())
         print(f"results written to {path}")
+    if result.log_files:
+        folder = result.log_files[0].parent
+        print(f"{len(result.log_files)} game logs written to {folder} (gin3 replay FILE [--html OUT.html])")
     return 0

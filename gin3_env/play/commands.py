@@ -159,9 +159,14 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    """``gin3 replay FILE [--all]``."""
-    io = _console(args)
+    """``gin3 replay FILE [--all] [--video OUT] [--html OUT]``."""
     data = load_log(args.file)
+    if getattr(args, "video", None) or getattr(args, "html", None):
+        from ..visual.export import export_replay
+
+        title = f"gin3 replay {os.path.basename(args.file)}"
+        return export_replay(data, video=args.video, html=args.html, fps=args.fps, title=title)
+    io = _console(args)
     try:
         replay_log(io, data, step=not args.all)
     except (Quit, KeyboardInterrupt):

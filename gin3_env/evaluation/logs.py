@@ -1,0 +1,68 @@
+"""Logs of a few evaluation games, for ``gin3 replay`` (text, ``--video``, ``--html``).
+
+``gin3 evaluate A B --save-logs DIR`` writes, for the first ``count`` deals of the
+evaluation (the same decks as :func:`~gin3_env.evaluation.hands.evaluate_hands`,
+from the same seed), one hand log per seating: ``hand_000_a_team.json`` (A the
+team, B the box) and ``hand_000_a_box.json``; and, when matches are played, the
+first ``count`` matches as :func:`~gin3_env.evaluation.matches.evaluate_matches`
+seeds them (``match_000_a_seat0.json``, A in seat 0, then seats 1, 2, ...). The
+games are played again after the evaluation, by the same policies loaded afresh:
+for policies that draw no random numbers (heuristic, trained) they are the
+evaluation's own first games; a random policy may play them differently. Files of
+the same name in ``DIR`` are replaced.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..engine.match import NUM_SEATS
+from ..engine.rules import Rules
+from ..files import save_json
+from ..observation.policy import Policy
+from .hands import play_deal
+from .matches import play_seats
+
+__all__ = ["save_game_logs"]
+
+
+def save_game_logs(
+    folder: str | Path,
+    policy_a: Policy,
+    policy_b: Policy,
+    *,
+    hands: int = 3,
+    matches: int = 0,
+    seed: int = 0,
+    rules: Rules | None = None,
+) -> list[Path]:
+    """Play and save ``hands`` deals (both seatings) and ``matches`` matches; returns the files written."""
+    for name, value in (("hands", hands), ("matches", matches)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {value!r}")
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--save-logs {folder}: exists and is not a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    rules = rules or Rules()
+    written: list[Path] = []
+
+    def save(name: str, log: dict[str, Any]) -> None:
+        path = folder / name
+        save_json(path, log, indent=1)
+        written.append(path)
+
+    rng = np.random.default_rng(seed)  # the decks of evaluate_hands, in order
+    for i in range(hands):
+        deck = [int(c) for c in rng.permutation(52)]
+        save(f"hand_{i:03d}_a_team.json", play_deal(policy_a, policy_b, deck, rules).log())
+        save(f"hand_{i:03d}_a_box.json", play_deal(policy_b, policy_a, deck, rules).log())
+    for i in range(matches):
+        a_seat = i % NUM_SEATS
+        seats = [policy_a if s == a_seat else policy_b for s in range(NUM_SEATS)]
+        match = play_seats(seats, np.random.default_rng([seed, i // NUM_SEATS]), rules)
+        save(f"match_{i:03d}_a_seat{a_seat}.json", match.log())
+    return written
