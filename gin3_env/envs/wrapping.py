@@ -23,7 +23,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-__all__ = ["ActionSpace", "wrap"]
+__all__ = ["ActionOutOfRangeError", "ActionSpace", "wrap"]
 
 # Attributes read on the wrappers at every step.
 _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
@@ -70,10 +70,32 @@ class _TerminateIllegal(_OneHop, wrappers.TerminateIllegalWrapper):
         super().__init__(env, illegal_reward)
 
 
+class ActionOutOfRangeError(ValueError, AssertionError):
+    """``env().step`` got an action outside the agent's action space.
+
+    A ``ValueError`` like ``raw_env``'s refusal, and an ``AssertionError`` like the bare
+    ``assert`` of PettingZoo's ``AssertOutOfBoundsWrapper`` it replaces, but naming the
+    action and the space (and not removed by ``python -O``)."""
+
+
 class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
     def __init__(self, env: AECEnv) -> None:
         self._raw = env.unwrapped
         super().__init__(env)
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        agent = raw.agent_selection
+        done = action is None and (raw.terminations[agent] or raw.truncations[agent])
+        if not done and (action is None or not raw.action_space(agent).contains(action)):
+            space = raw.action_space(agent)
+            if action is None:
+                raise ActionOutOfRangeError(f"{agent} is to act: the action must be an int 0..{int(space.n) - 1}, "
+                                            "not None")
+            raise ActionOutOfRangeError(
+                f"action {action!r} is not in {agent}'s action space {space} (ids 0..{int(space.n) - 1})"
+            )
+        wrappers.BaseWrapper.step(self, action)  # the stock wrapper's step is its assert, then this
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
