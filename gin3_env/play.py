@@ -79,7 +79,7 @@ def person_turn(
     style = {"symbols": io.symbols, "color": io.color}
     me = state.player
     table = render_table(state, me, roles=roles, scores=scores, names=names, seat_names=seat_names, **style)
-    listed = render_moves(state, columns=3 if len(state.legal_actions()) > 6 else 1)
+    listed = render_moves(state, symbols=io.symbols, columns=3 if len(state.legal_actions()) > 6 else 1)
     moves = "Your move (a number, or words such as draw, take, pass, 7S, knock 7S; help):\n" + listed
     io.say(table)
     io.say(moves)
@@ -123,7 +123,7 @@ def play_hand(
         else:
             obs = {"observation": encode(state, p), "action_mask": action_mask(state, p)}
             action = _policy_move(policy, obs, state.legal_actions(), names[p])
-        io.say(describe_action(state, action, names[p]))
+        io.say(describe_action(state, action, names[p], reveal=p == person, symbols=io.symbols))
         state.apply(action)
     io.say(render_table(state, person, names=names, symbols=io.symbols, color=io.color))
     assert state.result is not None
@@ -137,7 +137,8 @@ def _hand_names(roles: Roles, seat_names: list[str]) -> tuple[str, str]:
 
 def _roles_text(roles: Roles, seat_names: list[str]) -> str:
     return (
-        f"{seat_names[roles.box]} in the box, {seat_names[roles.captain]} captain, {seat_names[roles.sitter]} sits out"
+        f"{seat_names[roles.box]} in the box, {seat_names[roles.captain]} captain, "
+        f"{says(seat_names[roles.sitter], 'sits out')}"
     )
 
 
@@ -187,8 +188,8 @@ def play_match(
                     )
                 obs = {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
                 action = _policy_move(policies[seat], obs, hand.legal_actions(), names[p])
-            reveal = role == "sitter" and p == TEAM
-            io.say(describe_action(hand, action, names[p], reveal=reveal))
+            reveal = seat == person or (role == "sitter" and p == TEAM)  # your own draw, or your captain's
+            io.say(describe_action(hand, action, names[p], reveal=reveal, symbols=io.symbols))
             ends_turn = action == PASS or action >= DISCARD_BASE
             if role == "sitter" and watching and ends_turn:
                 answer = io.pause("[Enter] next move, s skips to the end, q quits: ")

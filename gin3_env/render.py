@@ -191,14 +191,18 @@ def render_table(
             known = fmt_cards(sorted(cards_of(state.known[p]), key=sort_key), **kw)
             line += f", holds {known} (taken from the pile)"
         lines.append(line)
-    pile = state.discards
+    pile = list(state.discards)
+    knock_card = state.result.knock_discard if state.result is not None else None
+    if knock_card is not None and (not pile or pile[-1] != knock_card):
+        pile.append(knock_card)  # the knock's discard ends the hand on the pile
     if pile:
         below = pile[-2::-1]
         rest = ""
         if below:
             shown_below = fmt_cards(below[:8], **kw) + (" ..." if len(below) > 8 else "")
             rest = f"; below: {shown_below}"
-        pile_text = f"Discard pile: {fmt_card(pile[-1], **kw)} on top ({_count(len(pile))}{rest})"
+        note = ", the knock's discard" if knock_card is not None and pile[-1] == knock_card else ""
+        pile_text = f"Discard pile: {fmt_card(pile[-1], **kw)} on top{note} ({_count(len(pile))}{rest})"
     else:
         pile_text = "Discard pile: empty"
     lines.append(f"{pile_text}   Stock: {_count(len(state.stock))}")

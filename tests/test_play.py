@@ -271,3 +271,42 @@ def test_load_log_refuses_other_files(tmp_path: Any) -> None:
         load_log(bad)
     with pytest.raises(ValueError, match="no such file"):
         load_log(tmp_path / "missing.json")
+
+
+# ------------------------------------------------------ issue 14.10: what gin3 play says
+def test_play_names_your_draw_uses_one_card_style_and_shows_the_knock_discard() -> None:
+    state = deal(f"{TEAM_MELDS} 4D", BOX_JUNK, "5D", stock="KH QH")
+    io, out = scripted(["pass", "draw", "KH", "quit"])
+    with pytest.raises(Quit):
+        play_hand(io, state, TEAM, Greedy())
+    text = "\n".join(out)
+    assert "You draw KH from the stock" in text  # your own draw names the card
+
+    state = deal(f"{TEAM_MELDS} 4D", BOX_JUNK, "5D")
+    out = []
+    answers = iter(["take", "knock 4d"])
+    io = Console(input_fn=lambda prompt: next(answers), print_fn=out.append, symbols=True)
+    play_hand(io, state, TEAM, FirstLegal())
+    text = "\n".join(out)
+    assert "You take 5♦ from the discard pile" in text and "You knock, discarding 4♦" in text
+    assert "5D" not in text and "4D" not in text  # the log lines write cards as the table does
+    final_table = text.rsplit("-- Hand over", 1)[1]
+    assert "Discard pile: 4♦ on top, the knock's discard" in final_table
+
+
+def test_you_sit_out_and_the_role_draw_says_ties_and_cards() -> None:
+    from gin3_env.play import _roles_text
+    from gin3_env.play_cli import role_draw_text
+
+    names = ["You", "Player 1", "Player 2"]
+    assert _roles_text(Roles(box=1, captain=2, sitter=0), names).endswith("You sit out")
+    # seats 0 and 2 tie on aces and draw again; seat 1's jack made it the box
+    c = parse_card
+    draws = [[0, c("AH"), 1, c("JD"), 2, c("AS")], [0, c("8C"), 2, c("4S")]]
+    lines = role_draw_text(Roles(box=1, captain=0, sitter=2), draws, names, symbols=False)
+    assert lines[0].startswith("Draw for roles (highest rank is the box")
+    assert lines[0].endswith("You AH, Player 1 JD, Player 2 AS")
+    assert lines[1] == "Tie: You and Player 2 draw again: You 8C, Player 2 4S"
+    assert lines[2] == "So Player 1 (JD) in the box, You (8C) captain, Player 2 (4S) sits out."
+    lines = role_draw_text(Roles(box=1, captain=2, sitter=0), draws[:1], names, symbols=False)
+    assert lines[-1].endswith("You (AH) sit out.")
