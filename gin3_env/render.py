@@ -297,7 +297,10 @@ def move_label(state: HandState, action: int, *, symbols: bool = False) -> str:
 
 
 def render_moves(state: HandState, *, symbols: bool = False, columns: int = 1) -> str:
-    """The legal moves as a numbered list keyed by action id: ``[3] discard AC (deadwood 12)``.
+    """The legal moves as a list numbered 1..k in action-id order: ``[3] discard AC (deadwood 12)``.
+
+    The numbers are what a person types (:func:`gin3_env.play_moves.parse_move`
+    maps ``n`` back to the ``n``-th legal action), not action ids.
 
     Discards and knocks note the deadwood left after them; ``columns`` > 1 lays
     the list out in that many columns (row by row)."""
@@ -305,8 +308,8 @@ def render_moves(state: HandState, *, symbols: bool = False, columns: int = 1) -
         raise ValueError(f"columns must be >= 1, got {columns}")
     items = []
     kd = state.knock_deadwoods() if state.phase is Phase.DISCARD else {}
-    for a in state.legal_actions():
-        text = f"[{a}] {move_label(state, a, symbols=symbols)}"
+    for number, a in enumerate(state.legal_actions(), start=1):
+        text = f"[{number}] {move_label(state, a, symbols=symbols)}"
         card = action_card(a)
         if card is not None and card in kd:
             left = kd[card]

@@ -84,7 +84,9 @@ def test_parse_words_numbers_and_shortcuts() -> None:
     assert parse_move("10h", state) == discard_action(parse_card("TH"))
     assert parse_move("knock 4D", state) == knock_action(parse_card("4D"))
     assert parse_move("k 4d", state) == knock_action(parse_card("4D"))
-    assert parse_move(str(knock_action(parse_card("4D"))), state) == knock_action(parse_card("4D"))
+    # numbers are the list's 1..k (the legal moves in id order), not action ids
+    assert parse_move("1", state) == discard_action(parse_card("AC"))
+    assert parse_move("11", state) == knock_action(parse_card("4D"))
 
 
 @pytest.mark.parametrize(
@@ -131,7 +133,7 @@ def test_play_hand_knock_shows_showdown() -> None:
     assert "You knock, discarding 4D" in text
     assert "Result: knock: You score 52 - 5 = 47" in text
     # after each bad entry the list of moves is shown again
-    assert text.count("[71] knock, discard 4D (deadwood 5)") == 3
+    assert text.count("[11] knock, discard 4D (deadwood 5)") == 3
 
 
 def test_play_hand_as_box_against_policy_and_opponent_moves_shown() -> None:
@@ -139,8 +141,8 @@ def test_play_hand_as_box_against_policy_and_opponent_moves_shown() -> None:
 
     def person(out: list[str], prompt: str) -> str:
         last = "\n".join(out[-30:])
-        if "[0] draw" in last or "[2] pass" in last:
-            return "0" if "[0] draw" in last else "2"
+        if "[1] draw" in last or "[2] pass" in last:
+            return "1" if "[1] draw" in last else "2"
         return re.findall(r"\[(\d+)\] discard", last)[-1]
 
     io, out = scripted(person)
@@ -180,7 +182,7 @@ def match_person(out: list[str], prompt: str) -> str:
     if "[Enter]" in prompt:
         return ""
     moves = "\n".join(out[-25:]).rsplit("Your move", 1)[1]
-    if "[0] draw" in moves:
+    if "[1] draw" in moves:
         return "draw"
     if "[2] pass" in moves:
         return "pass"
