@@ -1,19 +1,33 @@
-"""Atomic file writing: a reader sees the old file or the complete new one, never half of it."""
+"""Atomic file writing: a reader sees the old file or the complete new one, never half of it.
+
+The file gets the permissions of any file the user creates (``0o666`` less the
+umask, e.g. ``0644``), the same as the model ``.zip`` files beside it:
+``tempfile.mkstemp`` would make it ``0600``.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import secrets
 import tempfile
 from collections.abc import Iterator
 from typing import Any
+
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
 def save_json(path: str | os.PathLike[str], data: Any, indent: int = 2) -> None:
     """Write ``data`` as JSON atomically: a temporary file beside ``path``, then ``os.replace``."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".gin3-", suffix=".json.tmp", dir=folder)
+    while True:  # a fresh name beside the target, created with the umask's mode (unlike mkstemp's 0600)
+        tmp = os.path.join(folder, f".gin3-{secrets.token_hex(6)}.json.tmp")
+        try:
+            fd = os.open(tmp, _FLAGS, 0o666)
+        except FileExistsError:
+            continue
+        break
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=indent)

@@ -138,7 +138,7 @@ def test_bad_arguments_are_usage_errors(tmp_path: Path) -> None:
 # ------------------------------------------------------------ play on a pty
 def choose_number(moves: str) -> str:
     """Draw, pass on the upcard, knock when possible, else the first discard: as numbers."""
-    for pattern in (r"\[(0)\] draw", r"\[(2)\] pass", r"\[(\d+)\] knock", r"\[(\d+)\] discard"):
+    for pattern in (r"\[(1)\] draw", r"\[(2)\] pass", r"\[(\d+)\] knock", r"\[(\d+)\] discard"):
         found = re.findall(pattern, moves)
         if found:
             return found[0]
@@ -147,7 +147,7 @@ def choose_number(moves: str) -> str:
 
 def choose_words(moves: str) -> str:
     """The same person, typing words and lower-case cards."""
-    if "[0] draw" in moves:
+    if "[1] draw" in moves:
         return "d"
     if "[2] pass" in moves:
         return "pass"

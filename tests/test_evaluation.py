@@ -182,3 +182,51 @@ def test_cli_rules_option(capsys) -> None:
     assert cli_main(["heuristic", "random", "--hands", "3", "--matches", "0", "--rules", '{"knock_limit": 0}']) == 0
     assert "a_knock 0" in capsys.readouterr().out  # gin only: every win is a gin
     assert cli_main(["heuristic", "random", "--hands", "1", "--rules", '{"bogus": 1}']) == 2
+
+
+def test_cli_messages_a_new_user_meets(tmp_path, capsys) -> None:
+    """Issue 14.7: --rules that is not JSON names --rules and JSON; nothing to play is refused;
+    A and B are named as typed; the undercut counts say who undercut whom; no "-0.00"."""
+    assert cli_main(["heuristic", "random", "--rules", "notjson"]) == 2
+    err = capsys.readouterr().err
+    assert "--rules" in err and "JSON" in err and err.count("\n") == 1
+    assert cli_main(["heuristic", "random", "--rules", "[1]"]) == 2
+    assert "--rules must be a JSON object" in capsys.readouterr().err
+    assert cli_main(["heuristic", "random", "--hands", "0", "--matches", "0"]) == 2
+    captured = capsys.readouterr()
+    assert "nothing to play" in captured.err and captured.out == ""
+
+    typed = str(tmp_path / "best.zip")
+    assert cli_main(["heuristic", "heuristic", "--hands", "2", "--matches", "0", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "-0.00" not in text and "+0.00" in text  # the same player on both sides: exactly 0
+    assert "undercut 1 (B knocked, A undercut)" in text and "undercut 1 (A knocked, B undercut)" in text
+
+    import shutil
+
+    from gin3_env.policies.loading import TRAINED_MODEL
+
+    if TRAINED_MODEL.is_file():
+        shutil.copyfile(TRAINED_MODEL, typed)
+        assert cli_main([typed, "heuristic", "--hands", "1", "--matches", "0", "--no-progress"]) == 0
+        text = capsys.readouterr().out
+        assert f"{typed} (A) vs heuristic (B)" in text and f"{typed} as team" in text
+        assert "best as team" not in text
+
+
+def test_signed_never_prints_negative_zero() -> None:
+    from gin3_env.evaluation.stats import signed
+
+    assert [signed(x) for x in (-0.0, -0.004, 0.004, -0.005001, 1.5)] == ["+0.00", "+0.00", "+0.00", "-0.01", "+1.50"]
+    assert signed(-0.04, 1) == "+0.0"
+
+
+def test_progress_lines_when_not_a_terminal(capsys) -> None:
+    """Issue 14.4: progress is on by default; off a terminal it is a line every few seconds."""
+    from gin3_env.evaluation.util import progress_bar
+
+    assert list(progress_bar(range(5), True, "hands", every=0.0)) == list(range(5))
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 5 and lines[-1].startswith("[hands] 5 of 5 (100%)")
+    assert list(progress_bar(range(5), False, "hands", every=0.0)) == list(range(5))
+    assert capsys.readouterr().err == ""

@@ -21,6 +21,7 @@ RL_LIBRARIES = {"gymnasium", "gym", "pettingzoo", "torch", "stable_baselines3", 
 LAYERS: dict[str, int] = {
     "engine": 0,
     "files": 0,
+    "argparsing": 0,
     "observation": 1,
     "render": 1,
     "visual": 1,

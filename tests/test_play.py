@@ -85,7 +85,9 @@ def test_parse_words_numbers_and_shortcuts() -> None:
     assert parse_move("10h", state) == discard_action(parse_card("TH"))
     assert parse_move("knock 4D", state) == knock_action(parse_card("4D"))
     assert parse_move("k 4d", state) == knock_action(parse_card("4D"))
-    assert parse_move(str(knock_action(parse_card("4D"))), state) == knock_action(parse_card("4D"))
+    # numbers are the list's 1..k (the legal moves in id order), not action ids
+    assert parse_move("1", state) == discard_action(parse_card("AC"))
+    assert parse_move("11", state) == knock_action(parse_card("4D"))
 
 
 @pytest.mark.parametrize(
@@ -132,7 +134,7 @@ def test_play_hand_knock_shows_showdown() -> None:
     assert "You knock, discarding 4D" in text
     assert "Result: knock: You score 52 - 5 = 47" in text
     # after each bad entry the list of moves is shown again
-    assert text.count("[71] knock, discard 4D (deadwood 5)") == 3
+    assert text.count("[11] knock, discard 4D (deadwood 5)") == 3
 
 
 def test_play_hand_as_box_against_policy_and_opponent_moves_shown() -> None:
@@ -140,8 +142,8 @@ def test_play_hand_as_box_against_policy_and_opponent_moves_shown() -> None:
 
     def person(out: list[str], prompt: str) -> str:
         last = "\n".join(out[-30:])
-        if "[0] draw" in last or "[2] pass" in last:
-            return "0" if "[0] draw" in last else "2"
+        if "[1] draw" in last or "[2] pass" in last:
+            return "1" if "[1] draw" in last else "2"
         return re.findall(r"\[(\d+)\] discard", last)[-1]
 
     io, out = scripted(person)
@@ -181,7 +183,7 @@ def match_person(out: list[str], prompt: str) -> str:
     if "[Enter]" in prompt:
         return ""
     moves = "\n".join(out[-25:]).rsplit("Your move", 1)[1]
-    if "[0] draw" in moves:
+    if "[1] draw" in moves:
         return "draw"
     if "[2] pass" in moves:
         return "pass"
@@ -273,3 +275,42 @@ def test_load_log_refuses_other_files(tmp_path: Any) -> None:
         load_log(bad)
     with pytest.raises(ValueError, match="no such file"):
         load_log(tmp_path / "missing.json")
+
+
+# ------------------------------------------------------ issue 14.10: what gin3 play says
+def test_play_names_your_draw_uses_one_card_style_and_shows_the_knock_discard() -> None:
+    state = deal(f"{TEAM_MELDS} 4D", BOX_JUNK, "5D", stock="KH QH")
+    io, out = scripted(["pass", "draw", "KH", "quit"])
+    with pytest.raises(Quit):
+        play_hand(io, state, TEAM, Greedy())
+    text = "\n".join(out)
+    assert "You draw KH from the stock" in text  # your own draw names the card
+
+    state = deal(f"{TEAM_MELDS} 4D", BOX_JUNK, "5D")
+    out = []
+    answers = iter(["take", "knock 4d"])
+    io = Console(input_fn=lambda prompt: next(answers), print_fn=out.append, symbols=True)
+    play_hand(io, state, TEAM, FirstLegal())
+    text = "\n".join(out)
+    assert "You take 5♦ from the discard pile" in text and "You knock, discarding 4♦" in text
+    assert "5D" not in text and "4D" not in text  # the log lines write cards as the table does
+    final_table = text.rsplit("-- Hand over", 1)[1]
+    assert "Discard pile: 4♦ on top, the knock's discard" in final_table
+
+
+def test_you_sit_out_and_the_role_draw_says_ties_and_cards() -> None:
+    from gin3_env.play.commands import role_draw_text
+    from gin3_env.play.game import _roles_text
+
+    names = ["You", "Player 1", "Player 2"]
+    assert _roles_text(Roles(box=1, captain=2, sitter=0), names).endswith("You sit out")
+    # seats 0 and 2 tie on aces and draw again; seat 1's jack made it the box
+    c = parse_card
+    draws = [[0, c("AH"), 1, c("JD"), 2, c("AS")], [0, c("8C"), 2, c("4S")]]
+    lines = role_draw_text(Roles(box=1, captain=0, sitter=2), draws, names, symbols=False)
+    assert lines[0].startswith("Draw for roles (highest rank is the box")
+    assert lines[0].endswith("You AH, Player 1 JD, Player 2 AS")
+    assert lines[1] == "Tie: You and Player 2 draw again: You 8C, Player 2 4S"
+    assert lines[2] == "So Player 1 (JD) in the box, You (8C) captain, Player 2 (4S) sits out."
+    lines = role_draw_text(Roles(box=1, captain=2, sitter=0), draws[:1], names, symbols=False)
+    assert lines[-1].endswith("You (AH) sit out.")

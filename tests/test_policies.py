@@ -265,3 +265,35 @@ def test_saved_maskable_ppo_model_round_trip(tmp_path) -> None:
             "action_mask": obs["action_mask"],
         }
         assert longer["action_mask"][policy.act(longer)] == 1  # match observations are longer
+
+
+def test_a_model_acts_with_one_torch_thread_unless_told_otherwise() -> None:
+    """Issue 14.5: inference runs on one torch thread (a busy core no longer slows it 3x), only
+    while the model acts; ``threads=None`` leaves torch's setting, ``threads=n`` asks for n."""
+    torch = pytest.importorskip("torch")
+    from gymnasium import spaces
+
+    class Recorder:  # a stand-in model: records torch's thread count when asked to predict
+        observation_space = spaces.Box(0.0, 1.0, shape=(374,))
+
+        def __init__(self) -> None:
+            self.seen: list[int] = []
+
+        def predict(self, obs, action_masks, deterministic):
+            self.seen.append(torch.get_num_threads())
+            return np.flatnonzero(action_masks)[:1], None
+
+    obs = obs_of(random_states(1, seed=3)[0])
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(3)
+        for threads, expected in ((1, 1), (None, 3), (2, 2)):
+            model = Recorder()
+            policy = SB3Policy(model, threads=threads) if threads != 1 else SB3Policy(model)
+            policy.act(obs)
+            assert model.seen == [expected], (threads, model.seen)
+            assert torch.get_num_threads() == 3  # restored after acting
+        with pytest.raises(ValueError, match="threads"):
+            SB3Policy(Recorder(), threads=0)
+    finally:
+        torch.set_num_threads(before)

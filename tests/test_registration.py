@@ -108,7 +108,7 @@ def test_ids_and_entry_points_in_this_process() -> None:
     assert gymnasium.registry["gin3/ThreeHandedGinMatch-v0"].entry_point == (
         "gin3_env.envs.single_agent:ThreeHandedGinMatchEnv"
     )
-    assert callable(registration.register_gymnasium)  # named by pyproject's gymnasium.envs entry point
+    assert callable(registration.register_gymnasium)  # public: re-registers after a user cleared the registry
 
 
 @pytest.mark.skipif(not HAS_SINGLE_AGENT, reason="gin3_env/envs/single_agent.py (the Gymnasium env) not written yet")
@@ -133,5 +133,53 @@ def test_gymnasium_ids_from_a_fresh_interpreter() -> None:
         match = gymnasium.make("gin3/ThreeHandedGinMatch-v0", opponent=First())
         obs, info = match.reset(seed=0)
         assert obs.shape == (380,)
+        """
+    )
+
+
+@pytest.mark.skipif(not HAS_SINGLE_AGENT, reason="gin3_env/envs/single_agent.py (the Gymnasium env) not written yet")
+def test_subproc_vec_env_workers_know_the_ids() -> None:
+    """Issue 14.1: the README's id in SB3's ``SubprocVecEnv``, run as a user would (a fresh
+    ``python -c``, SB3's default start method: forkserver on Linux); then the prefixed id,
+    which also works with ``spawn`` (Windows, macOS)."""
+    pytest.importorskip("stable_baselines3")
+    out = run_fresh(
+        """
+        import multiprocessing
+        import numpy as np
+        import gin3_env
+        from stable_baselines3.common.env_util import make_vec_env
+        from stable_baselines3.common.vec_env import SubprocVecEnv
+
+        vec = make_vec_env("gin3/ThreeHandedGin-v0", n_envs=2, vec_env_cls=SubprocVecEnv,
+                           env_kwargs={"opponent": "heuristic", "render_mode": "ansi"})
+        obs = vec.reset()
+        masks = np.stack(vec.env_method("action_masks"))
+        assert obs.shape == (2, 374) and masks.shape == (2, 107)
+        vec.step(masks.argmax(axis=1))
+        vec.close()
+        print("default", "forkserver" in multiprocessing.get_all_start_methods())
+
+        vec = make_vec_env("gin3_env:gin3/ThreeHandedGin-v0", n_envs=2, vec_env_cls=SubprocVecEnv,
+                           env_kwargs={"render_mode": "ansi"}, vec_env_kwargs={"start_method": "spawn"})
+        assert vec.reset().shape == (2, 374)
+        vec.close()
+        print("spawn ok")
+        """
+    )
+    assert out.split("\n")[:2] == ["default True", "spawn ok"] or out.startswith("default False")
+
+
+def test_forkserver_preload_keeps_the_users_modules() -> None:
+    run_fresh(
+        """
+        import multiprocessing
+        from multiprocessing import forkserver
+        if "forkserver" in multiprocessing.get_all_start_methods():
+            forkserver.set_forkserver_preload(["__main__", "json"])
+            import gin3_env
+            from gin3_env.envs import registration
+            registration.preload_in_forkserver()
+            assert forkserver._forkserver._preload_modules == ["__main__", "json", "gin3_env"]
         """
     )

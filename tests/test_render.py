@@ -168,13 +168,13 @@ def test_move_list() -> None:
     assert render_moves(state) == "[1] take 5D (the upcard)\n[2] pass"
     play(state, "take")
     moves = render_moves(state).splitlines()
-    assert "[19] discard 4D (deadwood 5)" in moves
-    assert "[71] knock, discard 4D (deadwood 5)" in moves
+    assert "[4] discard 4D (deadwood 5)" in moves  # numbered 1..k in action-id order, not by id
+    assert "[11] knock, discard 4D (deadwood 5)" in moves
     assert len(moves) == len(state.legal_actions())
     assert not any("5D" in m for m in moves)  # the card just taken
     columns = render_moves(state, columns=3).splitlines()
     assert len(columns) == -(-len(moves) // 3)
-    assert columns[0].startswith("[3] discard AC (deadwood 14)")
+    assert columns[0].startswith("[1] discard AC (deadwood 14)")
 
 
 def test_describe_action() -> None:

@@ -78,3 +78,65 @@ def test_bad_config_value_is_a_usage_error(tmp_path: Path) -> None:
     done = _train(tmp_path, "--learner", "sitter")
     assert done.returncode == 2
     assert "learner" in done.stderr
+
+
+def test_a_second_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Issue 14.2: an earlier run's files are never overwritten unasked."""
+    run = tmp_path / "tiny"
+    run.mkdir()
+    (run / "best.zip").write_bytes(b"earlier run")
+    done = _train(tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "--resume" in lines[0] and "--overwrite" in lines[0] and str(run) in lines[0]
+    assert (run / "best.zip").read_bytes() == b"earlier run"
+    assert not (run / "config.json").exists()
+
+
+def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
+    """Issue 14.2 and 14.3: --overwrite starts again (one TensorBoard folder); the run says why it
+    went past total_timesteps; the last step is evaluated once; best.zip is the candidate that
+    did best on fresh deals, and the final table is on deals used for nothing else."""
+    run = tmp_path / "tiny"
+    (run / "tb" / "ppo_1").mkdir(parents=True)
+    (run / "tb" / "ppo_1" / "events.out.tfevents.old").write_text("old")
+    (run / "eval_history.json").write_text("[]")
+    done = _train(tmp_path, "--overwrite", "--total-timesteps", "600", "--final-eval-hands", "6")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "deleted the earlier run" in done.stdout
+    assert [p.name for p in (run / "tb").iterdir()] == ["ppo_1"]
+    assert not (run / "tb" / "ppo_1" / "events.out.tfevents.old").exists()
+
+    # 600 steps in rollouts of 128 x 2 = 256: stops at 768 and says so
+    assert "total_timesteps 600 rounds up to 768" in done.stdout
+    summary = json.loads((run / "final_eval.json").read_text())
+    assert summary["num_timesteps"] == 768
+    history = json.loads((run / "eval_history.json").read_text())
+    steps = [record["step"] for record in history]
+    assert steps == [256, 512, 768], steps  # 768 once, not again after learn()
+    assert "in-training deals" in done.stdout
+
+    selection = summary["selection"]
+    assert [c["step"] for c in selection["candidates"]] == [256, 512, 768]
+    assert selection["deals"] == 6 and selection["seed"] not in (None, 1 + 7, 1 + 1234)
+    chosen = max(selection["candidates"], key=lambda c: c["mean"])
+    assert summary["best_step"] == selection["step"] == chosen["step"]
+    assert (run / "best.zip").read_bytes() == (run / "candidates" / f"step_{chosen['step']}.zip").read_bytes()
+    assert f"best.zip = step {chosen['step']:,}" in done.stdout
+    assert "deals used for nothing else" in done.stdout
+
+
+def test_train_help_gives_meaning_type_and_default() -> None:
+    """Issue 14.6: every flag says what it is, not "override 'x' (YAML value)"."""
+    import argparse
+    import dataclasses
+
+    from gin3_env.training.config import FIELD_HELP, TrainConfig, add_flags
+
+    assert set(FIELD_HELP) == {f.name for f in dataclasses.fields(TrainConfig)}
+    parser = argparse.ArgumentParser()
+    add_flags(parser)
+    text = parser.format_help()
+    assert "override '" not in text and "YAML value" not in text
+    assert "deals of each of those evaluations" in text and "(integer; default 400)" in text

@@ -5,6 +5,9 @@
 with one fast path after the first reset. Both stacks are driven here with the same
 calls (legal moves, illegal moves, out-of-range actions, steps after the end, attribute
 reads before reset) and must give the same observations, rewards, ends, infos and errors.
+(The one planned difference: an out-of-range action raises ``ActionOutOfRangeError``, an
+``AssertionError`` that names the action, where PettingZoo's bare ``assert`` says only
+"action is not in action space"; the stock stack here uses that layer too.)
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ import numpy as np
 import pytest
 from pettingzoo.utils import wrappers
 
-from gin3_env.envs import aec_hand, aec_match
+from gin3_env.envs import aec_hand, aec_match, wrapping
 
 
 def stock(raw: Any) -> Any:
+    """PettingZoo's classic stack, its out-of-bounds layer being ours: PettingZoo's own class whose
+    bare ``assert`` became an ``ActionOutOfRangeError`` (an ``AssertionError``) naming the action."""
     return wrappers.OrderEnforcingWrapper(
-        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1))
+        wrapping._AssertOutOfBounds(wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1))
     )
 
 

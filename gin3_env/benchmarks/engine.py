@@ -80,7 +80,7 @@ def _rlcard() -> tuple[Callable[[list[Any]], int], Callable[[int], Any], str] | 
         import rlcard
         from rlcard.games.gin_rummy.utils import melding, utils
     except ImportError as exc:
-        return f"rlcard not importable ({exc}); pip install rlcard"
+        return f"rlcard not importable ({exc}); pip install 'gin3_env[bench]' (or pip install rlcard)"
 
     def rl_deadwood(hand: list[Any]) -> int:
         clusters = melding.get_best_meld_clusters(hand=hand)

@@ -9,7 +9,22 @@
 
 ``gymnasium.make("gin3_env:gin3/ThreeHandedGin-v0")`` works from a fresh
 interpreter: Gymnasium imports the module named before the colon, i.e. this
-package. PettingZoo 1.27 keeps its own registry (``pettingzoo.aec_registry``,
+package. (Gymnasium 1.x has no plugin hook: the ``gymnasium.envs`` entry-point
+group that Gym 0.26 and Gymnasium 0.29 loaded on ``import gymnasium`` is gone,
+so an installed package cannot register itself in a process that never
+imports it.)
+
+Worker processes. ``SubprocVecEnv`` (stable-baselines3) builds each env in a
+worker with ``gym.make(env_id)``; with its default start method on Linux,
+``forkserver``, the workers are forked from a server process that imports
+nothing of the parent's, so ``"gin3/ThreeHandedGin-v0"`` would be unknown
+there (``NamespaceNotFound``). :func:`preload_in_forkserver` (called by
+:func:`register_all`) therefore adds ``gin3_env`` to the modules the
+forkserver imports when it starts, so its workers know the ids too. Where the
+forkserver was already started before ``import gin3_env``, or with the
+``spawn`` start method (the only one on Windows, the default on macOS), use
+the prefixed id ``"gin3_env:gin3/ThreeHandedGin-v0"``, which works in any
+process. PettingZoo 1.27 keeps its own registry (``pettingzoo.aec_registry``,
 filled by ``pettingzoo.register``), which ``pettingzoo.make`` reads.
 
 Entry points are ``"module:attr"`` strings, so registering imports nothing of
@@ -21,6 +36,7 @@ env, or one a user registered on purpose) is also left alone, with a warning.
 
 from __future__ import annotations
 
+import multiprocessing
 import warnings
 
 PETTINGZOO_ENVS: dict[str, str] = {
@@ -35,11 +51,13 @@ GYMNASIUM_ENVS: dict[str, str] = {
 __all__ = [
     "GYMNASIUM_ENVS",
     "PETTINGZOO_ENVS",
+    "preload_in_forkserver",
     "register_all",
     "register_available",
     "register_gymnasium",
     "register_pettingzoo",
 ]
+PACKAGE = "gin3_env"
 
 
 def _keep(env_id: str, registered: object, entry_point: str) -> bool:
@@ -75,10 +93,27 @@ def register_gymnasium() -> None:
         gymnasium.register(id=env_id, entry_point=entry_point)
 
 
+def preload_in_forkserver() -> None:
+    """Have the ``forkserver`` start method's server import ``gin3_env`` (idempotent).
+
+    Its workers (``SubprocVecEnv``'s default on Linux) then find the registered
+    ids. The modules already listed (``__main__`` by default, or the user's own
+    ``set_forkserver_preload`` list) are kept, ``gin3_env`` is appended. A
+    forkserver that is already running is not changed; no forkserver is started."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    from multiprocessing import forkserver
+
+    current = list(getattr(forkserver._forkserver, "_preload_modules", None) or ["__main__"])
+    if PACKAGE not in current:
+        forkserver.set_forkserver_preload([*current, PACKAGE])
+
+
 def register_all() -> None:
     """Register every id with both libraries."""
     register_pettingzoo()
     register_gymnasium()
+    preload_in_forkserver()
 
 
 def register_available() -> None:
@@ -90,3 +125,4 @@ def register_available() -> None:
         except ModuleNotFoundError as exc:
             if exc.name not in ("pettingzoo", "gymnasium"):
                 raise
+    preload_in_forkserver()

@@ -27,6 +27,7 @@ Arguments
   learner's view, the opponent's hidden cards face down, until the hand ends; then the
   whole table; what Gymnasium's ``RecordVideo`` records).
 
+An action outside ``0..106`` (or not an integer) raises ``ValueError`` naming it.
 An illegal action (the env checkers send unmasked samples) is not played: the episode
 ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale`` and
 ``info["illegal_action"] = True``. Dead and truncated hands score 0; a hand stopped at
@@ -57,7 +58,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..engine.actions import NUM_ACTIONS
+from ..engine.actions import NUM_ACTIONS, check_action
 from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState
 from ..engine.match import MatchState
 from ..engine.rules import Rules
@@ -229,7 +230,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         state = self._require_state()
         if self._ended:
             raise RuntimeError("step() called after the episode ended; call reset()")
-        if int(action) not in state.legal_actions():
+        if check_action(action) not in state.legal_actions():  # out of 0..106: ValueError naming it
             return self._illegal_step()
         state.apply(int(action))
         self._seen = None
@@ -344,7 +345,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         match = self._require_match()
         if self._ended:
             raise RuntimeError("step() called after the episode ended; call reset()")
-        if int(action) not in match.hand.legal_actions():
+        if check_action(action) not in match.hand.legal_actions():  # out of 0..106: ValueError naming it
             return self._illegal_step()
         reward, self._pending = self._pending, 0.0
         reward += self._hand_reward(match.hand_roles, match.apply(int(action)))

@@ -25,7 +25,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-__all__ = ["ActionSpace", "wrap"]
+__all__ = ["ActionOutOfRangeError", "ActionSpace", "wrap"]
 
 # Attributes read on the wrappers at every step.
 _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
@@ -75,10 +75,37 @@ class _TerminateIllegal(_OneHop, wrappers.TerminateIllegalWrapper):
         super().__init__(env, illegal_reward)
 
 
+class ActionOutOfRangeError(ValueError, AssertionError):
+    """``env().step`` got an action outside the agent's action space.
+
+    A ``ValueError`` like ``raw_env``'s refusal, and an ``AssertionError`` like the bare
+    ``assert`` of PettingZoo's ``AssertOutOfBoundsWrapper`` it replaces, but naming the
+    action and the space (and not removed by ``python -O``)."""
+
+
 class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
     def __init__(self, env: AECEnv) -> None:
         self._raw = env.unwrapped
         super().__init__(env)
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        agent = raw.agent_selection
+        check_in_space(raw, agent, action, raw.terminations[agent] or raw.truncations[agent])
+        wrappers.BaseWrapper.step(self, action)  # the stock wrapper's step is its assert, then this
+
+
+def check_in_space(raw: AECEnv, agent: str, action: Any, dead: bool) -> None:
+    """What ``AssertOutOfBoundsWrapper`` asserts, as an error naming the action and the space."""
+    if action is None and dead:
+        return
+    space = raw.action_space(agent)
+    if action is None:
+        raise ActionOutOfRangeError(f"{agent} is to act: the action must be an int 0..{int(space.n) - 1}, not None")
+    if not space.contains(action):
+        raise ActionOutOfRangeError(
+            f"action {action!r} is not in {agent}'s action space {space} (ids 0..{int(space.n) - 1})"
+        )
 
 
 _BEFORE_RESET = frozenset(
@@ -178,7 +205,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
         # AssertOutOfBoundsWrapper.step
-        assert (action is None and dead) or raw.action_spaces[agent].contains(action), "action is not in action space"
+        check_in_space(raw, agent, action, dead)
         # TerminateIllegalWrapper.step
         layer = self._illegal
         if layer._prev_obs is None:

@@ -10,6 +10,7 @@ one (B may then be left out).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..argparsing import OneLineErrorParser
 from ..engine.rules import Rules
 from ..files import save_json
 from .hands import HandsReport, evaluate_hands
@@ -24,6 +26,7 @@ from .matches import MatchesReport, evaluate_matches
 from .vs_openspiel import OPPONENT_NAME, evaluate_openspiel_hands, evaluate_openspiel_matches
 
 Report = HandsReport | MatchesReport
+RULES_EXAMPLE = """'{"knock_limit": 5}'"""
 
 
 @dataclass
@@ -49,7 +52,7 @@ class Evaluation:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="gin3 evaluate",
         description="Play policy A against policy B over seeded hands (duplicate format: each deal "
         "twice, seats swapped) and whole matches, and report A's results with 95% confidence "
@@ -79,7 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
         "are not worth the same: the captain moves first)",
     )
     parser.add_argument("--rules", metavar="JSON", help="rules options as JSON, e.g. '{\"knock_limit\": 5}'")
-    parser.add_argument("--progress", action="store_true", help="show progress bars (tqdm)")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="progress on stderr: a bar on a terminal, else a line every few seconds (default: on)",
+    )
     parser.add_argument(
         "--save-logs",
         metavar="DIR",
@@ -102,15 +110,38 @@ def _load(spec: str, seed: int, rules: Rules | None = None) -> Any:
     return load_policy(spec)
 
 
+def parse_rules(text: str | None) -> Rules | None:
+    """``--rules`` JSON as :class:`Rules`; a ``ValueError`` naming ``--rules`` if it is not that."""
+    if not text:
+        return None
+    try:
+        options = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--rules must be a JSON object, e.g. {RULES_EXAMPLE}; got {text!r} ({exc})") from None
+    if not isinstance(options, dict):
+        raise ValueError(f"--rules must be a JSON object, e.g. {RULES_EXAMPLE}; got {text!r}")
+    try:
+        return Rules.from_dict(options)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"--rules: {exc}") from None
+
+
+def _labelled(report: Report, a: str, b: str | None) -> Report:
+    """The report with A and B named as the user typed them (not a model file's stem)."""
+    return dataclasses.replace(report, policy_a=a, policy_b=b if b is not None else report.policy_b)
+
+
 def run(args: argparse.Namespace) -> Evaluation:
     """Run the evaluations an argument namespace asks for."""
     if args.hands < 0 or args.matches < 0:
         raise ValueError("--hands and --matches must be >= 0")
+    if args.hands == 0 and args.matches == 0:
+        raise ValueError("nothing to play: --hands and --matches are both 0")
     if args.b is None and not args.vs_openspiel:
         raise ValueError(f"give policy B (or {OPPONENT_NAME}, or --vs-openspiel)")
     if args.seat_baseline and (args.b is None or args.b == OPPONENT_NAME):
         raise ValueError("--seat-baseline needs a policy B of this package (B plays itself on every deal)")
-    rules = Rules.from_dict(json.loads(args.rules)) if args.rules else None
+    rules = parse_rules(args.rules)
     policy_a = _load(args.a, args.seed, rules)
     result = Evaluation(args.a, args.b, args.seed)
     vs_openspiel = args.vs_openspiel or args.b == OPPONENT_NAME
@@ -145,6 +176,7 @@ def run(args: argparse.Namespace) -> Evaluation:
             result.reports.append(evaluate_openspiel_hands(policy_a, args.hands, args.seed, args.progress))
         if args.matches:
             result.reports.append(evaluate_openspiel_matches(policy_a, args.matches, args.seed, args.progress))
+    result.reports = [_labelled(r, args.a, None if r.policy_b == OPPONENT_NAME else args.b) for r in result.reports]
     return result
 
 

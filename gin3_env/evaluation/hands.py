@@ -33,10 +33,12 @@ from ..engine.hand import BOX, TEAM, HandResult, HandState
 from ..engine.rules import Rules
 from ..observation.driver import run_hand
 from ..observation.policy import Policy, policy_name
-from .stats import MeanCI, mean_ci
+from .stats import MeanCI, mean_ci, signed
 from .util import progress_bar
 
 OUTCOMES = ("gin", "knock", "undercut")
+# The text report's notes on keys that do not say who did what to whom (a_undercut: A scored by undercutting).
+OUTCOME_NOTES = {"a_undercut": " (B knocked, A undercut)", "b_undercut": " (A knocked, B undercut)"}
 
 
 def play_deal(team: Policy, box: Policy, deck: Sequence[int], rules: Rules | None = None) -> HandState:
@@ -111,10 +113,12 @@ class HandsReport:
             f"{'A points per hand':<{width}}  {'mean':>7}  {'95% CI':>18}  {'n':>6}",
         ]
         for name, ci in rows:
-            lines.append(f"{name:<{width}}  {ci.mean:>+7.2f}  [{ci.low:+7.2f}, {ci.high:+7.2f}]  {ci.n:>6}")
+            lines.append(
+                f"{name:<{width}}  {signed(ci.mean):>7}  [{signed(ci.low):>7}, {signed(ci.high):>7}]  {ci.n:>6}"
+            )
         w = self.wins
         lines.append(f"hands won: A {w['a']}, B {w['b']}, none {w['none']}; mean turns {self.mean_turns:.1f}")
-        lines.append("outcomes: " + ", ".join(f"{k} {v}" for k, v in self.outcomes.items()))
+        lines.append("outcomes: " + ", ".join(f"{k} {v}{OUTCOME_NOTES.get(k, '')}" for k, v in self.outcomes.items()))
         lines.append(f"({self.seconds:.1f} s)")
         return "\n".join(lines)
 

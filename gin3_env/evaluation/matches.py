@@ -23,7 +23,7 @@ from ..engine.match import NUM_SEATS, MatchState
 from ..engine.rules import Rules
 from ..observation.driver import run_match
 from ..observation.policy import Policy, policy_name
-from .stats import MeanCI, RateCI, mean_ci, wilson_ci
+from .stats import MeanCI, RateCI, mean_ci, signed, wilson_ci
 from .util import progress_bar
 
 DEFAULT_MAX_HANDS = 1000
@@ -89,14 +89,19 @@ class MatchesReport:
                 f"{'':<22}  {'value':>7}  {'95% CI':>18}",
                 f"{'A match win rate':<22}  {w.rate:>7.3f}  [{w.low:7.3f}, {w.high:7.3f}]"
                 f"   ({w.successes}/{w.n}; {self.even_rate:.3f} = even)",
-                f"{'A final total':<22}  {self.a_score.mean:>7.1f}"
-                f"  [{self.a_score.low:7.1f}, {self.a_score.high:7.1f}]",
-                f"{'B final total':<22}  {self.b_score.mean:>7.1f}"
-                f"  [{self.b_score.low:7.1f}, {self.b_score.high:7.1f}]",
+                f"{'A final total':<22}  {unsigned(self.a_score.mean):>7}"
+                f"  [{unsigned(self.a_score.low):>7}, {unsigned(self.a_score.high):>7}]",
+                f"{'B final total':<22}  {unsigned(self.b_score.mean):>7}"
+                f"  [{unsigned(self.b_score.low):>7}, {unsigned(self.b_score.high):>7}]",
                 f"mean hands per match {self.mean_hands:.1f}; unfinished {self.unfinished}",
                 f"({self.seconds:.1f} s)",
             ]
         )
+
+
+def unsigned(value: float) -> str:
+    """A total with one decimal, ``-0.0`` shown as ``0.0``."""
+    return signed(value, 1).lstrip("+")
 
 
 def evaluate_matches(

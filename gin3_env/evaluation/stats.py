@@ -78,3 +78,10 @@ def wilson_ci(successes: int, n: int) -> RateCI:
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == n else min(1.0, centre + half)
     return RateCI(p, low, high, successes, n)
+
+
+def signed(value: float, digits: int = 2) -> str:
+    """``value`` with its sign and ``digits`` decimals, never ``-0.00``: a value that rounds to
+    zero prints as ``+0.00``."""
+    rounded = round(float(value), digits) + 0.0  # -0.0 + 0.0 == +0.0
+    return f"{rounded:+.{digits}f}"

@@ -1,23 +1,55 @@
-"""Shared helpers of the evaluation package: the progress bar.
+"""Shared helpers of the evaluation package: progress.
 
 (The ``Policy`` protocol and ``policy_name`` live in :mod:`gin3_env.observation.policy`.)"""
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
+PROGRESS_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
 
 
-def progress_bar(items: Iterable[T], enabled: bool, desc: str, total: int | None = None) -> Iterator[T]:
-    """Wrap ``items`` in a tqdm bar when ``enabled`` and tqdm is installed."""
-    if enabled:
+def progress_bar(
+    items: Iterable[T], enabled: bool, desc: str, total: int | None = None, every: float = PROGRESS_EVERY
+) -> Iterator[T]:
+    """Yield ``items``, showing progress on stderr when ``enabled``.
+
+    On a terminal: a tqdm bar (tqdm is in the ``train`` extra; without it, lines).
+    Otherwise (a log file, a pipe, CI): one line every ``every`` seconds, e.g.
+    ``[hands] 120 of 500 (24%), 31/s, about 12 s left``."""
+    if not enabled:
+        yield from items
+        return
+    if sys.stderr.isatty():
         try:
             from tqdm import tqdm
-        except ImportError:  # tqdm is in the "train" extra
+        except ImportError:
             pass
         else:
             yield from tqdm(items, desc=desc, total=total, leave=False)
             return
-    yield from items
+    if total is None and hasattr(items, "__len__"):
+        total = len(items)  # type: ignore[arg-type]
+    start = last = time.monotonic()
+    for done, item in enumerate(items, start=1):
+        yield item
+        now = time.monotonic()
+        if now - last >= every:
+            last = now
+            print(f"[{desc}] {progress_text(done, total, now - start)}", file=sys.stderr, flush=True)
+
+
+def progress_text(done: int, total: int | None, seconds: float) -> str:
+    """``120 of 500 (24%), 31/s, about 12 s left`` (the parts that are known)."""
+    rate = done / seconds if seconds > 0 else 0.0
+    if not total:
+        return f"{done:,} done, {rate:,.1f}/s"
+    text = f"{done:,} of {total:,} ({100 * done / total:.0f}%), {rate:,.1f}/s"
+    if rate > 0:
+        left = (total - done) / rate
+        text += f", about {left:.0f} s left" if left < 120 else f", about {left / 60:.0f} min left"
+    return text

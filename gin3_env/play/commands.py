@@ -16,6 +16,7 @@ from ..engine.match import MatchState, Roles, draw_roles
 from ..engine.rules import Rules
 from ..files import save_json
 from ..observation.policy import Policy
+from ..render import says
 from .game import Console, Quit, play_hand, play_match
 from .replay import load_log, replay_log
 
@@ -100,15 +101,36 @@ def _seat_names(person: int) -> list[str]:
     return ["You" if s == person else f"Player {s}" for s in range(3)]
 
 
+def role_draw_text(roles: Roles, draws: list[list[int]], seat_names: list[str], symbols: bool) -> list[str]:
+    """What the draw for roles shows: every round (ties draw again, and say so) and which card gave which role."""
+    lines: list[str] = []
+    last: dict[int, int] = {}
+    for i, round_ in enumerate(draws):
+        pairs = list(zip(round_[::2], round_[1::2], strict=True))
+        cards = ", ".join(f"{seat_names[s]} {card_str(c, symbols)}" for s, c in pairs)
+        if i == 0:
+            lines.append(f"Draw for roles (highest rank is the box, next the captain; suits do not count): {cards}")
+        else:
+            tied = " and ".join(seat_names[s] for s, _ in pairs)
+            lines.append(f"Tie: {tied} draw again: {cards}")
+        last.update(pairs)
+    if last:
+        def who(seat: int) -> str:
+            return f"{seat_names[seat]} ({card_str(last[seat], symbols)})"
+
+        lines.append(f"So {who(roles.box)} in the box, {who(roles.captain)} captain, "
+                     f"{says(who(roles.sitter), 'sits out')}.")
+    return lines
+
+
 def _start_match(args: argparse.Namespace, rules: Rules, decks: list[list[int]], io: Console) -> MatchState:
     rng = np.random.default_rng(args.seed)
     person = 0
     seat_names = _seat_names(person)
     if args.role is None:
         roles, draws = draw_roles(rng)
-        for round_ in draws:
-            pairs = zip(round_[::2], round_[1::2], strict=True)
-            io.say("Draw for roles: " + ", ".join(f"{seat_names[s]} {card_str(c, io.symbols)}" for s, c in pairs))
+        for line in role_draw_text(roles, draws, seat_names, io.symbols):
+            io.say(line)
     else:
         others = [1, 2]
         if args.role == "team":

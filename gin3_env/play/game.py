@@ -75,7 +75,7 @@ def person_turn(
     style = {"symbols": io.symbols, "color": io.color}
     me = state.player
     table = render_table(state, me, roles=roles, scores=scores, names=names, seat_names=seat_names, **style)
-    listed = render_moves(state, columns=3 if len(state.legal_actions()) > 6 else 1)
+    listed = render_moves(state, symbols=io.symbols, columns=3 if len(state.legal_actions()) > 6 else 1)
     moves = "Your move (a number, or words such as draw, take, pass, 7S, knock 7S; help):\n" + listed
     io.say(table)
     io.say(moves)
@@ -109,7 +109,8 @@ def play_hand(
     seats[1 - person] = policy
 
     def said(before: HandState, action: int) -> None:
-        io.say(describe_action(before, action, names[before.player]))
+        p = before.player
+        io.say(describe_action(before, action, names[p], reveal=p == person, symbols=io.symbols))
 
     while not state.is_over:
         run_hand(state, seats, on_move=said)
@@ -130,7 +131,8 @@ def _hand_names(roles: Roles, seat_names: list[str]) -> tuple[str, str]:
 
 def _roles_text(roles: Roles, seat_names: list[str]) -> str:
     return (
-        f"{seat_names[roles.box]} in the box, {seat_names[roles.captain]} captain, {seat_names[roles.sitter]} sits out"
+        f"{seat_names[roles.box]} in the box, {seat_names[roles.captain]} captain, "
+        f"{says(seat_names[roles.sitter], 'sits out')}"
     )
 
 
@@ -163,7 +165,8 @@ def _play_match_hand(
         if role == "sitter" and watching and p == TEAM:
             style = {"symbols": io.symbols, "color": io.color}
             io.say(render_table(hand, TEAM, roles=roles, scores=scores, names=names, seat_names=seat_names, **style))
-        io.say(describe_action(hand, action, names[p], reveal=role == "sitter" and p == TEAM))
+        reveal = seat == person or (role == "sitter" and p == TEAM)  # your own draw, or your captain's
+        io.say(describe_action(hand, action, names[p], reveal=reveal, symbols=io.symbols))
         ends_turn = action == PASS or action >= DISCARD_BASE
         if role == "sitter" and watching and ends_turn:
             answer = io.pause("[Enter] next move, s skips to the end, q quits: ")

@@ -4,7 +4,7 @@
 ``ValueError`` with a message meant for the person ("8H is not in your hand").
 Accepted forms (case does not matter)::
 
-    57                      the number shown in the list (the action id)
+    3                       the number shown in the list (1..k, the k legal moves in order)
     draw | d | stock        draw from the stock
     take | t                take the top discard (the upcard in the opening)
     pass | p                refuse the upcard (opening only)
@@ -72,10 +72,10 @@ def parse_move(text: str, state: HandState) -> int:
         raise ValueError("type a move: its number, or draw / take / pass / a card / knock and a card")
     legal = state.legal_actions()
     if len(words) == 1 and words[0].isdigit():
-        action = int(words[0])
-        if action in legal:
-            return action
-        raise ValueError(f"{action} is not one of the listed moves")
+        number = int(words[0])
+        if 1 <= number <= len(legal):
+            return legal[number - 1]
+        raise ValueError(f"{number} is not one of the listed moves")  # the list is shown again
     verb, rest = words[0], raw[1:]
     if verb in _DRAW and not rest:
         if DRAW_STOCK in legal:

@@ -57,7 +57,7 @@ def _replay_hand(
     for i, action in enumerate(log["actions"]):
         if step and io.pause("[Enter] next move, a shows the rest, q quits: ") in ("a", "all"):
             step = False
-        io.say(f"#{i + 1}: {describe_action(state, action, names[state.player], reveal=True)}")
+        io.say(f"#{i + 1}: {describe_action(state, action, names[state.player], reveal=True, symbols=io.symbols)}")
         try:
             state.apply(action)
         except ValueError as exc:

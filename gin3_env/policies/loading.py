@@ -8,6 +8,13 @@
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
 | an object with ``act()`` | returned as is                                               |
 
+A model acts with **one torch thread** unless told otherwise (``threads=``
+keyword; ``None`` leaves torch's own setting): a policy's forward pass is one
+observation, far too small for several threads, and torch's default of one
+thread per core made the same evaluation 3x slower, and sometimes 10x, as soon
+as another process kept a core busy. The setting applies only while the model
+acts (:func:`torch_threads`), so a training loop's own thread count is kept.
+
 A missing file raises ``FileNotFoundError`` naming it, an unreadable one
 ``ValueError`` naming it, an unknown name ``ValueError`` listing the choices.
 ``sb3_contrib`` (the ``train`` extra) is imported only when a model is loaded.
@@ -17,6 +24,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +41,26 @@ BUILTIN_SPECS = ("random", "heuristic", "trained")
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 TRAINED_MODEL = MODELS_DIR / "trained.zip"
 TRAINED_SIDECAR = MODELS_DIR / "trained.json"
+INFERENCE_THREADS = 1  # torch threads while a model acts (see the module doc)
+
+
+@contextmanager
+def torch_threads(threads: int | None) -> Iterator[None]:
+    """Run the block with ``threads`` torch threads, then restore the previous count (None: no change)."""
+    if threads is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    if before == threads:
+        yield
+        return
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class SB3Policy:
@@ -46,6 +75,7 @@ class SB3Policy:
     sidecar JSON beside the ``.zip``: ``"features"``, or ``"config"."features"``,
     ``"augmented"`` or ``"plain"``); a model without one is taken as augmented when
     its observation has ``AUGMENTED_SIZE`` entries.
+    ``threads`` is the torch thread count while it acts (default 1; ``None``: torch's own).
     """
 
     def __init__(
@@ -54,7 +84,10 @@ class SB3Policy:
         name: str = "model",
         metadata: dict[str, Any] | None = None,
         deterministic: bool = True,
+        threads: int | None = INFERENCE_THREADS,
     ) -> None:
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"threads must be an int >= 1 or None, got {threads!r}")
         shape = getattr(getattr(model, "observation_space", None), "shape", None)
         if not shape or len(shape) != 1:
             raise ValueError(f"model {name!r} must have a flat Box observation space, got shape {shape}")
@@ -69,17 +102,19 @@ class SB3Policy:
                 f"model {name!r} is described as trained on the augmented features ({AUGMENTED_SIZE} entries) "
                 f"but its observation space has {self.obs_dim}"
             )
+        self.threads = threads
 
     def act(self, observation: dict[str, Any]) -> int:
         vector, mask = check_observation(observation)
         if vector.shape[0] < min(self.obs_dim, OBS_SIZE):
             raise ValueError(f"model {self.name!r} expects {self.obs_dim} observation entries, got {vector.shape[0]}")
         model_input = augment(vector) if self.features == "augmented" else vector[: self.obs_dim]
-        action, _ = self.model.predict(
-            np.asarray(model_input, dtype=np.float32),
-            action_masks=mask.astype(bool),
-            deterministic=self.deterministic,
-        )
+        with torch_threads(self.threads):
+            action, _ = self.model.predict(
+                np.asarray(model_input, dtype=np.float32),
+                action_masks=mask.astype(bool),
+                deterministic=self.deterministic,
+            )
         action = int(np.asarray(action).reshape(-1)[0])
         if not mask[action]:
             raise ValueError(f"model {self.name!r} chose illegal action {action}")
@@ -118,12 +153,13 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
 
 
 def load_model_policy(path: str | os.PathLike[str], name: str | None = None, **kwargs: Any) -> SB3Policy:
-    """Load a MaskablePPO ``.zip`` as an :class:`SB3Policy` (``device``, ``deterministic`` keywords)."""
+    """Load a MaskablePPO ``.zip`` as an :class:`SB3Policy` (``device``, ``deterministic``, ``threads`` keywords)."""
     file = Path(path)
     if not file.is_file():
         raise FileNotFoundError(f"policy model file not found: {file}")
     device = kwargs.pop("device", "cpu")
     deterministic = kwargs.pop("deterministic", True)
+    threads = kwargs.pop("threads", INFERENCE_THREADS)
     if kwargs:
         raise ValueError(f"unknown option(s) for a model policy: {sorted(kwargs)}")
     try:
@@ -135,7 +171,7 @@ def load_model_policy(path: str | os.PathLike[str], name: str | None = None, **k
     except Exception as exc:  # sb3 raises many kinds on a bad file
         raise ValueError(f"cannot load a MaskablePPO model from {file}: {type(exc).__name__}: {exc}") from None
     metadata = _read_sidecar(file.with_suffix(".json"))
-    return SB3Policy(model, name or str(metadata.get("name", file.stem)), metadata, deterministic)
+    return SB3Policy(model, name or str(metadata.get("name", file.stem)), metadata, deterministic, threads)
 
 
 def load_policy(spec: Any, **kwargs: Any) -> Any:

@@ -194,14 +194,18 @@ def render_table(
             known = fmt_cards(sorted(cards_of(view.opponent_known), key=sort_key), **kw)
             line += f", holds {known} (taken from the pile)"
         lines.append(line)
-    pile = state.discards
+    pile = list(state.discards)
+    knock_card = state.result.knock_discard if state.result is not None else None
+    if knock_card is not None and (not pile or pile[-1] != knock_card):
+        pile.append(knock_card)  # the knock's discard ends the hand on the pile
     if pile:
         below = pile[-2::-1]
         rest = ""
         if below:
             shown_below = fmt_cards(below[:8], **kw) + (" ..." if len(below) > 8 else "")
             rest = f"; below: {shown_below}"
-        pile_text = f"Discard pile: {fmt_card(pile[-1], **kw)} on top ({_count(len(pile))}{rest})"
+        note = ", the knock's discard" if knock_card is not None and pile[-1] == knock_card else ""
+        pile_text = f"Discard pile: {fmt_card(pile[-1], **kw)} on top{note} ({_count(len(pile))}{rest})"
     else:
         pile_text = "Discard pile: empty"
     lines.append(f"{pile_text}   Stock: {_count(len(state.stock))}")
@@ -296,7 +300,10 @@ def move_label(state: HandState, action: int, *, symbols: bool = False) -> str:
 
 
 def render_moves(state: HandState, *, symbols: bool = False, columns: int = 1) -> str:
-    """The legal moves as a numbered list keyed by action id: ``[3] discard AC (deadwood 12)``.
+    """The legal moves as a list numbered 1..k in action-id order: ``[3] discard AC (deadwood 12)``.
+
+    The numbers are what a person types (:func:`gin3_env.play_moves.parse_move`
+    maps ``n`` back to the ``n``-th legal action), not action ids.
 
     Discards and knocks note the deadwood left after them; ``columns`` > 1 lays
     the list out in that many columns (row by row)."""
@@ -304,8 +311,8 @@ def render_moves(state: HandState, *, symbols: bool = False, columns: int = 1) -
         raise ValueError(f"columns must be >= 1, got {columns}")
     items = []
     kd = state.knock_deadwoods() if state.phase is Phase.DISCARD else {}
-    for a in state.legal_actions():
-        text = f"[{a}] {move_label(state, a, symbols=symbols)}"
+    for number, a in enumerate(state.legal_actions(), start=1):
+        text = f"[{number}] {move_label(state, a, symbols=symbols)}"
         card = action_card(a)
         if card is not None and card in kd:
             left = kd[card]

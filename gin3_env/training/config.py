@@ -67,8 +67,12 @@ class TrainConfig:
     eval_hands: int = 400
     checkpoint_every: int = 25_000
     final_eval_hands: int = 2000
+    select_top: int = 3  # in-training evaluations' best candidates re-evaluated on fresh deals at the end
+    select_hands: int = 0  # deals of that re-evaluation (0: final_eval_hands)
     resume: str = ""  # path to a checkpoint .zip to continue from
+    overwrite: bool = False  # start again in a run folder that already holds a run (deletes it)
     progress_bar: bool = True
+    progress_every: float = 10.0  # seconds between progress lines when the output is not a terminal
 
     def __post_init__(self) -> None:
         validate(self)
@@ -118,14 +122,15 @@ def validate(cfg: TrainConfig) -> None:
     """Check types and ranges; raise ``ValueError`` naming the bad key."""
     for name, tp in _field_types().items():
         setattr(cfg, name, _check_type(name, getattr(cfg, name), tp))
-    positive = ("total_timesteps", "n_steps", "batch_size", "n_epochs", "eval_hands", "final_eval_hands")
+    positive = ("total_timesteps", "n_steps", "batch_size", "n_epochs", "eval_hands", "final_eval_hands",
+                "select_top", "progress_every")
     for name in positive:
         if getattr(cfg, name) <= 0:
             raise ValueError(f"config key {name!r} must be > 0, got {getattr(cfg, name)}")
     if cfg.torch_threads < 1:
         raise ValueError(f"config key 'torch_threads' must be >= 1, got {cfg.torch_threads}")
     for name in ("n_envs", "snapshot_every", "max_snapshots", "bc_samples", "bc_epochs", "eval_every",
-                 "checkpoint_every"):
+                 "checkpoint_every", "select_hands"):
         if getattr(cfg, name) < 0:
             raise ValueError(f"config key {name!r} must be >= 0, got {getattr(cfg, name)}")
     if cfg.vec_env not in ("subproc", "dummy"):
@@ -208,12 +213,82 @@ def load_config(spec: str | None, overrides: dict[str, Any] | None = None) -> Tr
     return TrainConfig(**data)
 
 
+# What each key means, for ``gin3 train --help`` (type and default are added from the dataclass).
+FIELD_HELP: dict[str, str] = {
+    "run_name": "name of the run: its files go to OUT_DIR/RUN_NAME",
+    "out_dir": "folder that holds the run folders",
+    "seed": "seed of the envs, the network and the evaluation deals",
+    "total_timesteps": "PPO environment steps (rounded up to whole rollouts of n_steps x n_envs)",
+    "n_envs": "environments sampled in parallel (0: one per CPU core)",
+    "vec_env": "subproc (one process per env) or dummy (all in this process)",
+    "learner": "the learner's seat: team, box, or random (both roles)",
+    "reward_scale": "reward per game point",
+    "duplicate_reward": "reward = points minus the heuristic's on the same deal (cuts the luck of the cards)",
+    "features": "augmented (derived card features, policies/features.py) or plain (the env observation)",
+    "policy": "card (card-aware network, needs features: augmented) or mlp",
+    "learning_rate": "PPO learning rate",
+    "n_steps": "steps per env in each rollout",
+    "batch_size": "PPO minibatch size",
+    "n_epochs": "PPO epochs over each rollout",
+    "gamma": "discount factor",
+    "gae_lambda": "GAE lambda",
+    "clip_range": "PPO clip range",
+    "ent_coef": "entropy bonus coefficient",
+    "vf_coef": "value loss coefficient",
+    "max_grad_norm": "gradient clipping norm",
+    "net_arch": "hidden layer sizes, YAML list, e.g. '[256, 256]'",
+    "device": "torch device: cpu, cuda, ...",
+    "torch_threads": "torch threads in the learner process",
+    "opponent_schedule": "phases of opponent weights, YAML list, e.g. '[{until: 1.0, heuristic: 1}]'",
+    "snapshot_every": "steps between frozen snapshots of the learner (self-play opponents)",
+    "max_snapshots": "snapshots kept in the opponent pool",
+    "bc_samples": "heuristic decisions to imitate before PPO (0: no warm start)",
+    "bc_epochs": "epochs of that imitation",
+    "bc_learning_rate": "learning rate of that imitation",
+    "eval_every": "steps between evaluations against the heuristic (0: only at the end)",
+    "eval_hands": "deals of each of those evaluations (the same deals each time)",
+    "checkpoint_every": "steps between resumable checkpoints (checkpoint.zip)",
+    "final_eval_hands": "deals of the final evaluation table (deals used for nothing else)",
+    "select_top": "best in-training candidates re-evaluated at the end to choose best.zip",
+    "select_hands": "deals of that re-evaluation (0: final_eval_hands)",
+    "resume": "checkpoint .zip to continue from (its run folder is written on)",
+    "overwrite": "start again in a run folder that already holds a run (deletes that run's files)",
+    "progress_bar": "progress bar on a terminal",
+    "progress_every": "seconds between progress lines when the output is not a terminal",
+}
+
+_TYPE_NAMES = {bool: "true/false", int: "integer", float: "number", str: "text"}
+
+
+def _flag_help(f: dataclasses.Field[Any]) -> str:
+    tp = _field_types()[f.name]
+    kind = _TYPE_NAMES.get(tp, "YAML")
+    default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+    if isinstance(default, bool):
+        shown = str(default).lower()
+    elif isinstance(default, int) and not isinstance(default, bool):
+        shown = str(default)
+    else:
+        shown = repr(default) if default == "" else str(default)
+    # argparse formats help with %: escape the literal ones
+    meaning = FIELD_HELP.get(f.name, f"config key '{f.name}'")
+    return f"{meaning} ({kind}; default {shown})".replace("%", "%%")
+
+
 def add_flags(parser: argparse.ArgumentParser) -> None:
-    """One ``--kebab-case`` flag per field; YAML syntax for lists and mappings."""
+    """One ``--kebab-case`` flag per field, with its meaning, type and built-in default.
+
+    Lists and mappings are written in YAML; a true/false flag alone means true."""
+    group = parser.add_argument_group(
+        "config keys",
+        "each overrides the config file's value, which overrides the built-in default shown",
+    )
     for f in dataclasses.fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
-        parser.add_argument(flag, dest=f"set_{f.name}", default=None, metavar="VALUE",
-                            help=f"override '{f.name}' (YAML value)")
+        tp = _field_types()[f.name]
+        extra: dict[str, Any] = {"nargs": "?", "const": "true"} if tp is bool else {}
+        metavar = {bool: "BOOL", int: "N", float: "X", str: "TEXT"}.get(tp, "YAML")
+        group.add_argument(flag, dest=f"set_{f.name}", default=None, metavar=metavar, help=_flag_help(f), **extra)
 
 
 def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -69,6 +69,7 @@ def behaviour_clone(model: Any, cfg: TrainConfig) -> dict[str, float]:
     """Fit ``model.policy`` to the heuristic's decisions; returns the final accuracy and losses."""
     import torch
 
+    print(f"[bc] collecting {cfg.bc_samples:,} decisions of the heuristic playing itself ...", flush=True)
     data = heuristic_dataset(cfg.bc_samples, cfg.seed + 99, cfg.reward_scale, cfg.features == "augmented")
     policy = model.policy
     device = policy.device

@@ -16,8 +16,8 @@ atomic checkpoints (resumable), ``best.zip``, ``eval_history.json`` and
 
 from __future__ import annotations
 
-import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -28,8 +28,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from ..argparsing import OneLineErrorParser
 from ..envs.augmented import AugmentedObservation
 from ..envs.single_agent import ThreeHandedGinEnv
+from ..evaluation.stats import signed
 from ..files import save_json
 from ..policies.loading import SB3Policy
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
@@ -38,6 +40,8 @@ from .imitation import behaviour_clone
 from .network import CardAwarePolicy
 from .plots import plot_learning_curve
 from .quick_eval import quick_evaluate
+from .run_dir import RunExistsError, prepare_run_dir
+from .selection import SELECTION_SEED_OFFSET, choose_best, keep_candidate, selection_text
 
 
 # --------------------------------------------------------------------- utils
@@ -119,6 +123,32 @@ class TrainingMonitor:
 
         self.callback = _Callback()
         self._pool: tuple[list[str], list[float]] | None = None
+        # progress lines where no progress bar is shown (output not a terminal, or the bar off)
+        self.lines = not (cfg.progress_bar and sys.stderr.isatty())
+        self.target = cfg.total_timesteps
+        self._start = (time.monotonic(), 0)
+        self._last_line = time.monotonic()
+
+    def start(self, step: int, target: int) -> None:
+        """PPO begins at ``step`` and stops at ``target`` (whole rollouts)."""
+        self.target = target
+        self._start = (time.monotonic(), step)
+        self._last_line = time.monotonic()
+
+    def progress_line(self, step: int) -> None:
+        now = time.monotonic()
+        if not self.lines or now - self._last_line < self.cfg.progress_every:
+            return
+        self._last_line = now
+        t0, s0 = self._start
+        rate = (step - s0) / max(now - t0, 1e-9)
+        left = (self.target - step) / rate if rate > 0 else float("inf")
+        if not math.isfinite(left):
+            eta = "time left unknown"
+        else:
+            eta = f"about {left:.0f} s left" if left < 120 else f"about {left / 60:.0f} min left"
+        print(f"[ppo] step {step:,} of {self.target:,} ({100 * step / max(self.target, 1):.0f}%), "
+              f"{rate:,.0f} steps/s, {eta}", flush=True)
 
     def due(self, key: str, every: int, step: int) -> bool:
         if every <= 0 or step - self.state[key] < every:
@@ -135,6 +165,7 @@ class TrainingMonitor:
 
     def on_step(self, model: Any, logger: Any) -> None:
         step = model.num_timesteps
+        self.progress_line(step)
         if self.due("last_snapshot", self.cfg.snapshot_every, step) and self.uses_self_play():
             path = self.run_dir / "snapshots" / f"step_{step}.zip"
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -160,10 +191,15 @@ class TrainingMonitor:
         if stats["mean"] > self.state["best_mean"]:
             self.state["best_mean"] = stats["mean"]
             self.state["best_step"] = step
+            # the best so far; chosen again among the candidates at the end
             atomic_save_model(model, self.run_dir / "best.zip", features=self.cfg.features)
+        keep_candidate(self.state, step, stats["mean"], self.run_dir, self.cfg.select_top,
+                       lambda path: atomic_save_model(model, path, features=self.cfg.features))
         print(
-            f"[eval] step {step:>9,}: {stats['mean']:+.2f} ± {stats['ci95']:.2f} points/hand vs heuristic "
-            f"(team {stats['team_mean']:+.2f}, box {stats['box_mean']:+.2f}); best {self.state['best_mean']:+.2f}",
+            f"[eval] step {step:>9,}: {signed(stats['mean'])} ± {stats['ci95']:.2f} points/hand vs heuristic on the "
+            f"{self.cfg.eval_hands:,} in-training deals (team {signed(stats['team_mean'])}, box "
+            f"{signed(stats['box_mean'])}); highest so far {signed(self.state['best_mean'])} at step "
+            f"{self.state['best_step']:,}",
             flush=True,
         )
 
@@ -182,6 +218,7 @@ def fresh_state() -> dict[str, Any]:
         "eval_history": [],
         "best_mean": -float("inf"),
         "best_step": 0,
+        "candidates": [],
         "last_snapshot": 0,
         "last_eval": 0,
         "last_checkpoint": 0,
@@ -195,7 +232,9 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
 
     run_dir = cfg.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
+    deleted = prepare_run_dir(run_dir, resume=cfg.resume, overwrite=cfg.overwrite)
+    if deleted:
+        print(f"--overwrite: deleted the earlier run in {run_dir} ({', '.join(deleted)})")
     save_json(run_dir / "config.json", asdict(cfg))
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
@@ -251,6 +290,16 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     monitor = TrainingMonitor(cfg, state)
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
+        rollout = cfg.n_steps * env.num_envs
+        target = model.num_timesteps + math.ceil(remaining / rollout) * rollout
+        if target != cfg.total_timesteps:
+            print(f"[ppo] PPO learns from whole rollouts of {rollout:,} steps (n_steps {cfg.n_steps:,} x "
+                  f"{env.num_envs} envs): total_timesteps {cfg.total_timesteps:,} rounds up to {target:,}", flush=True)
+        if cfg.eval_every > 0:
+            print(f"[eval] every {cfg.eval_every:,} steps: {cfg.eval_hands:,} deals vs the heuristic, the same "
+                  "deals each time, a rough estimate for the learning curve; at the end the "
+                  f"{cfg.select_top} highest are re-evaluated on fresh deals to choose best.zip", flush=True)
+        monitor.start(model.num_timesteps, target)
         model.learn(
             total_timesteps=remaining,
             callback=monitor.callback,
@@ -258,15 +307,31 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             progress_bar=cfg.progress_bar and sys.stderr.isatty(),
             tb_log_name="ppo",
         )
-    monitor.evaluate(model, model.logger, model.num_timesteps)
+    history = state["eval_history"]
+    if not history or history[-1]["step"] != model.num_timesteps:  # the last step, evaluated once
+        monitor.evaluate(model, model.logger, model.num_timesteps)
     monitor.checkpoint(model)
     atomic_save_model(model, run_dir / "final.zip", features=cfg.features)
     env.close()
+
+    def evaluate_file(path: str, hands: int, seed: int) -> dict[str, float]:
+        policy = SB3Policy(MaskablePPO.load(path, device="cpu"), metadata={"features": cfg.features})
+        return quick_evaluate(policy, "heuristic", hands, seed=seed)
+
+    select_hands = cfg.select_hands or cfg.final_eval_hands
+    if len(state["candidates"]) > 1:
+        print(f"[select] re-evaluating {len(state['candidates'])} candidates on {select_hands:,} fresh deals "
+              "vs heuristic ...", flush=True)
+    selection = choose_best(state, run_dir, select_hands, cfg.seed + SELECTION_SEED_OFFSET, evaluate_file)
+    print(selection_text(selection), flush=True)
     best = run_dir / "best.zip"
     described = {"features": cfg.features}
     final_model = MaskablePPO.load(best, device="cpu") if best.is_file() else model
     final_policy = SB3Policy(final_model, metadata=described)
-    summary = {"best_step": state["best_step"], "num_timesteps": model.num_timesteps, "vs": {}}
+    summary = {"best_step": selection["step"], "num_timesteps": model.num_timesteps, "selection": selection,
+               "vs": {}}
+    print(f"[final] evaluating best.zip on {cfg.final_eval_hands:,} further deals vs heuristic and random ...",
+          flush=True)
     for opponent in ("heuristic", "random"):
         stats = quick_evaluate(final_policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234)
         summary["vs"][opponent] = stats
@@ -279,18 +344,19 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
 def print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
     run_dir = cfg.run_dir
     print()
-    print(f"Evaluation of {run_dir / 'best.zip'} (best at step {summary['best_step']:,}), "
-          f"{cfg.final_eval_hands} deals each, every deal played in both roles ({2 * cfg.final_eval_hands} hands):")
+    print(f"Evaluation of {run_dir / 'best.zip'} (the model of step {summary['best_step']:,}) on "
+          f"{cfg.final_eval_hands} deals used for nothing else, each played in both roles "
+          f"({2 * cfg.final_eval_hands} hands):")
     print(f"{'opponent':<12}{'points/hand':>14}{'95% CI':>18}{'as team':>10}{'as box':>10}")
     for name, s in summary["vs"].items():
-        ci = f"[{s['mean'] - s['ci95']:+.2f}, {s['mean'] + s['ci95']:+.2f}]"
-        print(f"{name:<12}{s['mean']:>+14.2f}{ci:>18}{s['team_mean']:>+10.2f}{s['box_mean']:>+10.2f}")
+        ci = f"[{signed(s['mean'] - s['ci95'])}, {signed(s['mean'] + s['ci95'])}]"
+        print(f"{name:<12}{signed(s['mean']):>14}{ci:>18}{signed(s['team_mean']):>10}{signed(s['box_mean']):>10}")
     print(f"\nTensorBoard: tensorboard --logdir {run_dir / 'tb'}")
     print(f"Learning curve: {run_dir / 'learning_curve.png'}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="gin3 train",
         description="Train a MaskablePPO agent for three-handed gin. Configs: quick, default, selfplay "
         "(or a YAML path); every config key can be overridden by its flag.",
@@ -302,7 +368,11 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load_config(args.config, flag_overrides(args))
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
-    train(cfg)
+    try:
+        train(cfg)
+    except RunExistsError as exc:
+        print(f"gin3 train: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -1,0 +1,86 @@
+"""Choosing ``best.zip`` without fooling oneself.
+
+The evaluations during training (``eval_hands`` deals against the heuristic,
+the same deals each time) are rough: with 200 deals the 95% interval is about
+±1.4 points per hand, and the highest of several such estimates is biased
+upward, so "best +0.61" in the log could meet -1.28 in the final table for the
+same model. Therefore:
+
+1. after each in-training evaluation the model is kept as a *candidate*
+   (``candidates/step_N.zip``) while its estimate is among the ``select_top``
+   highest so far;
+2. at the end every candidate is evaluated again on ``select_hands`` fresh deals
+   (another seed), and the best of *those* figures becomes ``best.zip``;
+3. the final table evaluates ``best.zip`` on a third set of deals, used for
+   nothing else, so its figure is an unbiased estimate of the chosen model.
+
+The choice in step 2 is still a maximum over a few estimates, but of few
+candidates on many more deals, and the table of step 3 does not depend on it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+SELECTION_SEED_OFFSET = 4321  # the in-training deals use seed + 7, the final table seed + 1234
+
+
+def keep_candidate(state: dict[str, Any], step: int, mean: float, run_dir: Path, top: int,
+                   save: Callable[[Path], None]) -> bool:
+    """Keep the model evaluated at ``step`` if its estimate is among the ``top`` best; True if kept."""
+    candidates = [c for c in state.get("candidates", []) if c["step"] != step]
+    ranked = sorted(candidates, key=lambda c: c["mean"], reverse=True)
+    if len(ranked) >= top and mean <= ranked[top - 1]["mean"]:
+        return False
+    path = run_dir / "candidates" / f"step_{step}.zip"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save(path)
+    ranked = sorted([*ranked, {"step": step, "mean": mean, "path": str(path)}], key=lambda c: c["mean"], reverse=True)
+    for dropped in ranked[top:]:
+        Path(dropped["path"]).unlink(missing_ok=True)
+    state["candidates"] = ranked[:top]
+    return True
+
+
+def choose_best(state: dict[str, Any], run_dir: Path, hands: int, seed: int,
+                evaluate: Callable[[str, int, int], dict[str, float]]) -> dict[str, Any]:
+    """Re-evaluate the candidates on fresh deals, copy the best to ``best.zip``; return the record.
+
+    ``evaluate(path, hands, seed)`` returns ``quick_evaluate``'s dict for the model at ``path``.
+    With one candidate there is nothing to choose and it is not evaluated again."""
+    candidates = sorted((c for c in state.get("candidates", []) if Path(c["path"]).is_file()),
+                        key=lambda c: c["step"])
+    if not candidates:
+        return {"step": state.get("best_step", 0), "deals": 0, "seed": None, "candidates": []}
+    if len(candidates) == 1:
+        chosen, results = candidates[0], []
+    else:
+        results = []
+        for c in candidates:
+            stats = evaluate(c["path"], hands, seed)
+            results.append({"step": c["step"], "in_training_mean": c["mean"], **stats})
+        best_step = max(results, key=lambda r: r["mean"])["step"]
+        chosen = next(c for c in candidates if c["step"] == best_step)
+    tmp = run_dir / "best.partial.zip"
+    shutil.copyfile(chosen["path"], tmp)
+    os.replace(tmp, run_dir / "best.zip")
+    return {"step": chosen["step"], "deals": hands if results else 0, "seed": seed if results else None,
+            "candidates": results}
+
+
+def selection_text(record: dict[str, Any]) -> str:
+    """One log line that says what the selection's numbers are."""
+    if not record["candidates"]:
+        return f"[select] best.zip = the model of step {record['step']:,} (the only candidate)"
+    figures = "; ".join(
+        f"step {r['step']:,} {r['mean']:+.2f} ± {r['ci95']:.2f} (in training {r['in_training_mean']:+.2f})"
+        for r in record["candidates"]
+    )
+    return (
+        f"[select] {len(record['candidates'])} best in-training candidates re-evaluated on {record['deals']:,} "
+        f"fresh deals vs heuristic: {figures}; best.zip = step {record['step']:,}"
+    )
