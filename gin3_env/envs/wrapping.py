@@ -187,7 +187,12 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
             return super().last(observe)
         raw = self._raw
         agent = raw.agent_selection
-        observation = self.observe(agent) if observe else None
+        observation = None
+        if observe:  # self.observe(agent), inlined: the agent is the one selected
+            observation = raw.observe(agent)
+            layer = self._illegal
+            layer._prev_obs = observation
+            layer._prev_info = raw.infos.get(agent, {})
         return (
             observation,
             raw._cumulative_rewards[agent],
