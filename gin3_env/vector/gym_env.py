@@ -1,11 +1,14 @@
 """``gin3_env.vector_env(...)``: a Gymnasium 1.x ``VectorEnv`` over the batched core.
 
-| | |
-|---|---|
-| Spaces | ``single_observation_space`` ``Box(0, 1, (374,), float32)`` (``features="augmented"``: 586), ``single_action_space`` ``Discrete(107)`` |
-| Autoreset | ``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``: a finished episode's slot is dealt again within the same ``step``; its last observation is ``infos["final_obs"][i]`` (with ``infos["_final_obs"][i]`` True) |
-| Masks | ``env.action_masks()`` -> bool ``(num_envs, 107)``, also ``infos["action_mask"]`` |
-| Reward | the learner's game points at the end of its hand (minus the baseline's with ``reward_baseline``), times ``reward_scale`` |
+- Spaces: ``single_observation_space`` ``Box(0, 1, (374,), float32)`` (586 with
+  ``features="augmented"``), ``single_action_space`` ``Discrete(107)``.
+- Autoreset: ``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``: a finished
+  episode's slot is dealt again within the same ``step``; its last observation is
+  ``infos["final_obs"][i]`` (with ``infos["_final_obs"][i]`` True), its result in
+  ``infos["final_info"]``.
+- Masks: ``env.action_masks()`` -> bool ``(num_envs, 107)``, also ``infos["action_mask"]``.
+- Reward: the learner's game points at the end of its hand (minus the baseline's with
+  ``reward_baseline``), times ``reward_scale``.
 
 Keyword arguments are those of :class:`gin3_env.vector.learner.LearnerHands`: ``learner``
 (``"team"``, ``"box"``, ``"random"``), ``opponent`` (``"random"``, ``"heuristic"``, a saved
@@ -61,8 +64,9 @@ class GinVectorEnv(VectorEnv):
         if ended.any():
             infos["final_obs"] = extra["final_obs"]
             infos["_final_obs"] = ended
+            names = [OUTCOME_NAMES[c] if e else "" for c, e in zip(extra["outcome"], ended, strict=True)]
             infos["final_info"] = {
-                "outcome": np.array([OUTCOME_NAMES[c] if e else "" for c, e in zip(extra["outcome"], ended)]),
+                "outcome": np.array(names),
                 "_outcome": ended,
                 "points": extra["points"],
                 "_points": ended,

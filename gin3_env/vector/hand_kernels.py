@@ -42,7 +42,7 @@ def _legal(i: int, S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray
     for a in range(NUM_ACTIONS):
         mask[i, a] = 0
     phase = S[i, PHASE]
-    if phase == OFFER_TEAM or phase == OFFER_BOX:
+    if phase in (OFFER_TEAM, OFFER_BOX):
         mask[i, 1] = 1
         mask[i, 2] = 1
     elif phase == DRAW:

@@ -271,7 +271,8 @@ class LearnerHands:
         self._advance_twins(np.flatnonzero(self._twin_live))
 
     # ------------------------------------------------------------ players
-    def _act(self, hands: VectorHands, rows: np.ndarray, opp: np.ndarray, use_baseline: np.ndarray | None) -> np.ndarray:
+    def _act(self, hands: VectorHands, rows: np.ndarray, opp: np.ndarray,
+             use_baseline: np.ndarray | None) -> np.ndarray:
         """Actions of the players to act in ``rows`` of ``hands``: the slot's opponent, or the
         baseline where ``use_baseline`` is set."""
         obs = hands.observe_rows(rows)

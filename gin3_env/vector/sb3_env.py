@@ -104,7 +104,7 @@ class GinSB3VecEnv(VecEnv):
     def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
         return [False] * len(list(self._get_indices(indices)))
 
-    def seed(self, seed: int | None = None) -> Sequence[None | int]:
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
         self._seeds = [seed] + [None] * (self.num_envs - 1)
         return self._seeds
 
