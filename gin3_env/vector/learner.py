@@ -126,12 +126,19 @@ class LearnerHands:
             self.opponent_index[rows] = 0
 
     # ------------------------------------------------------------ episodes
-    def reset(self, seed: int | None = None) -> np.ndarray:
+    def reset(self, seed: int | None = None, decks: Any = None) -> np.ndarray:
         """Deal every slot again (reseeding roles, opponent draws, decks and random opponents when
-        ``seed`` is given); returns the learner observations."""
+        ``seed`` is given); ``decks`` (k >= num_envs, 52): the first num_envs are dealt, the rest
+        queued for the redeals that follow. Returns the learner observations."""
         if seed is not None:
             self._seed_all(seed)
-        self.hands.reset(seed=self._deal_seed)
+        later = None
+        if decks is not None:
+            decks = np.asarray(decks)
+            decks, later = decks[: self.num_envs], decks[self.num_envs :]
+        self.hands.reset(seed=self._deal_seed, decks=decks)
+        if later is not None and len(later):
+            self.hands.queue_decks(later)
         self._deal_seed = None  # later resets continue the same generators
         self.skipped = 0
         self._new_hands(self._all)
@@ -200,9 +207,11 @@ class LearnerHands:
             "learner": self.learner_player.copy(),
             "baseline_points": np.zeros(n, dtype=np.float64),
             "points": np.zeros(n, dtype=np.float64),
+            "deal": np.full(n, -1, dtype=np.int64),
         }
         if illegal.any():
             rows = np.flatnonzero(illegal)
+            final["deal"][rows] = self.hands.deal_index[rows]
             final["final_obs"][rows] = self._encode(self.hands.observe_rows(rows, self.learner_player[rows]))
             rewards[rows] = -self.illegal_penalty * self.reward_scale
             terminated[rows] = True
@@ -244,6 +253,7 @@ class LearnerHands:
         final["baseline_points"][rows] = base
         final["outcome"][rows] = ended
         final["learner"][rows] = lp
+        final["deal"][rows] = self.hands.deal_index[rows]
         truncated[rows] = ended == hk.TRUNCATED
         terminated[rows] = ended != hk.TRUNCATED
         self.hands.redeal(rows)
