@@ -38,7 +38,9 @@ def batched_form(policy: Any) -> Any:
     return None
 
 
-def play_deals(a: Any, b: Any, decks: np.ndarray, modes: int, rules: Rules, num_envs: int = 1024) -> dict[str, np.ndarray]:
+def play_deals(
+    a: Any, b: Any, decks: np.ndarray, modes: int, rules: Rules, num_envs: int = 1024
+) -> dict[str, np.ndarray]:
     """Play game ``g`` = deck ``g // modes`` in mode ``g % modes`` (0: A team, B box; 1: B team,
     A box; 2: B against B). Returns per game the team's points, winner, outcome code and turns."""
     from ..vector import VectorHands

@@ -291,3 +291,33 @@ def act_serial(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray
 def act_parallel(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
     for k in prange(obs.shape[0]):
         out[k] = act_row(obs, mask, k, fp, ip)
+
+
+@njit(cache=True)
+def first_empty_row(mask: np.ndarray) -> int:
+    """Index of the first mask row with no legal action, or -1."""
+    for k in range(mask.shape[0]):
+        empty = True
+        for a in range(mask.shape[1]):
+            if mask[k, a]:
+                empty = False
+                break
+        if empty:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def random_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """out[k] = the floor(u[k] * count)-th legal action of row k (uniform for u uniform in [0, 1))."""
+    for k in range(mask.shape[0]):
+        count = 0
+        for a in range(mask.shape[1]):
+            count += mask[k, a] != 0
+        pick = int(u[k] * count)
+        for a in range(mask.shape[1]):
+            if mask[k, a]:
+                if pick == 0:
+                    out[k] = a
+                    break
+                pick -= 1

@@ -115,28 +115,60 @@ def deadwood(mask: int) -> int:
 
 
 @njit(cache=True)
+def _suit_drop_min(m: int, base: int, best: int) -> int:
+    x = m
+    while x:
+        low = x & -x
+        v = base + RUN_DW[m & ~low]
+        if v < best:
+            best = v
+        x ^= low
+    return best
+
+
+@njit(cache=True)
 def knock_min(mask: int) -> int:
     """min(knock_deadwoods(mask).values()): the least deadwood left after dropping one card."""
     a, b, c, d = mask & SUIT, (mask >> 13) & SUIT, (mask >> 26) & SUIT, (mask >> 39) & SUIT
-    if not ((a & b & (c | d)) | (c & d & (a | b))):
-        ch = np.empty((1, 4), np.int64)
-        ch[0, 0], ch[0, 1], ch[0, 2], ch[0, 3] = a, b, c, d
-    else:
-        ch = set_choices(mask)
     best = 1 << 30
+    if not ((a & b & (c | d)) | (c & d & (a | b))):  # no set possible: no allocation
+        ra, rb, rc, rd = RUN_DW[a], RUN_DW[b], RUN_DW[c], RUN_DW[d]
+        total = ra + rb + rc + rd
+        best = _suit_drop_min(a, total - ra, best)
+        best = _suit_drop_min(b, total - rb, best)
+        best = _suit_drop_min(c, total - rc, best)
+        return _suit_drop_min(d, total - rd, best)
+    ch = set_choices(mask)
     for k in range(ch.shape[0]):
         total = RUN_DW[ch[k, 0]] + RUN_DW[ch[k, 1]] + RUN_DW[ch[k, 2]] + RUN_DW[ch[k, 3]]
         for s in range(4):
             m = ch[k, s]
-            base = total - RUN_DW[m]
-            x = m
-            while x:
-                low = x & -x
-                v = base + RUN_DW[m & ~low]
-                if v < best:
-                    best = v
-                x ^= low
+            best = _suit_drop_min(m, total - RUN_DW[m], best)
     return best
+
+
+@njit(cache=True)
+def _choice_drops(s0: int, s1: int, s2: int, s3: int, kd: np.ndarray, order: np.ndarray, seen: int, n: int):
+    """One set choice's contribution to knock_deadwoods (suits s0..s3 left for runs)."""
+    total = RUN_DW[s0] + RUN_DW[s1] + RUN_DW[s2] + RUN_DW[s3]
+    for s in range(4):
+        m = s0 if s == 0 else (s1 if s == 1 else (s2 if s == 2 else s3))
+        base = total - RUN_DW[m]
+        x = m
+        while x:
+            low = x & -x
+            r = lowest_card(low)
+            card = s * 13 + r
+            v = base + RUN_DW[m & ~low]
+            if not (seen >> card) & 1:
+                seen |= 1 << card
+                order[n] = card
+                n += 1
+                kd[card] = v
+            elif v < kd[card]:
+                kd[card] = v
+            x ^= low
+    return seen, n
 
 
 @njit(cache=True)
@@ -145,28 +177,12 @@ def knock_deadwoods(mask: int, kd: np.ndarray, order: np.ndarray) -> int:
     in the insertion order of the scalar dict. Returns the number of cards."""
     a, b, c, d = mask & SUIT, (mask >> 13) & SUIT, (mask >> 26) & SUIT, (mask >> 39) & SUIT
     if not ((a & b & (c | d)) | (c & d & (a | b))):
-        ch = np.empty((1, 4), np.int64)
-        ch[0, 0], ch[0, 1], ch[0, 2], ch[0, 3] = a, b, c, d
-    else:
-        ch = set_choices(mask)
+        return _choice_drops(a, b, c, d, kd, order, 0, 0)[1]
+    ch = set_choices(mask)
     seen = 0
     n = 0
     for k in range(ch.shape[0]):
-        total = RUN_DW[ch[k, 0]] + RUN_DW[ch[k, 1]] + RUN_DW[ch[k, 2]] + RUN_DW[ch[k, 3]]
-        for s in range(4):
-            m = ch[k, s]
-            base = total - RUN_DW[m]
-            for r in range(13):
-                if (m >> r) & 1:
-                    card = s * 13 + r
-                    v = base + RUN_DW[m & ~(1 << r)]
-                    if not (seen >> card) & 1:
-                        seen |= 1 << card
-                        order[n] = card
-                        n += 1
-                        kd[card] = v
-                    elif v < kd[card]:
-                        kd[card] = v
+        seen, n = _choice_drops(ch[k, 0], ch[k, 1], ch[k, 2], ch[k, 3], kd, order, seen, n)
     return n
 
 

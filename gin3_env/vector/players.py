@@ -33,11 +33,11 @@ def check_batch(observations: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"observations must have shape (B, >= {OBS_SIZE}), got {obs.shape}")
     if mask.shape != (obs.shape[0], NUM_ACTIONS):
         raise ValueError(f"masks must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got {mask.shape}")
-    mask = mask.astype(np.int8, copy=False)
-    empty = ~mask.any(axis=1)
-    if empty.any():
-        raise ValueError(f"row {int(np.flatnonzero(empty)[0])} of the masks has no legal action")
-    return np.ascontiguousarray(obs), np.ascontiguousarray(mask)
+    mask = np.ascontiguousarray(mask.astype(np.int8, copy=False))
+    empty = hk.first_empty_row(mask)
+    if empty >= 0:
+        raise ValueError(f"row {empty} of the masks has no legal action")
+    return np.ascontiguousarray(obs), mask
 
 
 class RandomBatch:
@@ -50,11 +50,9 @@ class RandomBatch:
 
     def act(self, observations: Any, masks: Any) -> np.ndarray:
         _, mask = check_batch(observations, masks)
-        # the k-th legal action of each row, k uniform below the row's count
-        counts = mask.sum(axis=1)
-        pick = (self.rng.random(len(mask)) * counts).astype(np.int64)
-        cum = np.cumsum(mask, axis=1)
-        return np.argmax(cum > pick[:, None], axis=1).astype(np.int64)
+        out = np.empty(len(mask), dtype=np.int64)
+        hk.random_legal(mask, self.rng.random(len(mask)), out)  # the k-th legal action, k = floor(u * count)
+        return out
 
     def __repr__(self) -> str:
         return "RandomBatch()"
