@@ -9,7 +9,7 @@ from typing import Any
 
 from .hands import OUTCOME_NAMES, VectorHands, check_decks
 from .learner import LearnerHands
-from .players import HeuristicBatch, ModelBatch, RandomBatch, as_batch
+from .players import HeuristicBatch, ModelBatch, RandomBatch, as_batch, set_num_threads
 
 
 def vector_env(num_envs: int = 64, **kwargs: Any) -> Any:
@@ -36,5 +36,6 @@ __all__ = [
     "as_batch",
     "check_decks",
     "sb3_vec_env",
+    "set_num_threads",
     "vector_env",
 ]

@@ -71,5 +71,7 @@ def augment_batch(observations: np.ndarray, out: np.ndarray | None = None) -> np
         raise ValueError(f"observations must have shape (B, >= {OBS_SIZE}), got {obs.shape}")
     if out is None:
         out = np.empty((len(obs), AUGMENTED_SIZE), dtype=np.float32)
-    (_augment_parallel if len(obs) >= 64 else _augment_serial)(obs, out)
+    from .players import use_threads
+
+    (_augment_parallel if use_threads(len(obs)) else _augment_serial)(obs, out)
     return out
