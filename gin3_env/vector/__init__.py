@@ -1,8 +1,20 @@
 """The batched, compiled core (numba): many hands per call, and the learner envs on top.
 
-Importing this package compiles nothing; the kernels compile on first use (numba's
-cache on, in ``__pycache__`` beside the code, or numba's user cache directory where that
-is read-only). ``import gin3_env`` does not import this package.
+| module | what it holds |
+|---|---|
+| ``tables`` | lookup tables, built from the scalar engine's own |
+| ``meld_kernels`` | deadwood, knock deadwoods, best arrangement, the showdown |
+| ``hand_kernels`` | deal, legal mask, one move, the observation |
+| ``hands`` | :class:`VectorHands` (DESIGN.md, "Batched core") |
+| ``heuristic_kernels``, ``players`` | :class:`RandomBatch`, :class:`HeuristicBatch`, :class:`ModelBatch` |
+| ``features`` | the 586-entry learner input, batched |
+| ``learner`` | :class:`LearnerHands`: learner role, opponents, duplicate-reward twins |
+| ``gym_env``, ``sb3_env`` | :func:`vector_env` (Gymnasium ``VectorEnv``), :func:`sb3_vec_env` (SB3 ``VecEnv``) |
+| ``datasets`` | heuristic decisions for imitation |
+
+Importing this package imports numba but compiles nothing; the kernels compile on first
+use (numba's cache on: ``__pycache__`` beside the code, or numba's user cache directory where
+that is read-only). ``import gin3_env`` does not import this package.
 """
 
 from typing import Any

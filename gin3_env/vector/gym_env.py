@@ -50,7 +50,7 @@ class GinVectorEnv(VectorEnv):
         if options:
             raise ValueError(f"vector_env.reset takes no options, got {sorted(options)}")
         if seed is not None:
-            self._np_random, _ = np.random.default_rng(seed), seed
+            self._np_random = np.random.default_rng(seed)
         obs = self.core.reset(seed=seed)
         self._started = True
         return obs, self._info()
