@@ -294,3 +294,30 @@ def test_bad_decks_are_refused_naming_the_row() -> None:
         VectorHands(0)
     with pytest.raises(ValueError, match="unknown rules option"):
         VectorHands(2, knock_limt=3)
+
+
+def test_observations_equal_the_aec_envs_observe() -> None:
+    """DESIGN's wording: observe() and action_mask equal the AEC env's observe(agent) on the
+    same deck and actions (the AEC env itself, not only the encoder it calls)."""
+    import gin3_env
+
+    rng = np_rng(21)
+    decks = np.array([rng.permutation(52) for _ in range(24)])
+    vh = VectorHands(24)
+    vh.reset(decks=decks)
+    envs = [gin3_env.raw_env() for _ in decks]
+    for env, deck in zip(envs, decks, strict=True):
+        env.reset(options={"deck": [int(c) for c in deck]})
+    rows = np.arange(24)
+    live = np.ones(24, dtype=bool)
+    while live.any():
+        obs, masks = vh.observe(), vh.action_mask
+        for i in np.flatnonzero(live):
+            seen = envs[i].observe(envs[i].agent_selection)
+            np.testing.assert_array_equal(obs[i], seen["observation"])
+            np.testing.assert_array_equal(masks[i], seen["action_mask"])
+        acts = pick_actions(masks[live], rng, 0.3, obs[live])
+        _, ended = vh.apply(rows[live], acts)
+        for i, a in zip(np.flatnonzero(live), acts, strict=True):
+            envs[i].step(int(a))
+        live[rows[live][ended != 0]] = False
