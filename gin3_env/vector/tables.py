@@ -30,34 +30,16 @@ RUN_COVER = _run_cover()
 POINTS = np.asarray(CARD_POINTS, dtype=np.int64)  # 52
 
 
-def _melds_by_low_card() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every meld as a 52-bit mask, grouped by its lowest card; and per meld its layoff data.
-
-    Returns (melds int64 (M,), start int64 (53,), info int64 (M, 4)) with info rows
-    ``(kind, suit, lo, hi_or_fourth)``: kind 0 a 3-card set (``hi_or_fourth`` its missing card),
-    1 a 4-card set, 2 a run of ``suit`` over ranks ``lo..hi``."""
+def _melds_by_low_card() -> tuple[np.ndarray, np.ndarray]:
+    """Every meld as a 52-bit mask, grouped by its lowest card: (melds int64 (M,), start int64 (53,));
+    the melds whose lowest card is ``c`` are ``melds[start[c]:start[c + 1]]``."""
     groups: list[list[int]] = [[] for _ in range(52)]
     for m in ALL_MELDS:
         groups[(m & -m).bit_length() - 1].append(m)
-    flat = [m for g in groups for m in g]
     start = np.zeros(53, dtype=np.int64)
     for card in range(52):
         start[card + 1] = start[card] + len(groups[card])
-    info = np.zeros((len(flat), 4), dtype=np.int64)
-    for i, m in enumerate(flat):
-        cards = [c for c in range(52) if m >> c & 1]
-        ranks = {c % 13 for c in cards}
-        if len(ranks) == 1:
-            rank = cards[0] % 13
-            if len(cards) == 3:
-                suits = {c // 13 for c in cards}
-                fourth = next(s * 13 + rank for s in range(4) if s not in suits)
-                info[i] = (0, -1, rank, fourth)
-            else:
-                info[i] = (1, -1, rank, -1)
-        else:
-            info[i] = (2, cards[0] // 13, min(ranks), max(ranks))
-    return np.asarray(flat, dtype=np.int64), start, info
+    return np.asarray([m for g in groups for m in g], dtype=np.int64), start
 
 
-MELDS, MELD_START, MELD_INFO = _melds_by_low_card()
+MELDS, MELD_START = _melds_by_low_card()
