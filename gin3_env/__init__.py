@@ -45,6 +45,20 @@ _register_available()  # PettingZoo and Gymnasium ids, for the libraries that im
 __version__ = "0.1.0"
 
 
+def vector_env(num_envs: int = 64, **kwargs: object) -> object:
+    """A Gymnasium ``VectorEnv`` on the batched core (``gin3_env.vector``; imports numba on first use)."""
+    from .vector import vector_env as make
+
+    return make(num_envs, **kwargs)
+
+
+def sb3_vec_env(num_envs: int = 64, **kwargs: object) -> object:
+    """A stable-baselines3 ``VecEnv`` on the batched core that ``MaskablePPO`` trains on as it is."""
+    from .vector import sb3_vec_env as make
+
+    return make(num_envs, **kwargs)
+
+
 def __getattr__(name: str) -> Any:
     if name in _ENV_NAMES and _envs_missing is not None:
         raise ImportError(
@@ -76,4 +90,6 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "raw_env",
+    "sb3_vec_env",
+    "vector_env",
 ]

@@ -26,7 +26,7 @@ LAYERS: dict[str, int] = {
     "render": 1,
     "visual": 1,
     "envs": 2,
-    "vector": 2,
+    "vector": 3,  # its batched players take the heuristic's config and the model loader from policies
     "": 3,
     "policies": 3,
     "evaluation": 4,

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..files import save_json
 
-SUITES = ("engine", "envs")
+SUITES = ("engine", "envs", "vector")
 
 
 def _load(name: str) -> Any:

@@ -24,8 +24,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -33,12 +31,9 @@ from ..engine.hand import BOX, TEAM, HandResult, HandState
 from ..engine.rules import Rules
 from ..observation.driver import run_hand
 from ..observation.policy import Policy, policy_name
-from .stats import MeanCI, mean_ci, signed
+from .hands_report import OUTCOMES, HandsReport
+from .stats import mean_ci
 from .util import progress_bar
-
-OUTCOMES = ("gin", "knock", "undercut")
-# The text report's notes on keys that do not say who did what to whom (a_undercut: A scored by undercutting).
-OUTCOME_NOTES = {"a_undercut": " (B knocked, A undercut)", "b_undercut": " (A knocked, B undercut)"}
 
 
 def play_deal(team: Policy, box: Policy, deck: Sequence[int], rules: Rules | None = None) -> HandState:
@@ -46,81 +41,6 @@ def play_deal(team: Policy, box: Policy, deck: Sequence[int], rules: Rules | Non
     state = HandState.deal(rules, deck=deck)
     run_hand(state, (team, box))
     return state
-
-
-@dataclass
-class HandsReport:
-    """A's results over ``n_deals`` duplicate deals (``2 * n_deals`` hands)."""
-
-    policy_a: str
-    policy_b: str
-    n_deals: int
-    seed: int
-    rules: dict[str, Any]
-    overall: MeanCI  # A's points per hand; CI from the pair means
-    as_team: MeanCI
-    as_box: MeanCI
-    wins: dict[str, int]  # hands won by "a", by "b", and "none" (dead or truncated)
-    outcomes: dict[str, int]  # "a_gin", "a_knock", "a_undercut" (A scored so), "b_...", "dead", ...
-    mean_turns: float
-    seconds: float
-    seat_adjusted: tuple[MeanCI, MeanCI] | None = None  # A minus B in the same seat (team, box)
-    kind: str = field(default="hands")
-    title: str = field(default="Hands")
-    role_names: tuple[str, str] = field(default=("team", "box"))
-
-    @property
-    def n_hands(self) -> int:
-        return 2 * self.n_deals
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "policy_a": self.policy_a,
-            "policy_b": self.policy_b,
-            "n_deals": self.n_deals,
-            "n_hands": self.n_hands,
-            "seed": self.seed,
-            "rules": dict(self.rules),
-            "points_per_hand": self.overall.to_dict(),
-            "as_team": self.as_team.to_dict(),
-            "as_box": self.as_box.to_dict(),
-            "seat_adjusted": None
-            if self.seat_adjusted is None
-            else {"team": self.seat_adjusted[0].to_dict(), "box": self.seat_adjusted[1].to_dict()},
-            "wins": dict(self.wins),
-            "outcomes": dict(self.outcomes),
-            "mean_turns": self.mean_turns,
-            "seconds": self.seconds,
-        }
-
-    def to_text(self) -> str:
-        a, b = self.policy_a, self.policy_b
-        rows = [
-            ("overall (pair means)", self.overall),
-            (f"{a} as {self.role_names[0]}", self.as_team),
-            (f"{a} as {self.role_names[1]}", self.as_box),
-        ]
-        if self.seat_adjusted is not None:
-            rows += [
-                (f"{a} minus {b} as {self.role_names[0]}", self.seat_adjusted[0]),
-                (f"{a} minus {b} as {self.role_names[1]}", self.seat_adjusted[1]),
-            ]
-        width = max(len(r[0]) for r in rows)
-        lines = [
-            f"{self.title}: {a} (A) vs {b} (B), {self.n_deals} deals x 2 seats = {self.n_hands} hands,"
-            f" seed {self.seed}",
-            f"{'A points per hand':<{width}}  {'mean':>7}  {'95% CI':>18}  {'n':>6}",
-        ]
-        for name, ci in rows:
-            lines.append(
-                f"{name:<{width}}  {signed(ci.mean):>7}  [{signed(ci.low):>7}, {signed(ci.high):>7}]  {ci.n:>6}"
-            )
-        w = self.wins
-        lines.append(f"hands won: A {w['a']}, B {w['b']}, none {w['none']}; mean turns {self.mean_turns:.1f}")
-        lines.append("outcomes: " + ", ".join(f"{k} {v}{OUTCOME_NOTES.get(k, '')}" for k, v in self.outcomes.items()))
-        lines.append(f"({self.seconds:.1f} s)")
-        return "\n".join(lines)
 
 
 def _count(counter: Counter[str], result: HandResult, a_player: int) -> None:
@@ -138,16 +58,29 @@ def evaluate_hands(
     rules: Rules | None = None,
     progress: bool = False,
     seat_baseline: bool = False,
+    batched: bool | None = None,
 ) -> HandsReport:
     """Play ``n_hands`` seeded deals twice each (duplicate format, see the module doc).
 
     Deck ``i`` is the ``i``-th permutation drawn from ``numpy.random.default_rng(seed)``,
     so the first deals are the same whatever ``n_hands`` is. ``seat_baseline`` adds a
     third hand per deal, B against B, for the seat-adjusted figures (a random B then
-    draws from its generator for that hand too)."""
+    draws from its generator for that hand too).
+
+    ``batched`` (default: when both policies have a deterministic batched form and there are at
+    least 50 deals) plays the deals on the compiled core (:mod:`.batched_hands`): the same report,
+    much faster; ``False`` forces the scalar loop, ``True`` refuses policies without that form."""
     if isinstance(n_hands, bool) or not isinstance(n_hands, int | np.integer) or n_hands < 1:
         raise ValueError(f"n_hands must be an int >= 1, got {n_hands!r}")
     rules = rules or Rules()
+    if batched is not False:
+        from .batched_hands import AUTO_MIN_DEALS, batched_form, evaluate_hands_batched
+
+        forms = (batched_form(policy_a), batched_form(policy_b)) if batched or n_hands >= AUTO_MIN_DEALS else ()
+        if forms and None not in forms:
+            return evaluate_hands_batched(policy_a, policy_b, *forms, int(n_hands), seed, rules, seat_baseline)
+        if batched:
+            raise ValueError("batched=True needs two policies with a deterministic batched form (heuristic, models)")
     rng = np.random.default_rng(seed)
     team_pts: list[float] = []
     box_pts: list[float] = []

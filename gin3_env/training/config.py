@@ -30,8 +30,12 @@ class TrainConfig:
     out_dir: str = "runs"
     seed: int = 1
     total_timesteps: int = 200_000
-    n_envs: int = 0  # 0: one per available core
-    vec_env: str = "subproc"  # "subproc" or "dummy"
+    n_envs: int = 0  # scalar envs (subproc/dummy); 0: one per available core
+    # "batched": the compiled core (gin3_env.vector), batched_envs hands in one process, with
+    # n_steps scaled so a rollout holds n_steps * n_envs samples as with the scalar envs;
+    # "subproc" / "dummy": n_envs scalar Gymnasium envs in SB3's SubprocVecEnv / DummyVecEnv
+    vec_env: str = "batched"
+    batched_envs: int = 64
     learner: str = "random"  # "team", "box" or "random" (both roles)
     reward_scale: float = 0.02  # game points -> reward
     duplicate_reward: bool = False  # reward = points minus the heuristic's on the same deal (variance cut)
@@ -133,8 +137,10 @@ def validate(cfg: TrainConfig) -> None:
                  "checkpoint_every", "select_hands"):
         if getattr(cfg, name) < 0:
             raise ValueError(f"config key {name!r} must be >= 0, got {getattr(cfg, name)}")
-    if cfg.vec_env not in ("subproc", "dummy"):
-        raise ValueError(f"config key 'vec_env' must be 'subproc' or 'dummy', got {cfg.vec_env!r}")
+    if cfg.vec_env not in ("batched", "subproc", "dummy"):
+        raise ValueError(f"config key 'vec_env' must be 'batched', 'subproc' or 'dummy', got {cfg.vec_env!r}")
+    if cfg.batched_envs < 1:
+        raise ValueError(f"config key 'batched_envs' must be >= 1, got {cfg.batched_envs}")
     if cfg.features not in ("augmented", "plain"):
         raise ValueError(f"config key 'features' must be 'augmented' or 'plain', got {cfg.features!r}")
     if cfg.policy not in ("card", "mlp"):
@@ -220,7 +226,9 @@ FIELD_HELP: dict[str, str] = {
     "seed": "seed of the envs, the network and the evaluation deals",
     "total_timesteps": "PPO environment steps (rounded up to whole rollouts of n_steps x n_envs)",
     "n_envs": "environments sampled in parallel (0: one per CPU core)",
-    "vec_env": "subproc (one process per env) or dummy (all in this process)",
+    "vec_env": "batched (the compiled core, all hands in this process), subproc (one process per env) or dummy "
+    "(scalar envs in this process)",
+    "batched_envs": "with vec_env batched: how many hands are stepped together",
     "learner": "the learner's seat: team, box, or random (both roles)",
     "reward_scale": "reward per game point",
     "duplicate_reward": "reward = points minus the heuristic's on the same deal (cuts the luck of the cards)",

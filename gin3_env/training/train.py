@@ -71,10 +71,35 @@ def _make_env(cfg: TrainConfig, rank: int):
     return thunk
 
 
+def scalar_env_count(cfg: TrainConfig) -> int:
+    return cfg.n_envs or max(1, os.cpu_count() or 1)
+
+
+def rollout_steps(cfg: TrainConfig) -> int:
+    """PPO's n_steps per env: the config's, or for the batched env the same samples per rollout."""
+    if cfg.vec_env != "batched":
+        return cfg.n_steps
+    return max(1, cfg.n_steps * scalar_env_count(cfg) // cfg.batched_envs)
+
+
 def make_vec_env(cfg: TrainConfig):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    n = cfg.n_envs or max(1, os.cpu_count() or 1)
+    if cfg.vec_env == "batched":  # the compiled core: all hands in this process
+        from ..vector.sb3_env import GinSB3VecEnv
+
+        return VecMonitor(
+            GinSB3VecEnv(
+                cfg.batched_envs,
+                learner=cfg.learner,
+                opponent="heuristic",
+                reward_scale=cfg.reward_scale,
+                reward_baseline="heuristic" if cfg.duplicate_reward else None,
+                features=cfg.features,
+                seed=cfg.seed,
+            )
+        )
+    n = scalar_env_count(cfg)
     fns = [_make_env(cfg, i) for i in range(n)]
     vec = SubprocVecEnv(fns, start_method="fork") if cfg.vec_env == "subproc" and n > 1 else DummyVecEnv(fns)
     return VecMonitor(vec)
@@ -117,6 +142,12 @@ class TrainingMonitor:
             def _on_training_start(self) -> None:
                 monitor.update_opponents(self.model, force=True)
 
+            def _on_rollout_start(self) -> None:
+                monitor.rollout_started(self.model)
+
+            def _on_rollout_end(self) -> None:
+                monitor.rollout_ended(self.model, self.logger)
+
             def _on_step(self) -> bool:
                 monitor.on_step(self.model, self.logger)
                 return True
@@ -149,6 +180,21 @@ class TrainingMonitor:
             eta = f"about {left:.0f} s left" if left < 120 else f"about {left / 60:.0f} min left"
         print(f"[ppo] step {step:,} of {self.target:,} ({100 * step / max(self.target, 1):.0f}%), "
               f"{rate:,.0f} steps/s, {eta}", flush=True)
+
+    def rollout_started(self, model: Any) -> None:
+        self._rollout = (time.perf_counter(), model.num_timesteps)
+        if not hasattr(self, "_first"):
+            self._first = self._rollout
+
+    def rollout_ended(self, model: Any, logger: Any) -> None:
+        """Print the sampling speed: samples per second of this rollout's collection, and of the
+        run so far (collection plus updates)."""
+        (start, steps), now = self._rollout, time.perf_counter()
+        sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
+        overall = (model.num_timesteps - self._first[1]) / max(now - self._first[0], 1e-9)
+        logger.record("time/sampling_samples_per_s", sampling)
+        print(f"[train] step {model.num_timesteps:>9,}: sampling {sampling:,.0f} samples/s, "
+              f"{overall:,.0f} samples/s with the updates ({self.cfg.vec_env} env)", flush=True)
 
     def due(self, key: str, every: int, step: int) -> bool:
         if every <= 0 or step - self.state[key] < every:
@@ -270,7 +316,7 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             CardAwarePolicy if cfg.policy == "card" else "MlpPolicy",
             env,
             learning_rate=cfg.learning_rate,
-            n_steps=cfg.n_steps,
+            n_steps=rollout_steps(cfg),
             batch_size=cfg.batch_size,
             n_epochs=cfg.n_epochs,
             gamma=cfg.gamma,

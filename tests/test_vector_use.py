@@ -1,0 +1,53 @@
+"""Where the batched core is used: evaluate_hands' batched path, training on the batched env."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gin3_env.evaluation import evaluate_hands
+from gin3_env.evaluation.batched_hands import batched_form
+from gin3_env.policies import SIMPLE, HeuristicPolicy, RandomPolicy
+
+
+def _without_time(report) -> dict:
+    data = report.to_dict()
+    data.pop("seconds")
+    return data
+
+
+def test_batched_evaluation_gives_the_scalar_report_field_for_field() -> None:
+    a, b = HeuristicPolicy(), HeuristicPolicy(SIMPLE)
+    for seat_baseline in (False, True):
+        scalar = evaluate_hands(a, b, 30, seed=5, seat_baseline=seat_baseline, batched=False)
+        batched = evaluate_hands(a, b, 30, seed=5, seat_baseline=seat_baseline, batched=True)
+        assert _without_time(batched) == _without_time(scalar)
+    assert scalar.to_text().splitlines()[:-1] == batched.to_text().splitlines()[:-1]
+
+
+def test_batched_evaluation_only_for_deterministic_batched_forms() -> None:
+    assert batched_form(RandomPolicy(0)) is None
+    with pytest.raises(ValueError, match="batched=True"):
+        evaluate_hands(HeuristicPolicy(), RandomPolicy(0), 5, batched=True)
+    # automatic: a random side keeps the scalar loop (its results do not change)
+    auto = evaluate_hands(HeuristicPolicy(SIMPLE), RandomPolicy(1), 60, seed=2)
+    scalar = evaluate_hands(HeuristicPolicy(SIMPLE), RandomPolicy(1), 60, seed=2, batched=False)
+    assert _without_time(auto) == _without_time(scalar)
+
+
+def test_training_samples_from_the_batched_env_and_logs_samples_per_second(tmp_path: Path) -> None:
+    pytest.importorskip("sb3_contrib")
+    cmd = [sys.executable, "-m", "gin3_env.cli", "train", "--config", "quick", "--out-dir", str(tmp_path),
+           "--run-name", "tiny", "--total-timesteps", "512", "--batched-envs", "16", "--n-steps", "128",
+           "--batch-size", "128", "--n-epochs", "1", "--bc-samples", "300", "--bc-epochs", "1",
+           "--eval-every", "0", "--checkpoint-every", "0", "--final-eval-hands", "4", "--progress-bar", "false"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "samples/s" in done.stdout and "(batched env)" in done.stdout
+    config = json.loads((tmp_path / "tiny" / "config.json").read_text())
+    assert config["vec_env"] == "batched"
+    assert json.loads((tmp_path / "tiny" / "final_eval.json").read_text())["num_timesteps"] >= 512
