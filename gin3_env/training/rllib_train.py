@@ -103,6 +103,9 @@ def connect(cfg: RLlibConfig) -> bool:
             os.environ["RAY_AUTH_MODE"] = "token"  # `ray start` clusters use token authentication
     else:
         loopback_only()
+    if importlib.util.find_spec("ray") is None:
+        raise RunError("the RLlib backend needs Ray: pip install 'gin3_env[rllib]' "
+                       "(in a virtual environment of its own, see the README)")
     import ray
 
     if ray.is_initialized():
@@ -443,9 +446,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gin3 train --backend rllib: {exc}", file=sys.stderr)
         return 2
     try:
-        if importlib.util.find_spec("ray") is None:
-            raise RunError("the RLlib backend needs Ray: pip install 'gin3_env[rllib]' "
-                           "(in a virtual environment of its own, see the README)")
         train_rllib(cfg)
     except RunError as exc:
         print(f"gin3 train --backend rllib: {exc}", file=sys.stderr)
