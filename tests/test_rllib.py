@@ -83,6 +83,7 @@ def local_ray() -> Iterator[None]:
         ray.shutdown()
     before = listening_sockets()
     ray.init(
+        address="local",
         num_cpus=2,
         include_dashboard=False,
         object_store_memory=100 * 1024**2,
@@ -283,5 +284,9 @@ def test_training_on_a_ray_start_cluster(tmp_path: Path) -> None:
         assert (tmp_path / "C" / "checkpoint" / SIDECAR).is_file()
     finally:
         _stop_group(head)
+        # what `ray stop` would also remove: the file naming the (now gone) cluster
+        current = Path("/tmp/ray/ray_current_cluster")
+        if current.is_file() and current.read_text().strip() == f"127.0.0.1:{port}":
+            current.unlink()
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0, "the cluster is still up"

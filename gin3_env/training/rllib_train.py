@@ -116,6 +116,7 @@ def connect(cfg: RLlibConfig) -> bool:
         else:
             cpus = max(cfg.num_cpus or os.cpu_count() or 1, cfg.num_env_runners)
             ray.init(
+                address="local",  # a new instance, never one that a stale /tmp/ray/ray_current_cluster names
                 num_cpus=cpus,
                 include_dashboard=False,
                 object_store_memory=OBJECT_STORE_BYTES,
