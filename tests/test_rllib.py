@@ -210,6 +210,14 @@ def test_two_iterations_on_a_local_ray_then_resume_and_play(local_ray: None, tmp
     assert isinstance(policy, RLlibPolicy) and sorted(policy.nets) == ["box", "team"]
     report = evaluate_hands(policy, HeuristicPolicy(), n_hands=3, seed=11)
     assert report.n_deals == 3
+    script = (
+        "import sys; from gin3_env.evaluation import evaluate_hands; from gin3_env.policies import load_policy; "
+        f"evaluate_hands(load_policy('rllib:{checkpoint}'), load_policy('random'), n_hands=1, seed=0); "
+        "assert 'ray' not in sys.modules, 'playing imported ray'"
+    )
+    played = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert played.returncode == 0, played.stderr[-2000:]
 
 
 def test_against_the_heuristic_module_with_an_env_runner(local_ray: None, tmp_path: Path) -> None:

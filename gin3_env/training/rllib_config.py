@@ -28,7 +28,7 @@ class RLlibConfig:
     run_name: str = "gin3_rllib"
     out_dir: str = "runs"
     seed: int = 1
-    total_timesteps: int = 20_000  # env steps sampled
+    total_timesteps: int = 20_000  # env steps sampled (whole iterations: at least this many)
     env: str = "hand"  # "hand" (team_0 vs box_0) or "match" (player_0..2)
     policies: str = "shared"  # "shared" (one policy for every seat), "per_seat" (hand only), "vs_heuristic"
     features: str = "augmented"  # "augmented" (policies/features.py) or "plain"
@@ -41,7 +41,7 @@ class RLlibConfig:
     num_env_runners: int = 0  # 0: sample in the driver process
     num_cpus: int = 0  # CPUs of the local Ray instance (0: the machine's); ignored with address
     # PPO
-    train_batch_size: int = 1000
+    train_batch_size: int = 1000  # env steps per iteration (at most total_timesteps)
     minibatch_size: int = 250
     num_epochs: int = 4
     lr: float = 3e-4
