@@ -52,6 +52,7 @@ def main() -> None:
     finally:
         for algo in algos.values():
             algo.stop()
+            rllib_train._remove_empty_logdir(algo)
         if started:
             import ray
 
