@@ -41,7 +41,7 @@ class RLlibConfig:
     num_env_runners: int = 0  # 0: sample in the driver process
     num_cpus: int = 0  # CPUs of the local Ray instance (0: the machine's); ignored with address
     # PPO
-    train_batch_size: int = 1000  # env steps per iteration (at most total_timesteps)
+    train_batch_size: int = 1000  # env steps per iteration
     minibatch_size: int = 250
     num_epochs: int = 4
     lr: float = 3e-4

@@ -190,9 +190,9 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
         .learners(num_learners=0)
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=list(LEARNED[cfg.policies]))
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(  # a run shorter than one batch trains on one batch of its own length
-            train_batch_size_per_learner=min(cfg.train_batch_size, cfg.total_timesteps),
-            minibatch_size=min(cfg.minibatch_size, cfg.total_timesteps),
+        .training(
+            train_batch_size_per_learner=cfg.train_batch_size,
+            minibatch_size=cfg.minibatch_size,
             num_epochs=cfg.num_epochs,
             lr=cfg.lr,
             gamma=cfg.gamma,
