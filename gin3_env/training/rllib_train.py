@@ -379,16 +379,17 @@ def _remove_empty_logdir(algo: Any) -> None:
 def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
     """Run one RLlib training job (see the module docstring); returns the final evaluation summary."""
     saved = check_run_folder(cfg)
+    from torch.utils.tensorboard import SummaryWriter
+
     started = connect(cfg)
+    run_dir = cfg.run_dir
+    state: dict[str, Any] = {"timesteps": 0, "iterations": 0, "history": []}
     algo = None
     try:
         import torch
-        from torch.utils.tensorboard import SummaryWriter
 
         torch.set_num_threads(cfg.torch_threads)
         algo = build_algorithm(cfg)
-        run_dir = cfg.run_dir
-        state: dict[str, Any] = {"timesteps": 0, "iterations": 0, "history": []}
         if saved is not None:
             algo.restore_from_path(str((run_dir / CHECKPOINT).resolve()))
             state.update({k: saved[k] for k in ("timesteps", "iterations", "history") if k in saved})
@@ -398,13 +399,15 @@ def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
         where = f"the Ray cluster at {cfg.address}" if cfg.address else "a local Ray instance (127.0.0.1)"
         print(f"RLlib PPO on {where}: env {cfg.env}, policies {cfg.policies}, "
               f"{cfg.num_env_runners} env runner(s), {cfg.total_timesteps:,} env steps", flush=True)
-        writer = SummaryWriter(str(run_dir / "tb"))
-        try:
+        with SummaryWriter(str(run_dir / "tb")) as writer:
             while state["timesteps"] < cfg.total_timesteps:
                 start = time.perf_counter()
                 result = algo.train()
                 seconds = time.perf_counter() - start
-                state["timesteps"] += int(result.get("env_runners", {}).get("num_env_steps_sampled", 0) or 0)
+                sampled = int(result.get("env_runners", {}).get("num_env_steps_sampled", 0) or 0)
+                if sampled <= 0:
+                    raise RuntimeError(f"RLlib iteration {state['iterations'] + 1} sampled no env step")
+                state["timesteps"] += sampled
                 state["iterations"] += 1
                 record = iteration_record(cfg, result, state["timesteps"], seconds)
                 state["history"].append(record)
@@ -412,15 +415,7 @@ def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
                 log_record(writer, record)
                 if cfg.checkpoint_every and state["iterations"] % cfg.checkpoint_every == 0:
                     save_checkpoint(algo, cfg, state)
-            checkpoint = save_checkpoint(algo, cfg, state)
-            summary = evaluate_checkpoint(cfg, checkpoint, state)
-            for name, stats in summary["vs"].items():
-                writer.add_scalar(f"final_eval/vs_{name}", stats["mean"], state["timesteps"])
-        finally:
-            writer.close()
-        save_json(run_dir / "final_eval.json", summary)
-        print_summary(cfg, summary)
-        return summary
+        checkpoint = save_checkpoint(algo, cfg, state)
     finally:
         if algo is not None:
             algo.stop()
@@ -429,7 +424,14 @@ def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
             import ray
 
             ray.shutdown()
-
+    # Ray is no longer needed: the checkpoint is played with torch alone
+    summary = evaluate_checkpoint(cfg, checkpoint, state)
+    with SummaryWriter(str(run_dir / "tb")) as writer:
+        for name, stats in summary["vs"].items():
+            writer.add_scalar(f"final_eval/vs_{name}", stats["mean"], state["timesteps"])
+    save_json(run_dir / "final_eval.json", summary)
+    print_summary(cfg, summary)
+    return summary
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
