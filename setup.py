@@ -21,8 +21,10 @@ class BuildWithConfigs(build_py):
             return
         target = Path(self.build_lib) / "gin3_env" / "training" / "configs"
         target.mkdir(parents=True, exist_ok=True)
-        for config in sorted((ROOT / "configs").glob("*.yaml")):
-            shutil.copyfile(config, target / config.name)
+        for config in sorted((ROOT / "configs").rglob("*.yaml")):  # configs/rllib/ too
+            destination = target / config.relative_to(ROOT / "configs")
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(config, destination)
 
 
 setup(cmdclass={"build_py": BuildWithConfigs})

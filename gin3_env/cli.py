@@ -26,10 +26,37 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
     "bench": ("gin3_env.benchmarks", "main", "speed benchmarks (needs the 'bench' extra)"),
 }
 ROLES = {"team": 0, "box": 1}
+# gin3 train --backend NAME: the trainers other than the default (sb3) one
+TRAIN_BACKENDS: dict[str, tuple[str, str, str]] = {
+    "rllib": ("gin3_env.training.rllib_train", "main", "train with Ray RLlib (needs the 'rllib' extra)"),
+}
+
+
+def split_backend(argv: list[str]) -> tuple[str, list[str]]:
+    """``gin3 train``'s ``--backend NAME`` (or ``--backend=NAME``) and the other arguments."""
+    for i, arg in enumerate(argv):
+        if arg == "--backend" and i + 1 < len(argv):
+            return argv[i + 1], argv[:i] + argv[i + 2 :]
+        if arg.startswith("--backend="):
+            return arg.split("=", 1)[1], argv[:i] + argv[i + 1 :]
+    return "sb3", argv
 
 
 def _delegate(command: str, argv: list[str]) -> int:
-    module_name, func_name, summary = DELEGATED[command]
+    if command == "train":
+        backend, rest = split_backend(argv)
+        if backend in TRAIN_BACKENDS:
+            return _run(f"train --backend {backend}", TRAIN_BACKENDS[backend], rest)
+        if backend != "sb3":
+            print(f"gin3 train: unknown --backend {backend!r} (choose sb3 or {', '.join(TRAIN_BACKENDS)})",
+                  file=sys.stderr)
+            return 2
+        argv = rest
+    return _run(command, DELEGATED[command], argv)
+
+
+def _run(command: str, target: tuple[str, str, str], argv: list[str]) -> int:
+    module_name, func_name, summary = target
     try:
         module = importlib.import_module(module_name)
         func: Callable[[list[str]], Any] = getattr(module, func_name)

@@ -6,6 +6,7 @@
 | ``"heuristic"``          | :class:`HeuristicPolicy` (config keywords)                   |
 | ``"trained"``            | the model shipped as ``gin3_env/models/trained.zip``         |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
+| ``"rllib:PATH"``         | a ``gin3 train --backend rllib`` checkpoint folder (torch only) |
 | an object with ``act()`` | returned as is                                               |
 
 A model acts with **one torch thread** unless told otherwise (``threads=``
@@ -17,7 +18,8 @@ acts (:func:`torch_threads`), so a training loop's own thread count is kept.
 
 A missing file raises ``FileNotFoundError`` naming it, an unreadable one
 ``ValueError`` naming it, an unknown name ``ValueError`` listing the choices.
-``sb3_contrib`` (the ``train`` extra) is imported only when a model is loaded.
+``sb3_contrib`` (the ``train`` extra) is imported only when a model is loaded,
+torch only for an ``rllib:`` checkpoint (Ray is never needed to play one).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from .heuristic import HeuristicPolicy
 from .random_policy import RandomPolicy
 
 BUILTIN_SPECS = ("random", "heuristic", "trained")
+RLLIB_PREFIX = "rllib:"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 TRAINED_MODEL = MODELS_DIR / "trained.zip"
 TRAINED_SIDECAR = MODELS_DIR / "trained.json"
@@ -185,6 +188,10 @@ def load_policy(spec: Any, **kwargs: Any) -> Any:
             f"policy spec must be one of {', '.join(BUILTIN_SPECS)}, a model path or an object with act(); got {spec!r}"
         )
     text = os.fspath(spec)
+    if isinstance(spec, str) and text.startswith(RLLIB_PREFIX):
+        from .rllib_policy import load_rllib_policy  # lazy: needs torch
+
+        return load_rllib_policy(text[len(RLLIB_PREFIX) :], **kwargs)
     if text == "random":
         return RandomPolicy(**kwargs)
     if text == "heuristic":
@@ -200,5 +207,6 @@ def load_policy(spec: Any, **kwargs: Any) -> Any:
     if isinstance(spec, os.PathLike) or text.endswith(".zip") or os.sep in text or Path(text).exists():
         return load_model_policy(text, **kwargs)
     raise ValueError(
-        f"unknown policy {text!r}: choose one of {', '.join(BUILTIN_SPECS)} or a path to a saved model (.zip)"
+        f"unknown policy {text!r}: choose one of {', '.join(BUILTIN_SPECS)}, a path to a saved model (.zip) "
+        f"or {RLLIB_PREFIX}PATH (an RLlib checkpoint folder)"
     )

@@ -408,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
         "(or a YAML path); every config key can be overridden by its flag.",
     )
     parser.add_argument("--config", default="quick", help="config name or YAML path (default: quick)")
+    parser.add_argument("--backend", choices=["sb3"], default="sb3",
+                        help="sb3: this trainer (default); `gin3 train --backend rllib` trains with Ray RLlib "
+                        "instead (see its --help)")
     add_flags(parser)
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,300 @@
+"""The RLlib backend with Ray itself (marked ``rllib``; skipped where Ray is not installed).
+
+``.ci/run`` runs these in a second virtual environment with the ``rllib`` extra
+(``pytest -m rllib``). Every Ray process started here binds to 127.0.0.1 (checked
+against the machine's listening sockets), has no dashboard, and is stopped by the
+test that started it, whatever happens: the in-process instance by
+``ray.shutdown()``, the ``ray start`` cluster by ending its own process group (not
+``ray stop``, which would stop every Ray process on the machine).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.rllib
+
+from gin3_env.training.rllib_train import loopback_only  # noqa: E402
+
+loopback_only()  # before Ray is imported, as gin3 train does
+ray = pytest.importorskip("ray")
+
+from gin3_env.envs.aec_hand import AGENTS  # noqa: E402
+from gin3_env.envs.aec_match import SEATS  # noqa: E402
+from gin3_env.evaluation import evaluate_hands  # noqa: E402
+from gin3_env.interop.rllib import ENV_NAMES, make_env, register_envs  # noqa: E402
+from gin3_env.policies import HeuristicPolicy, load_policy  # noqa: E402
+from gin3_env.policies.rllib_policy import SIDECAR, RLlibPolicy  # noqa: E402
+from gin3_env.training.rllib_config import RLlibConfig  # noqa: E402
+from gin3_env.training.rllib_train import STATE_FILE, train_rllib  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+TINY = {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "hidden": [32], "final_eval_hands": 4}
+LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
+
+
+# ------------------------------------------------------------------ loopback check
+def _address(hex_address: str) -> str:
+    raw = bytes.fromhex(hex_address)
+    if len(raw) == 4:
+        return socket.inet_ntop(socket.AF_INET, raw[::-1])
+    words = b"".join(raw[i : i + 4][::-1] for i in range(0, 16, 4))  # /proc stores 4-byte words host-order
+    return socket.inet_ntop(socket.AF_INET6, words)
+
+
+def listening_sockets() -> set[tuple[str, int]]:
+    """Every TCP socket listening on this machine, as (address, port)."""
+    found = set()
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(name).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A":  # LISTEN
+                host, port = fields[1].split(":")
+                found.add((_address(host), int(port, 16)))
+    return found
+
+
+def assert_new_listeners_on_loopback(before: set[tuple[str, int]]) -> None:
+    new = listening_sockets() - before
+    assert new, "no listening socket appeared: the check would prove nothing"
+    wide = sorted(s for s in new if s[0] not in LOOPBACK)
+    assert not wide, f"Ray listens beyond loopback: {wide}"
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """A Ray instance in this process, on 127.0.0.1, no dashboard; shut down afterwards."""
+    if ray.is_initialized():
+        ray.shutdown()
+    before = listening_sockets()
+    ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        object_store_memory=100 * 1024**2,
+        _node_ip_address="127.0.0.1",
+        logging_level="WARNING",
+    )
+    try:
+        assert_new_listeners_on_loopback(before)
+        yield
+    finally:
+        ray.shutdown()
+
+
+# ------------------------------------------------------------------ the env
+def _legal(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hand_env_speaks_rllib_multi_agent(seed: int) -> None:
+    env = make_env("hand", {"reward_scale": 0.5})
+    rng = np.random.default_rng(seed)
+    obs, infos = env.reset(seed=seed)
+    heuristic = HeuristicPolicy()
+    total = dict.fromkeys(AGENTS, 0.0)
+    steps = 0
+    while True:
+        assert len(obs) == 1  # only the agent to act observes
+        ((agent, o),) = obs.items()
+        space = env.observation_spaces[agent]
+        assert set(o) == {"observations", "action_mask"} and space.contains(o)
+        if seed % 2:
+            action = _legal(o, rng)
+        else:
+            action = heuristic.act({"observation": o["observations"], "action_mask": o["action_mask"].astype(np.int8)})
+        obs, rewards, terminated, truncated, infos = env.step({agent: action})
+        steps += 1
+        assert set(rewards) == set(AGENTS)  # a reward for every agent at every step
+        assert "__all__" in terminated and "__all__" in truncated
+        for a, r in rewards.items():
+            total[a] += r
+        if terminated["__all__"] or truncated["__all__"]:
+            break
+        assert not any(rewards.values())
+    assert set(obs) == set(AGENTS)  # every agent gets its last observation
+    assert terminated["__all__"] != truncated["__all__"]
+    assert total["team_0"] == -total["box_0"]
+    points = infos["team_0"]["points"]
+    if infos["team_0"]["winner"] is not None:
+        assert abs(total["team_0"]) == pytest.approx(0.5 * points)
+
+
+def test_illegal_action_raises_and_changes_nothing() -> None:
+    env = make_env("hand", {})
+    obs, _ = env.reset(seed=1)
+    ((agent, o),) = obs.items()
+    illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
+    with pytest.raises(ValueError):
+        env.step({agent: illegal})
+    assert env.aec.agent_selection == agent and env.aec.hand.turns == 0
+    with pytest.raises(ValueError, match="is to act"):
+        env.step({"nobody": 0})
+    with pytest.raises(ValueError, match="unknown env config key"):
+        make_env("hand", {"reward_scal": 1})
+
+
+def test_match_env_plays_to_the_end_with_per_hand_rewards() -> None:
+    env = make_env("match", {"features": "plain", "rules": {"target_score": 30}})
+    heuristic = HeuristicPolicy()
+    obs, _ = env.reset(seed=7)
+    hands = 0
+    for _ in range(20_000):
+        ((agent, o),) = obs.items()
+        action = heuristic.act({"observation": o["observations"], "action_mask": o["action_mask"].astype(np.int8)})
+        obs, rewards, terminated, truncated, infos = env.step({agent: action})
+        assert set(rewards) == set(SEATS)
+        if any(rewards.values()):  # a hand was scored: zero-sum rewards, the points to the scorer's seat
+            hands += 1
+            assert sum(rewards.values()) == 0
+            seat_points = env.aec.infos[SEATS[0]]["seat_points"]
+            assert [max(rewards[s], 0.0) for s in SEATS] == pytest.approx([float(p) for p in seat_points])
+        if terminated["__all__"]:
+            break
+    else:
+        pytest.fail("the match did not end")
+    assert hands >= 1 and not truncated["__all__"] and set(obs) == set(SEATS)
+    assert max(infos["player_0"]["scores"]) >= 30
+
+
+def test_envs_are_registered_with_ray() -> None:
+    from ray.tune.registry import ENV_CREATOR, _global_registry
+
+    register_envs()
+    for kind, name in ENV_NAMES.items():
+        env = _global_registry.get(ENV_CREATOR, name)({"features": "plain"})
+        assert env.kind == kind
+
+
+# ------------------------------------------------------------------ training
+def test_two_iterations_on_a_local_ray_then_resume_and_play(local_ray: None, tmp_path: Path) -> None:
+    cfg = RLlibConfig(out_dir=str(tmp_path), run_name="R", policies="per_seat", total_timesteps=400, **TINY)
+    summary = train_rllib(cfg)
+    run = tmp_path / "R"
+    checkpoint = run / "checkpoint"
+    state = json.loads((checkpoint / STATE_FILE).read_text())
+    assert state["iterations"] == 2 and state["timesteps"] >= 400
+    assert {"rllib_checkpoint.json", SIDECAR, "learner_group"} <= {p.name for p in checkpoint.iterdir()}
+    assert all(set(r["seat_returns"]) <= set(AGENTS) for r in state["history"])
+    assert any(r["seat_returns"] for r in state["history"]), "no per-seat return was logged"
+    assert list((run / "tb").glob("events.out.tfevents.*"))
+    assert set(summary["vs"]) == {"heuristic", "random"}
+    assert json.loads((run / "final_eval.json").read_text())["vs"]["heuristic"]["deals"] == 4
+
+    # resumable: one more iteration on top of the checkpoint
+    more = RLlibConfig(out_dir=str(tmp_path), run_name="R", policies="per_seat", total_timesteps=600, resume=True,
+                       **TINY)
+    train_rllib(more)
+    state = json.loads((checkpoint / STATE_FILE).read_text())
+    assert state["iterations"] == 3 and len(state["history"]) == 3
+    assert not (run / "checkpoint.partial").exists() and not (run / "checkpoint.old").exists()
+
+    # played with torch alone, a few hands, never an illegal action (the env would raise)
+    policy = load_policy(f"rllib:{checkpoint}")
+    assert isinstance(policy, RLlibPolicy) and sorted(policy.nets) == ["box", "team"]
+    report = evaluate_hands(policy, HeuristicPolicy(), n_hands=3, seed=11)
+    assert report.n_deals == 3
+    script = (
+        "import sys; from gin3_env.evaluation import evaluate_hands; from gin3_env.policies import load_policy; "
+        f"evaluate_hands(load_policy('rllib:{checkpoint}'), load_policy('random'), n_hands=1, seed=0); "
+        "assert 'ray' not in sys.modules, 'playing imported ray'"
+    )
+    played = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert played.returncode == 0, played.stderr[-2000:]
+
+
+def test_against_the_heuristic_module_with_an_env_runner(local_ray: None, tmp_path: Path) -> None:
+    cfg = RLlibConfig(out_dir=str(tmp_path), run_name="H", policies="vs_heuristic", num_env_runners=1,
+                      total_timesteps=200, **TINY)
+    train_rllib(cfg)
+    state = json.loads((tmp_path / "H" / "checkpoint" / STATE_FILE).read_text())
+    assert state["iterations"] == 1
+    policy = load_policy(f"rllib:{tmp_path / 'H' / 'checkpoint'}")
+    assert sorted(policy.nets) == ["learner"]
+
+
+# ------------------------------------------------------------------ a real local cluster
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _stop_group(proc: subprocess.Popen[bytes], grace: float = 15.0) -> None:
+    """End the ``ray start --block`` process and every process of its group (the cluster)."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                proc.wait(timeout=5)
+                return
+            time.sleep(0.2)
+    proc.wait(timeout=5)
+
+
+def test_training_on_a_ray_start_cluster(tmp_path: Path) -> None:
+    if ray.is_initialized():
+        ray.shutdown()  # the module's own instance is not this cluster's
+    port = _free_port()
+    ray_bin = Path(sys.executable).parent / "ray"
+    env = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+    before = listening_sockets()
+    head = subprocess.Popen(
+        [str(ray_bin), "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--port", str(port),
+         "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if head.poll() is not None:
+                pytest.fail(f"ray start exited with {head.returncode}")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.5)
+        else:
+            pytest.fail("the Ray head did not come up within 90 s")
+        args = ["--total-timesteps", "200", "--train-batch-size", "200", "--minibatch-size", "100",
+                "--num-epochs", "1", "--hidden", "[32]", "--final-eval-hands", "4", "--num-env-runners", "1"]
+        result = subprocess.run(
+            [sys.executable, "-m", "gin3_env.cli", "train", "--backend", "rllib", "--address", f"127.0.0.1:{port}",
+             "--out-dir", str(tmp_path), "--run-name", "C", *args],
+            env={**env, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=600,
+        )
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        assert f"the Ray cluster at 127.0.0.1:{port}" in result.stdout
+        assert "heuristic" in result.stdout and "as team" in result.stdout  # the evaluation table
+        assert_new_listeners_on_loopback(before)
+        assert (tmp_path / "C" / "checkpoint" / SIDECAR).is_file()
+    finally:
+        _stop_group(head)
+        # what `ray stop` would also remove: the file naming the (now gone) cluster
+        current = Path("/tmp/ray/ray_current_cluster")
+        if current.is_file() and current.read_text().strip() == f"127.0.0.1:{port}":
+            current.unlink()
+    with socket.socket() as s:
+        assert s.connect_ex(("127.0.0.1", port)) != 0, "the cluster is still up"
