@@ -67,10 +67,12 @@ LEARNER_ROLES = ("team", "box", "random")
 MAX_REDEALS = 1000
 
 
-def _resolve(opponent: Any) -> Any:
+def _resolve(opponent: Any, rng: np.random.Generator | None = None) -> Any:
     if isinstance(opponent, str):
         from ..policies import load_policy
 
+        if opponent == "random" and rng is not None:  # seeded from the env: a seeded run repeats
+            return load_policy(opponent, seed=int(rng.integers(2**63)))
         return load_policy(opponent)
     if not callable(getattr(opponent, "act", None)):
         raise ValueError(f"opponent must be a policy name, a model path or an object with act(); got {opponent!r}")
@@ -128,7 +130,7 @@ class _LearnerEnv(gym.Env):
             if w.shape != (len(items),) or (w < 0).any() or w.sum() <= 0:
                 raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
             self._weights = w / w.sum()
-        self._pool = [_resolve(o) for o in items]
+        self._pool = [_resolve(o, self.np_random) for o in items]
         self.opponent = self._pool[0]
 
     def _illegal_step(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

@@ -17,7 +17,6 @@ atomic checkpoints (resumable), ``best.zip``, ``eval_history.json`` and
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -31,20 +30,23 @@ import numpy as np
 from ..envs.single_agent import ThreeHandedGinEnv
 from ..files import save_json
 from ..policies.features import AugmentedObservation
-from ..policies.loading import SB3Policy
+from ..policies.loading import ModelFileError, SB3Policy
+from ..signals import Interrupted
+from .checkpoints import RunWriteError, read_checkpoint, remove_partial_files, save_model, write_checkpoint
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
 from .imitation import behaviour_clone
 from .network import CardAwarePolicy
 from .plots import plot_learning_curve
 from .quick_eval import quick_evaluate
+from .run_lock import RunLock, RunLockedError
+from .signals import GracefulStop, TrainingStopped
+from .workers import guarded, stop_workers
 
 
 # --------------------------------------------------------------------- utils
 def atomic_save_model(model: Any, path: Path) -> None:
     """Save an SB3 model so that ``path`` is either the old file or the complete new one."""
-    tmp = path.with_name(path.stem + ".partial.zip")
-    model.save(tmp)
-    os.replace(tmp, path)
+    save_model(model, path)
 
 
 def _make_env(cfg: TrainConfig, rank: int):
@@ -70,7 +72,7 @@ def make_vec_env(cfg: TrainConfig):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     n = cfg.n_envs or max(1, os.cpu_count() or 1)
-    fns = [_make_env(cfg, i) for i in range(n)]
+    fns = [guarded(_make_env(cfg, i)) for i in range(n)]  # workers die with this process (workers.py)
     vec = SubprocVecEnv(fns, start_method="fork") if cfg.vec_env == "subproc" and n > 1 else DummyVecEnv(fns)
     return VecMonitor(vec)
 
@@ -166,9 +168,7 @@ class TrainingMonitor:
         )
 
     def checkpoint(self, model: Any) -> None:
-        atomic_save_model(model, self.run_dir / "checkpoint.zip")
-        save_json(self.run_dir / "checkpoint.json", {**self.state, "num_timesteps": model.num_timesteps})
-        save_json(self.run_dir / "eval_history.json", self.state["eval_history"])
+        write_checkpoint(model, self.state, self.run_dir)  # one unit: model and state in one zip
 
 
 def fresh_state() -> dict[str, Any]:
@@ -184,23 +184,27 @@ def fresh_state() -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- main
-def train(cfg: TrainConfig) -> dict[str, Any]:
-    """Run one training job; returns the final evaluation summary."""
+def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
+    """Run one training job; returns the final evaluation summary.
+
+    ``stop`` (installed by :func:`main`) turns SIGINT/SIGTERM into a checkpoint and
+    :class:`~gin3_env.training.signals.TrainingStopped`."""
     import torch
     from sb3_contrib import MaskablePPO
 
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
+    stop = stop or GracefulStop(run_dir)
+    remove_partial_files(run_dir)  # what a killed run left half-written
     save_json(run_dir / "config.json", asdict(cfg))
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     np.random.seed(cfg.seed)
+    saved, notes = read_checkpoint(cfg.resume) if cfg.resume else ({}, [])  # a bad file: ModelFileError
     env = make_vec_env(cfg)
     state = fresh_state()
     if cfg.resume:
         resume = Path(cfg.resume)
-        if not resume.is_file():
-            raise FileNotFoundError(f"checkpoint to resume from not found: {resume}")
         # the config's PPO settings apply to the continued run
         settings = {
             "learning_rate": cfg.learning_rate,
@@ -212,14 +216,18 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             "n_epochs": cfg.n_epochs,
             "max_grad_norm": cfg.max_grad_norm,
         }
-        model = MaskablePPO.load(
-            resume, env=env, device=cfg.device, tensorboard_log=str(run_dir / "tb"), custom_objects=settings
-        )
-        meta = resume.with_suffix(".json")
-        if meta.is_file():
-            saved = json.loads(meta.read_text())
-            saved.pop("num_timesteps", None)
-            state.update(saved)
+        try:
+            model = MaskablePPO.load(
+                resume, env=env, device=cfg.device, tensorboard_log=str(run_dir / "tb"), custom_objects=settings
+            )
+        except Exception as exc:  # a model of another shape or algorithm
+            stop_workers(env)
+            raise ModelFileError(resume, f"cannot be resumed with this config ({type(exc).__name__}: {exc})",
+                                 "checkpoint") from None
+        model.set_random_seed(cfg.seed + model.num_timesteps)  # the same run from the same checkpoint
+        state.update(saved)
+        for note in notes:
+            print(f"note: {note}")
         print(f"resumed from {resume} at step {model.num_timesteps:,}")
     else:
         model = MaskablePPO(
@@ -246,15 +254,18 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     monitor = TrainingMonitor(cfg, state)
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
-        model.learn(
+        stop.learn(
+            model,
             total_timesteps=remaining,
             callback=monitor.callback,
             reset_num_timesteps=not cfg.resume,
             progress_bar=cfg.progress_bar and sys.stderr.isatty(),
             tb_log_name="ppo",
         )
-    monitor.evaluate(model, model.logger, model.num_timesteps)
+    if not stop.requested:
+        monitor.evaluate(model, model.logger, model.num_timesteps)
     monitor.checkpoint(model)
+    stop.after_checkpoint(run_dir / "checkpoint.zip", model.num_timesteps, env)  # stopped: TrainingStopped
     atomic_save_model(model, run_dir / "final.zip")
     env.close()
     best = run_dir / "best.zip"
@@ -295,8 +306,37 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load_config(args.config, flag_overrides(args))
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
-    train(cfg)
+    return run_train(cfg, list(sys.argv[1:] if argv is None else argv))
+
+
+def run_train(cfg: TrainConfig, argv: list[str]) -> int:
+    """:func:`train` under the run folder's lock and the stop-signal handling; faults become one
+    line on stderr and an exit code: 2 a bad file or a busy folder, 1 a failed write or a dead
+    worker, 130/143 stopped by SIGINT/SIGTERM."""
+    try:
+        with RunLock(cfg.run_dir), GracefulStop(cfg.run_dir, argv) as stop:
+            train(cfg, stop)
+    except (RunLockedError, ModelFileError) as exc:
+        print(f"gin3 train: error: {exc}", file=sys.stderr)
+        return 2
+    except RunWriteError as exc:
+        print(f"gin3 train: error: {exc}; the files it would have replaced are unchanged"
+              f"{_resume_from(cfg)}", file=sys.stderr)
+        return 1
+    except TrainingStopped as exc:
+        print(exc, file=sys.stderr)
+        return exc.exit_code
+    except Interrupted as exc:
+        print(f"gin3 train: {exc}{_resume_from(cfg)}", file=sys.stderr)
+        return exc.exit_code
     return 0
+
+
+def _resume_from(cfg: TrainConfig) -> str:
+    checkpoint = cfg.run_dir / "checkpoint.zip"
+    if checkpoint.is_file():
+        return f"; the last complete checkpoint is {checkpoint} (resume with --resume {checkpoint})"
+    return "; no checkpoint was written yet"
 
 
 if __name__ == "__main__":
