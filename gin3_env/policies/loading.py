@@ -94,6 +94,9 @@ def check_model_file(path: str | os.PathLike[str], what: str = "model file") -> 
         with zipfile.ZipFile(file) as archive:
             names = set(archive.namelist())
             missing = [m for m in SB3_MEMBERS if m not in names]
+            if missing and min((i.header_offset for i in archive.infolist()), default=0) > 0:
+                # the directory found is that of a zip stored inside (torch's .pth): the end is cut off
+                raise ModelFileError(file, f"is truncated or damaged: a zip file without its end ({size} bytes)", what)
             if missing:
                 problem = f"is a zip file but not a saved stable-baselines3 model (no {', '.join(missing)} inside)"
                 raise ModelFileError(file, problem, what)
