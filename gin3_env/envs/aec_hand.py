@@ -126,6 +126,7 @@ from .aec_base import (
     result_info,
     unknown_agent,
 )
+from .errors import ResetNeededError
 from .observation import OBS_SIZE, action_mask, encode
 from .wrapping import ActionSpace, wrap
 
@@ -177,7 +178,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         hand = self._require_hand()
         try:
             p = _INDEX[agent]
-        except KeyError:
+        except (KeyError, TypeError):
             raise unknown_agent(agent, AGENTS) from None
         return {"observation": encode(hand, p), "action_mask": action_mask(hand, p)}
 
@@ -226,7 +227,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     def _require_hand(self) -> HandState:
         if self.hand is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise ResetNeededError("call reset() before using the environment")
         return self.hand
 
 

@@ -115,6 +115,7 @@ from ..engine.hand import BOX, TEAM, HandResult, HandState, check_deck
 from ..engine.match import NUM_SEATS, MatchState, Roles
 from ..engine.rules import Rules
 from .aec_base import GinAECEnv, check_options, render_text, result_info, unknown_agent
+from .errors import ResetNeededError
 from .observation import MATCH_OBS_SIZE, encode_match, hand_roles, match_action_mask
 from .wrapping import wrap
 
@@ -194,7 +195,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         match = self._require_match()
         try:
             seat = _SEAT[agent]
-        except KeyError:
+        except (KeyError, TypeError):
             raise unknown_agent(agent, SEATS) from None
         return {"observation": encode_match(match, seat), "action_mask": match_action_mask(match, seat)}
 
@@ -265,5 +266,5 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     def _require_match(self) -> MatchState:
         if self.match is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise ResetNeededError("call reset() before using the environment")
         return self.match

@@ -57,10 +57,11 @@ import numpy as np
 from gymnasium import spaces
 
 from ..engine.actions import NUM_ACTIONS
-from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState
+from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState, check_deck
 from ..engine.match import MatchState
 from ..engine.rules import Rules
 from .aec_base import check_options, check_render_mode, check_reward_scale, make_rules
+from .errors import ResetNeededError, check_action_value, check_seed
 from .observation import MATCH_OBS_SIZE, OBS_SIZE, action_mask, encode, encode_match, match_action_mask
 
 LEARNER_ROLES = ("team", "box", "random")
@@ -124,13 +125,15 @@ class _LearnerEnv(gym.Env):
         items = list(opponent) if isinstance(opponent, list | tuple) else [opponent]
         if not items:
             raise ValueError("opponent pool is empty")
-        self._weights: np.ndarray | None = None
+        probabilities: np.ndarray | None = None
         if weights is not None:
             w = np.asarray(weights, dtype=float)
             if w.shape != (len(items),) or (w < 0).any() or w.sum() <= 0:
                 raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
-            self._weights = w / w.sum()
-        self._pool = [_resolve(o, self.np_random) for o in items]
+            probabilities = w / w.sum()
+        pool = [_resolve(o, self.np_random) for o in items]  # a bad one raises before anything changes
+        self._weights: np.ndarray | None = probabilities
+        self._pool = pool
         self.opponent = self._pool[0]
 
     def _illegal_step(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -170,12 +173,15 @@ class ThreeHandedGinEnv(_LearnerEnv):
 
     # ------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
+        # every argument is checked before anything changes: a refused reset leaves the env as it was
         options = check_options(options, ("deck", "learner"))
         deck = options.get("deck")
+        if deck is not None:
+            deck = check_deck(deck)
         role = options.get("learner", self.learner_role)
         if role not in LEARNER_ROLES:
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {role!r}")
+        super().reset(seed=check_seed(seed))
         if role == "random":
             role = PLAYER_NAMES[int(self.np_random.integers(2))]
         self.player = TEAM if role == "team" else BOX
@@ -207,10 +213,11 @@ class ThreeHandedGinEnv(_LearnerEnv):
     def step(self, action: int):
         state = self._require_state()
         if self._ended:
-            raise RuntimeError("step() called after the episode ended; call reset()")
-        if int(action) not in state.legal_actions():
+            raise ResetNeededError("step() called after the episode ended; call reset()")
+        action = check_action_value(action)  # InvalidActionError: not an int of the action space
+        if action not in state.legal_actions():
             return self._illegal_step()
-        state.apply(int(action))
+        state.apply(action)
         self._play_opponent()
         return self._finish_step()
 
@@ -226,7 +233,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
     # ------------------------------------------------------------ helpers
     def _require_state(self) -> HandState:
         if self.state is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise ResetNeededError("call reset() before using the environment")
         return self.state
 
     def _play_opponent(self) -> None:
@@ -309,9 +316,10 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return int(seat)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
         options = check_options(options, ("decks", "roles", "scores", "learner"))
         seat = self._check_seat(options.pop("learner", self.learner_seat))
+        MatchState.start(self.rules, rng=np.random.default_rng(0), **options)  # bad options: refused now
+        super().reset(seed=check_seed(seed))
         self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
         self._draw_opponent()
         self.match = MatchState.start(self.rules, rng=self.np_random, **options)
@@ -327,11 +335,12 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     def step(self, action: int):
         match = self._require_match()
         if self._ended:
-            raise RuntimeError("step() called after the episode ended; call reset()")
-        if int(action) not in match.hand.legal_actions():
+            raise ResetNeededError("step() called after the episode ended; call reset()")
+        action = check_action_value(action)  # InvalidActionError: not an int of the action space
+        if action not in match.hand.legal_actions():
             return self._illegal_step()
         reward, self._pending = self._pending, 0.0
-        reward += self._hand_reward(match.roles, match.apply(int(action)))
+        reward += self._hand_reward(match.roles, match.apply(action))
         reward += self._play_others()
         terminated = self._ended = match.is_over
         if self.render_mode == "human":
@@ -349,7 +358,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
 
     def _require_match(self) -> MatchState:
         if self.match is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise ResetNeededError("call reset() before using the environment")
         return self.match
 
     def _hand_reward(self, roles: Any, result: Any) -> float:

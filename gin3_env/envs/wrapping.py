@@ -12,6 +12,11 @@ on the raw env (``env.unwrapped``), so reading it there, in one hop, gives the
 same answers. The order enforcing keeps PettingZoo's lookups (and refusals)
 until the first ``reset``; after it nothing is refused any more, and the
 wrapper switches to the one-hop class.
+
+Refusals are the package's errors (:mod:`gin3_env.envs.errors`), not PettingZoo's
+bare ``AssertionError``: a call before ``reset`` is a ``ResetNeededError``, an
+action outside the action space (or ``None`` for the agent to act) an
+``ActionOutOfBoundsError`` (an ``AssertionError`` too, as PettingZoo's check).
 """
 
 from __future__ import annotations
@@ -23,8 +28,11 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .errors import ActionOutOfBoundsError, InvalidActionError, ResetNeededError, check_action_value
+
 __all__ = ["ActionSpace", "wrap"]
 
+_NUM_ACTIONS = 107  # gin3_env.engine.actions.NUM_ACTIONS, the one action space of every agent
 # Attributes read on the wrappers at every step.
 _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
 
@@ -75,6 +83,22 @@ class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
         self._raw = env.unwrapped
         super().__init__(env)
 
+    def step(self, action: Any) -> None:
+        """PettingZoo's check (``None`` only for a finished agent, else in the space), raising
+        :class:`ActionOutOfBoundsError` with what is wrong."""
+        raw = self._raw
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        if action is None:
+            if not done:
+                raise ActionOutOfBoundsError(f"{agent} is to act: the action must be an int 0..106, not None")
+        elif type(action) is not int or not 0 <= action < _NUM_ACTIONS:
+            try:
+                check_action_value(action, agent)
+            except InvalidActionError as exc:
+                raise ActionOutOfBoundsError(str(exc)) from None
+        wrappers.BaseWrapper.step(self, action)
+
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing as is, until the first ``reset``."""
@@ -87,6 +111,28 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         super().reset(seed=seed, options=options)
         self.__class__ = _OrderEnforcingAfterReset
 
+    # before the first reset (PettingZoo raises bare AssertionErrors here)
+    def _before_reset(self, method: str) -> ResetNeededError:
+        return ResetNeededError(f"{method}() before reset(): call reset() first")
+
+    def step(self, action: Any) -> None:
+        raise self._before_reset("step")
+
+    def observe(self, agent: str) -> Any:
+        raise self._before_reset("observe")
+
+    def last(self, observe: bool = True) -> Any:
+        raise self._before_reset("last")
+
+    def render(self) -> Any:
+        raise self._before_reset("render")
+
+    def state(self) -> Any:
+        raise self._before_reset("state")
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        raise self._before_reset("agent_iter")
+
     def __str__(self) -> str:
         return str(self.env)  # as the stock wrapper prints itself: the env's name
 
@@ -98,6 +144,12 @@ class _OrderEnforcingAfterReset(_OrderEnforcing):
     (Single inheritance, so that ``reset`` may switch an instance's class to it.)"""
 
     __getattr__ = _OneHop.__getattr__
+    step = wrappers.OrderEnforcingWrapper.step
+    observe = wrappers.OrderEnforcingWrapper.observe
+    last = wrappers.OrderEnforcingWrapper.last
+    render = wrappers.OrderEnforcingWrapper.render
+    state = wrappers.OrderEnforcingWrapper.state
+    agent_iter = wrappers.OrderEnforcingWrapper.agent_iter
 
 
 def wrap(aec: AECEnv) -> AECEnv:
