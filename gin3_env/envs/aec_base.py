@@ -121,7 +121,7 @@ class GinAECEnv(AECEnv):
 
     def __getattr__(self, name: str) -> Any:
         if name in _RESET_STATE:
-            raise AttributeError(f"{name} is set by reset(): call reset() before reading it")
+            raise AttributeError(f"{name} cannot be accessed before reset(): reset() sets it")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _setup(

@@ -182,6 +182,8 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         if roles is not None and not isinstance(roles, Roles):
             roles = Roles.from_dict(roles)
         scores = _check_scores(opts.get("scores"))
+        # every option is checked before anything changes: a refused reset leaves the env as it was
+        MatchState.start(self.rules, rng=np.random.default_rng(0), roles=roles, scores=scores, decks=decks)
         self._start(seed)
         self.match = MatchState.start(self.rules, rng=self._rng, roles=roles, scores=scores, decks=decks)
         self._rewards_set = False

@@ -13,6 +13,8 @@ these, and a refused call changes nothing:
   ``0..106`` (a string, float, bool, array; ``None`` for the agent to act; not
   ``None`` for an agent that is done); :class:`ActionOutOfBoundsError` (also an
   ``AssertionError``) when the wrapped AEC envs' out-of-bounds check refuses it.
+- :class:`CallOrderError` (also an ``AssertionError``, as PettingZoo's check): the next
+  agent of ``agent_iter`` asked for without a ``step`` since the last one.
 - :class:`InvalidSeedError` (a ``ValueError``): a ``reset`` seed that is not
   ``None`` or an int ``>= 0``.
 
@@ -53,6 +55,10 @@ class InvalidActionError(EnvUsageError, ValueError):
 
 class ActionOutOfBoundsError(InvalidActionError, AssertionError):
     """An action outside the action space, refused by the wrapped envs' bounds check."""
+
+
+class CallOrderError(EnvUsageError, AssertionError):
+    """Calls in an order the env refuses (two agents from ``agent_iter`` without a ``step``)."""
 
 
 class InvalidSeedError(EnvUsageError, ValueError):

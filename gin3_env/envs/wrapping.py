@@ -27,8 +27,9 @@ from typing import Any
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers import order_enforcing
 
-from .errors import ActionOutOfBoundsError, InvalidActionError, ResetNeededError, check_action_value
+from .errors import ActionOutOfBoundsError, CallOrderError, InvalidActionError, ResetNeededError, check_action_value
 
 __all__ = ["ActionSpace", "wrap"]
 
@@ -77,6 +78,16 @@ class _TerminateIllegal(_OneHop, wrappers.TerminateIllegalWrapper):
         self._raw = env.unwrapped
         super().__init__(env, illegal_reward)
 
+    def step(self, action: Any) -> None:
+        # PettingZoo's step clears its cached observation before the env may refuse the
+        # action; a refused step keeps it, so that nothing changes
+        cached = self._prev_obs, self._prev_info
+        try:
+            super().step(action)
+        except BaseException:
+            self._prev_obs, self._prev_info = cached
+            raise
+
 
 class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
     def __init__(self, env: AECEnv) -> None:
@@ -108,7 +119,22 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         super().__init__(env)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        super().reset(seed=seed, options=options)
+        # PettingZoo's wrappers update their flags before the env checks the arguments: a
+        # refused reset puts every layer back as it was
+        layers = []
+        env: Any = self
+        while isinstance(env, wrappers.BaseWrapper):
+            layers.append((env, dict(env.__dict__)))
+            env = env.env
+        cls = self.__class__
+        try:
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            for layer, saved in layers:
+                layer.__dict__.clear()
+                layer.__dict__.update(saved)
+            self.__class__ = cls
+            raise
         self.__class__ = _OrderEnforcingAfterReset
 
     # before the first reset (PettingZoo raises bare AssertionErrors here)
@@ -144,12 +170,38 @@ class _OrderEnforcingAfterReset(_OrderEnforcing):
     (Single inheritance, so that ``reset`` may switch an instance's class to it.)"""
 
     __getattr__ = _OneHop.__getattr__
-    step = wrappers.OrderEnforcingWrapper.step
     observe = wrappers.OrderEnforcingWrapper.observe
-    last = wrappers.OrderEnforcingWrapper.last
     render = wrappers.OrderEnforcingWrapper.render
     state = wrappers.OrderEnforcingWrapper.state
-    agent_iter = wrappers.OrderEnforcingWrapper.agent_iter
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        return _OrderedAgents(self, max_iter)
+
+    def step(self, action: Any) -> None:
+        updated = self._has_updated  # PettingZoo sets it before the step, also when the step is refused
+        try:
+            wrappers.OrderEnforcingWrapper.step(self, action)
+        except BaseException:
+            self._has_updated = updated
+            raise
+
+    def last(self, observe: bool = True) -> Any:
+        if not self._raw.agents:
+            raise ResetNeededError("last() after the end: every agent has left the finished episode; call reset()")
+        return wrappers.OrderEnforcingWrapper.last(self, observe)
+
+
+class _OrderedAgents(order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self) -> Any:
+        return _OrderedAgentIterator(self.env, self.max_iter)
+
+
+class _OrderedAgentIterator(order_enforcing.AECOrderEnforcingIterator):
+    """PettingZoo's loop check, refusing with :class:`CallOrderError` instead of a bare assert."""
+
+    def __next__(self) -> Any:
+        if not self.env._has_updated:  # type: ignore[attr-defined]
+            raise CallOrderError("agent_iter(): call step() (or reset()) before asking for the next agent")
+        return super().__next__()
 
 
 def wrap(aec: AECEnv) -> AECEnv:
