@@ -81,7 +81,7 @@ class _TerminateIllegal(_OneHop, wrappers.TerminateIllegalWrapper):
     def step(self, action: Any) -> None:
         # PettingZoo's step clears its cached observation before the env may refuse the
         # action; a refused step keeps it, so that nothing changes
-        cached = self._prev_obs, self._prev_info
+        cached = self._prev_obs, self._prev_info  # type: ignore[has-type]
         try:
             super().step(action)
         except BaseException:
@@ -177,7 +177,7 @@ class _OrderEnforcingAfterReset(_OrderEnforcing):
         return _OrderedAgents(self, max_iter)
 
     def step(self, action: Any) -> None:
-        updated = self._has_updated  # PettingZoo sets it before the step, also when the step is refused
+        updated = self._has_updated  # type: ignore[has-type]  # PettingZoo sets it before the step, refused or not
         try:
             wrappers.OrderEnforcingWrapper.step(self, action)
         except BaseException:

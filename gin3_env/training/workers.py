@@ -30,8 +30,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
+T = TypeVar("T")
 PR_SET_PDEATHSIG = 1
 WATCH_INTERVAL_S = 0.5
 
@@ -46,10 +47,12 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def set_parent_death_signal(signum: int = signal.SIGKILL) -> bool:
-    """Linux: have the kernel send ``signum`` to this process when its parent exits. False elsewhere."""
+def set_parent_death_signal(signum: int | None = None) -> bool:
+    """Linux: have the kernel send ``signum`` (default SIGKILL) to this process when its parent
+    exits. False elsewhere."""
     if not sys.platform.startswith("linux"):
         return False
+    signum = signal.SIGKILL if signum is None else signum
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         return int(libc.prctl(PR_SET_PDEATHSIG, int(signum), 0, 0, 0)) == 0
@@ -70,25 +73,28 @@ def guard_worker(training_pid: int) -> None:
         return  # not a worker: the env is built in the training process
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    set_parent_death_signal(signal.SIGKILL)
+    set_parent_death_signal()
     parent = os.getppid()
     if parent == 1 or not _alive(training_pid):  # it died before the death signal was set
         os._exit(1)
     threading.Thread(target=_watch, args=(training_pid, parent), name="gin3-parent-watchdog", daemon=True).start()
 
 
-class guarded:
-    """An env factory that first calls :func:`guard_worker` with the pid of the process that built it.
+class _Guarded(Generic[T]):
+    """A class rather than a closure, so that it pickles for every start method."""
 
-    A class rather than a closure so that it pickles for every start method."""
-
-    def __init__(self, factory: Callable[[], Any]) -> None:
+    def __init__(self, factory: Callable[[], T]) -> None:
         self.factory = factory
         self.training_pid = os.getpid()
 
-    def __call__(self) -> Any:
+    def __call__(self) -> T:
         guard_worker(self.training_pid)
         return self.factory()
+
+
+def guarded(factory: Callable[[], T]) -> Callable[[], T]:
+    """An env factory that first calls :func:`guard_worker` with the pid of the process calling this."""
+    return _Guarded(factory)
 
 
 def worker_processes(vec_env: Any) -> list[Any]:
