@@ -300,7 +300,7 @@ def test_resuming_twice_from_one_checkpoint_gives_the_same_run(base_run: Path, t
     results = []
     for name in ("first", "second"):
         # random opponents too: their choices must come from the seeds, not from fresh entropy
-        done = subprocess.run(_train_cmd(tmp_path, name, "--total-timesteps", "1024", "--resume", str(checkpoint),
+        done = subprocess.run(_train_cmd(tmp_path, name, "--total-timesteps", "768", "--resume", str(checkpoint),
                                          "--opponent-schedule", "[{until: 1.0, random: 1, heuristic: 1}]"),
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
@@ -309,7 +309,7 @@ def test_resuming_twice_from_one_checkpoint_gives_the_same_run(base_run: Path, t
         history = json.loads((tmp_path / name / "eval_history.json").read_text())
         results.append((params, [(h["step"], h["mean"]) for h in history]))
     (first, history_1), (second, history_2) = results
-    assert history_1 == history_2 and history_1[-1][0] == 1024
+    assert history_1 == history_2 and history_1[-1][0] == 768
     assert first.keys() == second.keys()
     assert all(torch.equal(first[k], second[k]) for k in first)
     original = MaskablePPO.load(checkpoint, device="cpu").policy.state_dict()
