@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "engine": 0,
     "files": 0,
     "argparsing": 0,
+    "signals": 0,  # stop signals as an exception (stdlib only), for the evaluate and train commands
     "observation": 1,
     "render": 1,
     "visual": 1,

@@ -21,6 +21,7 @@ from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import HandResult, HandState, check_deck
 from ..engine.match import Roles
 from ..engine.rules import Rules
+from .errors import InvalidActionError, ResetNeededError, check_action_value, check_seed, unknown_agent
 from .wrapping import ActionSpace
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -110,10 +111,6 @@ def check_match_options(options: Mapping[str, Any]) -> tuple[list[list[int]], Ro
     return checked, roles, scores
 
 
-def unknown_agent(agent: object, agents: Sequence[str]) -> ValueError:
-    return ValueError(f"unknown agent {agent!r}; the agents are {', '.join(agents)}")
-
-
 def result_info(result: HandResult, names: Sequence[str]) -> dict[str, Any]:
     """``HandResult.to_dict()`` with players named ``names[TEAM]``/``names[BOX]``."""
     info = result.to_dict()
@@ -139,8 +136,25 @@ def render_frame(hand: HandState, viewer: int | None = None, **kwargs: Any) -> n
 
 # ---------------------------------------------------------------- factories
 
+# set by reset(); read before it, a clear AttributeError instead of Python's bare one
+_RESET_STATE = ("agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
+
+
 class GinAECEnv(AECEnv):
-    """Base of the hand and match AEC envs: settings, cached spaces, reset bookkeeping, rendering."""
+    """Base of the hand and match AEC envs: settings, cached spaces, reset bookkeeping, rendering.
+
+    Calls in the wrong state get the errors of :mod:`gin3_env.envs.errors` and change
+    nothing: ``step``/``observe``/``last``/``agent_iter``/``render`` before ``reset``
+    (:class:`~gin3_env.envs.errors.ResetNeededError`), ``step`` once every agent has
+    stepped out of a finished episode (the same), an action that is not an int
+    0..106, ``None`` for the agent to act or not ``None`` for a finished one
+    (:class:`~gin3_env.envs.errors.InvalidActionError`), an unknown agent name
+    (:class:`~gin3_env.envs.errors.UnknownAgentError`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _RESET_STATE:
+            raise AttributeError(f"{name} cannot be accessed before reset(): reset() sets it")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _setup(
         self,
@@ -172,18 +186,19 @@ class GinAECEnv(AECEnv):
     def observation_space(self, agent: str) -> spaces.Dict:
         try:
             return self.observation_spaces[agent]
-        except KeyError:
+        except (KeyError, TypeError):
             raise unknown_agent(agent, self.possible_agents) from None
 
     def action_space(self, agent: str) -> ActionSpace:
         try:
             return self.action_spaces[agent]
-        except KeyError:
+        except (KeyError, TypeError):
             raise unknown_agent(agent, self.possible_agents) from None
 
     # ------------------------------------------------------------- reset
     def _start(self, seed: int | None) -> None:
         """Reseed (when asked) and clear every agent's rewards, ends and infos."""
+        seed = check_seed(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         agents = self.possible_agents
@@ -196,16 +211,43 @@ class GinAECEnv(AECEnv):
         self._skip_agent_selection = None
 
     # ------------------------------------------------------------- step
+    def _require_reset(self, method: str) -> None:
+        if "agent_selection" not in self.__dict__:
+            raise ResetNeededError(f"{method}() before reset(): call reset() first")
+
     def _step_is_dead(self, action: int | None) -> bool:
         """The start of every ``step``: a finished agent's step (True: it is handled, return);
-        else the agent is to act, and ``None`` is refused."""
+        else the agent is to act, and ``None`` or an action that is not an int 0..106 is refused."""
+        self._require_reset("step")
+        if not self.agents:
+            raise ResetNeededError("step() after the end: every agent has left the finished episode; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return True
         if action is None:
-            raise ValueError(f"{agent} is to act: the action must be an int 0..{NUM_ACTIONS - 1}, not None")
+            raise InvalidActionError(f"{agent} is to act: the action must be an int 0..{NUM_ACTIONS - 1}, not None")
+        check_action_value(action, agent)
         return False
+
+    def _was_dead_step(self, action: Any) -> None:
+        if action is not None:
+            agent = self.agent_selection
+            how = "terminated" if self.terminations.get(agent) else "truncated"
+            raise InvalidActionError(
+                f"{agent} is done ({how}): its only valid action is None (step(None) takes it out), got {action!r:.60}"
+            )
+        super()._was_dead_step(None)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self._require_reset("last")
+        if not self.agents:
+            raise ResetNeededError("last() after the end: every agent has left the finished episode; call reset()")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        self._require_reset("agent_iter")
+        return super().agent_iter(max_iter)
 
     # ------------------------------------------------------------- render
     def _table(self) -> str:

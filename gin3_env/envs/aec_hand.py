@@ -134,6 +134,7 @@ from .aec_base import (
     result_info,
     unknown_agent,
 )
+from .errors import ResetNeededError
 from .wrapping import ActionSpace, wrap
 
 AGENTS = ("team_0", "box_0")  # indexed by the engine's hand player (TEAM, BOX)
@@ -188,7 +189,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         hand = self._require_hand()
         try:
             p = _INDEX[agent]
-        except KeyError:
+        except (KeyError, TypeError):
             raise unknown_agent(agent, AGENTS) from None
         view = hand.view(p)  # built once: the observation and the mask both come from it
         return {"observation": encode(view), "action_mask": action_mask(view)}
@@ -227,7 +228,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         return render_text(self._require_hand())
 
     def frame(self, agent: str | None = None) -> np.ndarray:
-        if agent is not None and agent not in _INDEX:
+        if agent is not None and not (isinstance(agent, str) and agent in _INDEX):  # unhashable ones too
             raise unknown_agent(agent, AGENTS)
         return render_frame(self._require_hand(), None if agent is None else _INDEX[agent])
 
@@ -243,7 +244,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     def _require_hand(self) -> HandState:
         if self.hand is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise ResetNeededError("call reset() before using the environment")
         return self.hand
 
 

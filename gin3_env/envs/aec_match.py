@@ -128,6 +128,7 @@ from .aec_base import (
     result_info,
     unknown_agent,
 )
+from .errors import ResetNeededError
 from .wrapping import wrap
 
 SEATS = tuple(f"player_{seat}" for seat in range(NUM_SEATS))
@@ -170,6 +171,8 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         decks, roles, scores = check_match_options(check_options(options, ("decks", "roles", "scores")))
+        # every option is checked before anything changes: a refused reset leaves the env as it was
+        MatchState.start(self.rules, rng=np.random.default_rng(0), roles=roles, scores=scores, decks=decks)
         self._start(seed)
         self.match = MatchState.start(self.rules, rng=self._rng, roles=roles, scores=scores, decks=decks)
         self._rewards_set = False
@@ -183,7 +186,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         match = self._require_match()
         try:
             seat = _SEAT[agent]
-        except KeyError:
+        except (KeyError, TypeError):
             raise unknown_agent(agent, SEATS) from None
         return observe_match(match, seat)
 
@@ -246,7 +249,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         """The frame from a seat's side: the captain's and the sitter's see the team's cards,
         the box's its own; ``None`` shows both hands."""
         match = self._require_match()
-        if agent is not None and agent not in _SEAT:
+        if agent is not None and not (isinstance(agent, str) and agent in _SEAT):  # unhashable ones too
             raise unknown_agent(agent, SEATS)
         roles = match.hand_roles
         viewer = None if agent is None else (BOX if _SEAT[agent] == roles.box else TEAM)
@@ -265,5 +268,5 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     def _require_match(self) -> MatchState:
         if self.match is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise ResetNeededError("call reset() before using the environment")
         return self.match

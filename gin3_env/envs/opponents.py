@@ -15,21 +15,24 @@ from ..observation.policy import Policy, check_policy
 
 __all__ = ["OpponentPool", "resolve_policy", "set_policy_loader"]
 
-_loader: Callable[[str], Policy] | None = None
+_loader: Callable[..., Policy] | None = None
 
 
-def set_policy_loader(loader: Callable[[str], Policy]) -> None:
+def set_policy_loader(loader: Callable[..., Policy]) -> None:
     """Install the function that turns a policy name or model path into a policy
     (``import gin3_env`` installs ``gin3_env.policies.load_policy``)."""
     global _loader
     _loader = loader
 
 
-def resolve_policy(spec: Any) -> Policy:
-    """A policy from a name or model path (through the installed loader), or a policy object passed through."""
+def resolve_policy(spec: Any, rng: np.random.Generator | None = None) -> Policy:
+    """A policy from a name or model path (through the installed loader), or a policy object passed
+    through; ``"random"`` with ``rng`` is seeded from it (the env's: a seeded run repeats)."""
     if isinstance(spec, str):
         if _loader is None:
             raise ValueError(f"no policy loader is installed to load {spec!r}: import gin3_env first")
+        if spec == "random" and rng is not None:
+            return _loader(spec, seed=int(rng.integers(2**63)))
         return _loader(spec)
     return check_policy(spec, "opponent (a policy name, a model path or an object with act())")
 
@@ -37,7 +40,9 @@ def resolve_policy(spec: Any) -> Policy:
 class OpponentPool:
     """Policies to play against, drawn at each reset uniformly or by ``weights``."""
 
-    def __init__(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
+    def __init__(
+        self, opponent: Any, weights: Sequence[float] | None = None, rng: np.random.Generator | None = None
+    ) -> None:
         items = list(opponent) if isinstance(opponent, list | tuple) else [opponent]
         if not items:
             raise ValueError("opponent pool is empty")
@@ -47,7 +52,7 @@ class OpponentPool:
             if w.shape != (len(items),) or (w < 0).any() or w.sum() <= 0:
                 raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
             self.weights = w / w.sum()
-        self.policies = [resolve_policy(o) for o in items]
+        self.policies = [resolve_policy(o, rng) for o in items]
 
     def __len__(self) -> int:
         return len(self.policies)

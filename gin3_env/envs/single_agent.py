@@ -58,8 +58,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..engine.actions import NUM_ACTIONS, check_action
-from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState
+from ..engine.actions import NUM_ACTIONS
+from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState, check_deck
 from ..engine.match import MatchState
 from ..engine.rules import Rules
 from ..engine.view import PlayerView
@@ -76,6 +76,7 @@ from .aec_base import (
     make_rules,
     render_frame,
 )
+from .errors import ResetNeededError, check_action_value, check_seed
 from .opponents import OpponentPool
 
 LEARNER_ROLES = ("team", "box", "random")
@@ -155,7 +156,9 @@ class _LearnerEnv(gym.Env):
 
     def set_opponent(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
         """One opponent, or a pool (list) drawn from at each reset, uniformly or by ``weights``."""
-        self._pool = OpponentPool(opponent, weights)
+        # a random opponent is seeded from the env (a seeded run repeats); a bad one raises
+        # before anything changes
+        self._pool = OpponentPool(opponent, weights, self.np_random)
         self.opponent: Policy = self._pool.policies[0]
 
     def _illegal_step(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -192,12 +195,15 @@ class ThreeHandedGinEnv(_LearnerEnv):
 
     # ------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
+        # every argument is checked before anything changes: a refused reset leaves the env as it was
         options = check_options(options, ("deck", "learner"))
         deck = options.get("deck")
+        if deck is not None:
+            deck = check_deck(deck)
         role = options.get("learner", self.learner_role)
         if role not in LEARNER_ROLES:
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {role!r}")
+        super().reset(seed=check_seed(seed))
         if role == "random":
             role = PLAYER_NAMES[int(self.np_random.integers(2))]
         self.player = TEAM if role == "team" else BOX
@@ -229,10 +235,11 @@ class ThreeHandedGinEnv(_LearnerEnv):
     def step(self, action: int):
         state = self._require_state()
         if self._ended:
-            raise RuntimeError("step() called after the episode ended; call reset()")
-        if check_action(action) not in state.legal_actions():  # out of 0..106: ValueError naming it
+            raise ResetNeededError("step() called after the episode ended; call reset()")
+        action = check_action_value(action)  # InvalidActionError: not an int of the action space
+        if action not in state.legal_actions():
             return self._illegal_step()
-        state.apply(int(action))
+        state.apply(action)
         self._seen = None
         self._play_opponent()
         return self._finish_step()
@@ -255,7 +262,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
     # ------------------------------------------------------------ helpers
     def _require_state(self) -> HandState:
         if self.state is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise ResetNeededError("call reset() before using the environment")
         return self.state
 
     def _play_opponent(self) -> None:
@@ -324,10 +331,12 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return int(seat)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
         options = check_options(options, ("decks", "roles", "scores", "learner"))
         seat = self._check_seat(options.pop("learner", self.learner_seat))
         decks, roles, scores = check_match_options(options)
+        # every argument is checked before anything changes: a refused reset leaves the env as it was
+        MatchState.start(self.rules, rng=np.random.default_rng(0), roles=roles, scores=scores, decks=decks)
+        super().reset(seed=check_seed(seed))
         self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
         self._draw_opponent()
         self.match = MatchState.start(self.rules, rng=self.np_random, roles=roles, scores=scores, decks=decks)
@@ -344,11 +353,12 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     def step(self, action: int):
         match = self._require_match()
         if self._ended:
-            raise RuntimeError("step() called after the episode ended; call reset()")
-        if check_action(action) not in match.hand.legal_actions():  # out of 0..106: ValueError naming it
+            raise ResetNeededError("step() called after the episode ended; call reset()")
+        action = check_action_value(action)  # InvalidActionError: not an int of the action space
+        if action not in match.hand.legal_actions():
             return self._illegal_step()
         reward, self._pending = self._pending, 0.0
-        reward += self._hand_reward(match.hand_roles, match.apply(int(action)))
+        reward += self._hand_reward(match.hand_roles, match.apply(action))
         self._seen = None
         reward += self._play_others()
         terminated = self._ended = match.is_over
@@ -383,7 +393,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
 
     def _require_match(self) -> MatchState:
         if self.match is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise ResetNeededError("call reset() before using the environment")
         return self.match
 
     def _hand_reward(self, roles: Any, result: Any) -> float:

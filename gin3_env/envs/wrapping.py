@@ -9,9 +9,17 @@ are read about 20 times a step (by ``agent_iter``, ``last`` and the wrappers'
 own ``step``/``observe``), which made the wrappers cost more than the game.
 These wrappers add no public attributes of their own and write the env's state
 on the raw env (``env.unwrapped``), so reading it there, in one hop, gives the
-same answers. The outer order enforcing keeps PettingZoo's behaviour until the
-first ``reset``; after it its ``observe``, ``last`` and ``step`` are one plain
+same answers. The outer order enforcing keeps PettingZoo's attribute refusals until
+the first ``reset``; after it its ``observe``, ``last`` and ``step`` are one plain
 fast path doing what the three layers do (see :class:`_OrderEnforcing`).
+
+Refusals are the package's errors (:mod:`gin3_env.envs.errors`), not PettingZoo's
+bare ``AssertionError``: a call before ``reset`` is a ``ResetNeededError``, an
+action outside the action space (or ``None`` for the agent to act) an
+``ActionOutOfRangeError`` (an ``AssertionError`` too, as PettingZoo's check; issue 15
+named it ``ActionOutOfBoundsError``, the same class), the next agent of ``agent_iter``
+without a ``step`` a ``CallOrderError``. A refused call changes nothing: the wrappers'
+flags and the illegal-move wrapper's cached observation are put back.
 """
 
 from __future__ import annotations
@@ -25,6 +33,8 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from .errors import ActionOutOfRangeError, CallOrderError, ResetNeededError, action_value, describe_action
+
 __all__ = ["ActionOutOfRangeError", "ActionSpace", "wrap"]
 
 # Attributes read on the wrappers at every step.
@@ -36,6 +46,12 @@ class ActionSpace(spaces.Discrete):
 
     ``AssertOutOfBoundsWrapper`` calls ``contains`` at every step; gymnasium's goes
     through ``np.iinfo`` and ``np.can_cast``. The answers are the same for every input."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # the space's range as plain ints (start and n are numpy ints), set here rather than at the
+        # first contains(): a call refused by the bounds check leaves the env byte for byte the same
+        self._bounds = range(int(self.start), int(self.start) + int(self.n))
 
     def contains(self, x: Any) -> bool:
         if type(x) is int:
@@ -74,13 +90,15 @@ class _TerminateIllegal(_OneHop, wrappers.TerminateIllegalWrapper):
         self._raw = env.unwrapped
         super().__init__(env, illegal_reward)
 
-
-class ActionOutOfRangeError(ValueError, AssertionError):
-    """``env().step`` got an action outside the agent's action space.
-
-    A ``ValueError`` like ``raw_env``'s refusal, and an ``AssertionError`` like the bare
-    ``assert`` of PettingZoo's ``AssertOutOfBoundsWrapper`` it replaces, but naming the
-    action and the space (and not removed by ``python -O``)."""
+    def step(self, action: Any) -> None:
+        # PettingZoo's step clears its cached observation before the env may refuse the
+        # action; a refused step keeps it, so that nothing changes
+        cached = self._prev_obs, self._prev_info  # type: ignore[has-type]
+        try:
+            super().step(action)
+        except BaseException:
+            self._prev_obs, self._prev_info = cached
+            raise
 
 
 class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
@@ -96,16 +114,29 @@ class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
 
 
 def check_in_space(raw: AECEnv, agent: str, action: Any, dead: bool) -> None:
-    """What ``AssertOutOfBoundsWrapper`` asserts, as an error naming the action and the space."""
-    if action is None and dead:
-        return
+    """What ``AssertOutOfBoundsWrapper`` asserts (``None`` only for a finished agent, else in the
+    space), as an :class:`ActionOutOfRangeError` naming the action, the space and what is wrong.
+
+    Integers are plain ints, numpy integers and 0-d integer arrays; a bool, a float, a string or
+    an array is refused whatever its value."""
     space = raw.action_space(agent)
+    if type(action) is int and space.contains(action):
+        return
     if action is None:
+        if dead:
+            return
         raise ActionOutOfRangeError(f"{agent} is to act: the action must be an int 0..{int(space.n) - 1}, not None")
-    if not space.contains(action):
-        raise ActionOutOfRangeError(
-            f"action {action!r} is not in {agent}'s action space {space} (ids 0..{int(space.n) - 1})"
-        )
+    value = action_value(action)
+    if value is None:
+        got = describe_action(action)
+    elif space.contains(value):
+        return
+    else:
+        got = f"{value} (out of range)"
+    raise ActionOutOfRangeError(
+        f"action {action!r:.60} is not in {agent}'s action space {space} (ids 0..{int(space.n) - 1}): "
+        f"the action must be an int 0..{int(space.n) - 1}, got {got}"
+    )
 
 
 _BEFORE_RESET = frozenset(
@@ -125,15 +156,17 @@ def _checked(name: str) -> property:
 
 
 class _FastIterator(AECOrderEnforcingIterator):
-    """PettingZoo's order-enforcing agent iterator, reading the raw env in one hop."""
+    """PettingZoo's order-enforcing agent iterator, reading the raw env in one hop; its loop
+    check refuses with :class:`CallOrderError` instead of a bare ``assert``."""
 
     def __next__(self) -> Any:
         env = self.env
         raw = env._raw
         if not raw.agents or self.iters_til_term <= 0:  # AECIterator.__next__
             raise StopIteration
+        if not env._has_updated:  # checked before anything changes: a refused next() uses up nothing
+            raise CallOrderError("agent_iter(): call step() (or reset()) before asking for the next agent")
         self.iters_til_term -= 1
-        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
         env._has_updated = False
         return raw.agent_selection
 
@@ -166,16 +199,46 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
             raise AttributeError(f"{name} cannot be accessed before reset")
         return _OneHop.__getattr__(self, name)
 
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        # PettingZoo's wrappers update their flags before the env checks the arguments: a
+        # refused reset puts every layer back as it was
+        layers = []
+        env: Any = self
+        while isinstance(env, wrappers.BaseWrapper):
+            layers.append((env, dict(env.__dict__)))
+            env = env.env
+        try:
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            for layer, saved in layers:
+                layer.__dict__.clear()
+                layer.__dict__.update(saved)
+            raise
+
+    # before the first reset: the package's ResetNeededError (PettingZoo raises bare AssertionErrors)
+    def _before_reset(self, method: str) -> ResetNeededError:
+        return ResetNeededError(f"{method}() before reset(): call reset() first")
+
+    def render(self) -> Any:
+        if not self._has_reset:
+            raise self._before_reset("render")
+        return super().render()
+
+    def state(self) -> Any:
+        if not self._has_reset:
+            raise self._before_reset("state")
+        return super().state()
+
     def agent_iter(self, max_iter: int = 2**63) -> Any:
         if not self._has_reset:
-            return super().agent_iter(max_iter)  # PettingZoo's error
+            raise self._before_reset("agent_iter")
         return _FastIterable(self, max_iter)
 
     def observe(self, agent: Any) -> Any:
         if not self._has_reset:
-            return super().observe(agent)
+            raise self._before_reset("observe")
         raw = self._raw
-        obs = raw.observe(agent)
+        obs = raw.observe(agent)  # an unknown agent is refused here, before anything is noted
         if agent == raw.agent_selection:  # what TerminateIllegalWrapper.observe notes
             layer = self._illegal
             layer._prev_obs = obs
@@ -184,8 +247,10 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
-            return super().last(observe)
+            raise self._before_reset("last")
         raw = self._raw
+        if not raw.agents:  # as the raw env's last() (the stock stack's last ends there)
+            raise ResetNeededError("last() after the end: every agent has left the finished episode; call reset()")
         agent = raw.agent_selection
         observation = None
         if observe:  # self.observe(agent), inlined: the agent is the one selected
@@ -202,42 +267,51 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         )
 
     def step(self, action: Any) -> None:
+        if not self._has_reset:
+            raise self._before_reset("step")
         raw = self._raw
-        if not self._has_reset or not raw.agents:
-            super().step(action)  # PettingZoo's error before reset, its warning after the end
+        if not raw.agents:
+            super().step(action)  # PettingZoo's warning after the end
             return
-        self._has_updated = True
-        agent = raw.agent_selection
-        dead = raw.terminations[agent] or raw.truncations[agent]
-        # AssertOutOfBoundsWrapper.step
-        check_in_space(raw, agent, action, dead)
-        # TerminateIllegalWrapper.step
         layer = self._illegal
-        if layer._prev_obs is None:
-            layer.observe(agent)
-        prev = layer._prev_obs
-        if isinstance(prev, dict):
-            assert "action_mask" in prev, f"`action_mask` not found in dictionary observation: {prev}"
-            mask = prev["action_mask"]
-        else:
-            assert layer._prev_info is not None and "action_mask" in layer._prev_info
-            mask = layer._prev_info["action_mask"]
-        layer._prev_obs = None
-        layer._prev_info = None
-        if layer._terminated and dead:
-            raw._was_dead_step(action)
-        elif not dead and not mask[action]:
-            EnvLogger.warn_on_illegal_move()
-            raw._cumulative_rewards[agent] = 0
-            raw.terminations = dict.fromkeys(raw.agents, True)
-            raw.truncations = dict.fromkeys(raw.agents, True)
-            raw.rewards = dict.fromkeys(raw.truncations, 0)
-            raw.rewards[agent] = float(layer._illegal_value)
-            raw._accumulate_rewards()
-            raw._deads_step_first()
-            layer._terminated = True
-        else:
-            raw.step(action)
+        # a refused step (out of range here, or refused by the raw env) changes nothing: the flag
+        # and the cached observation PettingZoo's layers update before the env may refuse are put back
+        saved = self._has_updated, layer._prev_obs, layer._prev_info  # type: ignore[has-type]
+        self._has_updated = True
+        try:
+            agent = raw.agent_selection
+            dead = raw.terminations[agent] or raw.truncations[agent]
+            # AssertOutOfBoundsWrapper.step
+            check_in_space(raw, agent, action, dead)
+            # TerminateIllegalWrapper.step
+            if layer._prev_obs is None:
+                layer.observe(agent)
+            prev = layer._prev_obs
+            if isinstance(prev, dict):
+                assert "action_mask" in prev, f"`action_mask` not found in dictionary observation: {prev}"
+                mask = prev["action_mask"]
+            else:
+                assert layer._prev_info is not None and "action_mask" in layer._prev_info
+                mask = layer._prev_info["action_mask"]
+            layer._prev_obs = None
+            layer._prev_info = None
+            if layer._terminated and dead:
+                raw._was_dead_step(action)
+            elif not dead and not mask[action]:
+                EnvLogger.warn_on_illegal_move()
+                raw._cumulative_rewards[agent] = 0
+                raw.terminations = dict.fromkeys(raw.agents, True)
+                raw.truncations = dict.fromkeys(raw.agents, True)
+                raw.rewards = dict.fromkeys(raw.truncations, 0)
+                raw.rewards[agent] = float(layer._illegal_value)
+                raw._accumulate_rewards()
+                raw._deads_step_first()
+                layer._terminated = True
+            else:
+                raw.step(action)
+        except BaseException:
+            self._has_updated, layer._prev_obs, layer._prev_info = saved
+            raise
 
     def __str__(self) -> str:
         return str(self.env)  # as the stock wrapper prints itself: the env's name

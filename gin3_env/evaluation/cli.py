@@ -21,6 +21,7 @@ from typing import Any
 from ..argparsing import OneLineErrorParser
 from ..engine.rules import Rules
 from ..files import save_json
+from ..signals import Interrupted, raise_on_stop_signals
 from .hands import HandsReport, evaluate_hands
 from .matches import MatchesReport, evaluate_matches
 from .vs_openspiel import OPPONENT_NAME, evaluate_openspiel_hands, evaluate_openspiel_matches
@@ -185,10 +186,14 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        result = run(args)
+        with raise_on_stop_signals():  # Ctrl-C or kill: one line, exit 130/143
+            result = run(args)
     except (ValueError, FileNotFoundError, ImportError) as exc:
         print(f"gin3 evaluate: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        print(f"\ngin3 evaluate: {exc}; nothing was reported or written", file=sys.stderr)
+        return exc.exit_code
     print(result.to_text())
     if args.json:
         path = Path(args.json)

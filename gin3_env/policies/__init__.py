@@ -12,7 +12,7 @@ of :mod:`gin3_env.envs.observation`, possibly with match features appended),
 """
 
 from .heuristic import SIMPLE, HeuristicConfig, HeuristicPolicy
-from .loading import BUILTIN_SPECS, SB3Policy, load_model_policy, load_policy
+from .loading import BUILTIN_SPECS, ModelFileError, SB3Policy, check_model_file, load_model_policy, load_policy
 from .random_policy import RandomPolicy
 
 __all__ = [
@@ -20,8 +20,10 @@ __all__ = [
     "SIMPLE",
     "HeuristicConfig",
     "HeuristicPolicy",
+    "ModelFileError",
     "RandomPolicy",
     "SB3Policy",
+    "check_model_file",
     "load_model_policy",
     "load_policy",
 ]

@@ -16,8 +16,11 @@ thread per core made the same evaluation 3x slower, and sometimes 10x, as soon
 as another process kept a core busy. The setting applies only while the model
 acts (:func:`torch_threads`), so a training loop's own thread count is kept.
 
-A missing file raises ``FileNotFoundError`` naming it, an unreadable one
-``ValueError`` naming it, an unknown name ``ValueError`` listing the choices.
+A model file that is missing, empty, not a zip, truncated, corrupted (a checksum
+fails) or a zip that is not a saved model raises :class:`ModelFileError` (a
+``ValueError``; :class:`MissingModelFileError`, also a ``FileNotFoundError``,
+for a missing one) with one line naming the file and what is wrong
+(:func:`check_model_file`); an unknown name is a ``ValueError`` listing the choices.
 ``sb3_contrib`` (the ``train`` extra) is imported only when a model is loaded,
 torch only for an ``rllib:`` checkpoint (Ray is never needed to play one).
 """
@@ -26,6 +29,8 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -64,6 +69,78 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+class ModelFileError(ValueError):
+    """A model or checkpoint file that cannot be used; ``str()`` is one line naming it and the problem."""
+
+    def __init__(self, path: str | os.PathLike[str], problem: str, what: str = "model file") -> None:
+        self.path = Path(path)
+        self.problem = " ".join(problem.split())
+        super().__init__(f"{what} {self.path} {self.problem}")
+
+
+class MissingModelFileError(ModelFileError, FileNotFoundError):
+    """The model file does not exist."""
+
+
+# what a file starts with, for "this is not a model: it looks like ..."
+_MAGIC = {b"\x89PNG": "a PNG image", b"%PDF": "a PDF document", b"\xff\xd8\xff": "a JPEG image",
+          b"\x1f\x8b": "a gzip file", b"{": "JSON text", b"#!": "a script"}
+SB3_MEMBERS = ("data", "policy.pth")
+
+
+def _looks_like(head: bytes) -> str:
+    for magic, name in _MAGIC.items():
+        if head.startswith(magic):
+            return f" (it looks like {name})"
+    return ""
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
+
+
+def check_model_file(path: str | os.PathLike[str], what: str = "model file") -> Path:
+    """``path`` if it is a complete saved stable-baselines3 model (a zip holding ``data`` and
+    ``policy.pth``, every member passing its checksum); else :class:`ModelFileError` saying why."""
+    file = Path(path)
+    if not file.exists():
+        raise MissingModelFileError(file, "not found", what)
+    if file.is_dir():
+        raise ModelFileError(file, "is a folder, not a saved model (.zip)", what)
+    try:
+        with open(file, "rb") as fh:
+            head = fh.read(8)
+        size = file.stat().st_size
+    except OSError as exc:
+        raise ModelFileError(file, f"cannot be read ({exc.strerror or _short(exc)})", what) from None
+    if size == 0:
+        raise ModelFileError(file, "is empty (0 bytes)", what)
+    if not zipfile.is_zipfile(file):
+        if head.startswith(b"PK"):
+            raise ModelFileError(file, f"is truncated or damaged: a zip file without its end ({size} bytes)", what)
+        raise ModelFileError(file, f"is not a saved model: not a zip file{_looks_like(head)}", what)
+    try:
+        with zipfile.ZipFile(file) as archive:
+            names = set(archive.namelist())
+            missing = [m for m in SB3_MEMBERS if m not in names]
+            if missing and min((i.header_offset for i in archive.infolist()), default=0) > 0:
+                # the directory found is that of a zip stored inside (torch's .pth): the end is cut off
+                raise ModelFileError(file, f"is truncated or damaged: a zip file without its end ({size} bytes)", what)
+            if missing:
+                problem = f"is a zip file but not a saved stable-baselines3 model (no {', '.join(missing)} inside)"
+                raise ModelFileError(file, problem, what)
+            bad = archive.testzip()
+            if bad is not None:
+                raise ModelFileError(file, f"is corrupted: {bad!r} inside fails its checksum", what)
+            json.loads(archive.read("data").decode("utf-8"))
+    except ModelFileError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ModelFileError(file, f"is truncated or corrupted ({_short(exc)})", what) from None
+    return file
 
 
 class SB3Policy:
@@ -149,17 +226,15 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        raise ValueError(f"model description {path} is not valid JSON: {exc}") from None
+        raise ModelFileError(path, f"is not valid JSON ({_short(exc)})", "model description") from None
     if not isinstance(data, dict):
-        raise ValueError(f"model description {path} must hold a JSON object")
+        raise ModelFileError(path, "must hold a JSON object", "model description")
     return data
 
 
 def load_model_policy(path: str | os.PathLike[str], name: str | None = None, **kwargs: Any) -> SB3Policy:
     """Load a MaskablePPO ``.zip`` as an :class:`SB3Policy` (``device``, ``deterministic``, ``threads`` keywords)."""
-    file = Path(path)
-    if not file.is_file():
-        raise FileNotFoundError(f"policy model file not found: {file}")
+    file = check_model_file(path, "policy model file")
     device = kwargs.pop("device", "cpu")
     deterministic = kwargs.pop("deterministic", True)
     threads = kwargs.pop("threads", INFERENCE_THREADS)
@@ -172,7 +247,7 @@ def load_model_policy(path: str | os.PathLike[str], name: str | None = None, **k
     try:
         model = MaskablePPO.load(str(file), device=device)
     except Exception as exc:  # sb3 raises many kinds on a bad file
-        raise ValueError(f"cannot load a MaskablePPO model from {file}: {type(exc).__name__}: {exc}") from None
+        raise ModelFileError(file, f"cannot be loaded as a MaskablePPO model ({_short(exc)})") from None
     metadata = _read_sidecar(file.with_suffix(".json"))
     return SB3Policy(model, name or str(metadata.get("name", file.stem)), metadata, deterministic, threads)
 

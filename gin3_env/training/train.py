@@ -16,7 +16,6 @@ atomic checkpoints (resumable), ``best.zip``, ``eval_history.json`` and
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
@@ -33,7 +32,16 @@ from ..envs.augmented import AugmentedObservation
 from ..envs.single_agent import ThreeHandedGinEnv
 from ..evaluation.stats import signed
 from ..files import save_json
-from ..policies.loading import SB3Policy
+from ..policies.loading import ModelFileError, SB3Policy
+from ..signals import Interrupted
+from .checkpoints import (
+    RunWriteError,
+    read_checkpoint,
+    remove_partial_files,
+    save_model,
+    write_checkpoint,
+    write_json,
+)
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
 from .duplicate import DuplicateReward
 from .imitation import behaviour_clone
@@ -41,18 +49,20 @@ from .network import CardAwarePolicy
 from .plots import plot_learning_curve
 from .quick_eval import quick_evaluate
 from .run_dir import RunExistsError, prepare_run_dir
+from .run_lock import RunLock, RunLockedError
 from .selection import SELECTION_SEED_OFFSET, choose_best, keep_candidate, selection_text
+from .signals import GracefulStop, TrainingStopped
+from .workers import guarded, stop_workers
 
 
 # --------------------------------------------------------------------- utils
 def atomic_save_model(model: Any, path: Path, features: str | None = None) -> None:
-    """Save an SB3 model so that ``path`` is either the old file or the complete new one;
+    """Save an SB3 model so that ``path`` is either the old file or the complete new one
+    (a failed write: :class:`~gin3_env.training.checkpoints.RunWriteError`, the old file kept);
     with ``features``, also its description (``path`` with ``.json``) naming them."""
-    tmp = path.with_name(path.stem + ".partial.zip")
-    model.save(tmp)
-    os.replace(tmp, path)
+    save_model(model, path)
     if features is not None:
-        save_json(path.with_suffix(".json"), {"name": path.stem, "features": features})
+        write_json(path.with_suffix(".json"), {"name": path.stem, "features": features})
 
 
 def _make_env(cfg: TrainConfig, rank: int):
@@ -85,7 +95,7 @@ def rollout_steps(cfg: TrainConfig) -> int:
 def make_vec_env(cfg: TrainConfig):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    if cfg.vec_env == "batched":  # the compiled core: all hands in this process
+    if cfg.vec_env == "batched":  # the compiled core: all hands in this process, no worker to guard
         from ..vector.sb3_env import GinSB3VecEnv
 
         return VecMonitor(
@@ -100,7 +110,7 @@ def make_vec_env(cfg: TrainConfig):
             )
         )
     n = scalar_env_count(cfg)
-    fns = [_make_env(cfg, i) for i in range(n)]
+    fns = [guarded(_make_env(cfg, i)) for i in range(n)]  # subproc workers die with this process (workers.py)
     vec = SubprocVecEnv(fns, start_method="fork") if cfg.vec_env == "subproc" and n > 1 else DummyVecEnv(fns)
     return VecMonitor(vec)
 
@@ -250,12 +260,8 @@ class TrainingMonitor:
         )
 
     def checkpoint(self, model: Any) -> None:
-        atomic_save_model(model, self.run_dir / "checkpoint.zip")
-        save_json(
-            self.run_dir / "checkpoint.json",
-            {**self.state, "num_timesteps": model.num_timesteps, "features": self.cfg.features},
-        )
-        save_json(self.run_dir / "eval_history.json", self.state["eval_history"])
+        # one unit: model and state in one zip; the features named in the readable copy, for load_policy
+        write_checkpoint(model, self.state, self.run_dir, features=self.cfg.features)
 
 
 def fresh_state() -> dict[str, Any]:
@@ -272,25 +278,29 @@ def fresh_state() -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------- main
-def train(cfg: TrainConfig) -> dict[str, Any]:
-    """Run one training job; returns the final evaluation summary."""
+def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
+    """Run one training job; returns the final evaluation summary.
+
+    ``stop`` (installed by :func:`main`) turns SIGINT/SIGTERM into a checkpoint and
+    :class:`~gin3_env.training.signals.TrainingStopped`."""
     import torch
     from sb3_contrib import MaskablePPO
 
     run_dir = cfg.run_dir
-    deleted = prepare_run_dir(run_dir, resume=cfg.resume, overwrite=cfg.overwrite)
+    deleted = prepare_run_dir(run_dir, resume=cfg.resume, overwrite=cfg.overwrite)  # ignores .lock
     if deleted:
         print(f"--overwrite: deleted the earlier run in {run_dir} ({', '.join(deleted)})")
+    stop = stop or GracefulStop(run_dir)
+    remove_partial_files(run_dir)  # what a killed run left half-written
     save_json(run_dir / "config.json", asdict(cfg))
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     np.random.seed(cfg.seed)
+    saved, notes = read_checkpoint(cfg.resume) if cfg.resume else ({}, [])  # a bad file: ModelFileError
     env = make_vec_env(cfg)
     state = fresh_state()
     if cfg.resume:
         resume = Path(cfg.resume)
-        if not resume.is_file():
-            raise FileNotFoundError(f"checkpoint to resume from not found: {resume}")
         # the config's PPO settings apply to the continued run
         settings = {
             "learning_rate": cfg.learning_rate,
@@ -302,14 +312,18 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             "n_epochs": cfg.n_epochs,
             "max_grad_norm": cfg.max_grad_norm,
         }
-        model = MaskablePPO.load(
-            resume, env=env, device=cfg.device, tensorboard_log=str(run_dir / "tb"), custom_objects=settings
-        )
-        meta = resume.with_suffix(".json")
-        if meta.is_file():
-            saved = json.loads(meta.read_text())
-            saved.pop("num_timesteps", None)
-            state.update(saved)
+        try:
+            model = MaskablePPO.load(
+                resume, env=env, device=cfg.device, tensorboard_log=str(run_dir / "tb"), custom_objects=settings
+            )
+        except Exception as exc:  # a model of another shape or algorithm
+            stop_workers(env)
+            raise ModelFileError(resume, f"cannot be resumed with this config ({type(exc).__name__}: {exc})",
+                                 "checkpoint") from None
+        model.set_random_seed(cfg.seed + model.num_timesteps)  # the same run from the same checkpoint
+        state.update(saved)
+        for note in notes:
+            print(f"note: {note}")
         print(f"resumed from {resume} at step {model.num_timesteps:,}")
     else:
         model = MaskablePPO(
@@ -346,7 +360,8 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
                   "deals each time, a rough estimate for the learning curve; at the end the "
                   f"{cfg.select_top} highest are re-evaluated on fresh deals to choose best.zip", flush=True)
         monitor.start(model.num_timesteps, target)
-        model.learn(
+        stop.learn(
+            model,
             total_timesteps=remaining,
             callback=monitor.callback,
             reset_num_timesteps=not cfg.resume,
@@ -354,9 +369,10 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
             tb_log_name="ppo",
         )
     history = state["eval_history"]
-    if not history or history[-1]["step"] != model.num_timesteps:  # the last step, evaluated once
-        monitor.evaluate(model, model.logger, model.num_timesteps)
+    if not stop.requested and (not history or history[-1]["step"] != model.num_timesteps):
+        monitor.evaluate(model, model.logger, model.num_timesteps)  # the last step, evaluated once
     monitor.checkpoint(model)
+    stop.after_checkpoint(run_dir / "checkpoint.zip", model.num_timesteps, env)  # stopped: TrainingStopped
     atomic_save_model(model, run_dir / "final.zip", features=cfg.features)
     env.close()
 
@@ -368,7 +384,10 @@ def train(cfg: TrainConfig) -> dict[str, Any]:
     if len(state["candidates"]) > 1:
         print(f"[select] re-evaluating {len(state['candidates'])} candidates on {select_hands:,} fresh deals "
               "vs heuristic ...", flush=True)
-    selection = choose_best(state, run_dir, select_hands, cfg.seed + SELECTION_SEED_OFFSET, evaluate_file)
+    try:
+        selection = choose_best(state, run_dir, select_hands, cfg.seed + SELECTION_SEED_OFFSET, evaluate_file)
+    except OSError as exc:  # copying the chosen candidate: best.zip is replaced only once the copy is whole
+        raise RunWriteError(run_dir / "best.zip", exc) from exc
     print(selection_text(selection), flush=True)
     best = run_dir / "best.zip"
     described = {"features": cfg.features}
@@ -417,12 +436,37 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load_config(args.config, flag_overrides(args))
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
+    return run_train(cfg, list(sys.argv[1:] if argv is None else argv))
+
+
+def run_train(cfg: TrainConfig, argv: list[str]) -> int:
+    """:func:`train` under the run folder's lock and the stop-signal handling; faults become one
+    line on stderr and an exit code: 2 a bad file, a busy folder or a folder that already holds a
+    run, 1 a failed write or a dead worker, 130/143 stopped by SIGINT/SIGTERM."""
     try:
-        train(cfg)
-    except RunExistsError as exc:
+        with RunLock(cfg.run_dir), GracefulStop(cfg.run_dir, argv) as stop:
+            train(cfg, stop)
+    except (RunLockedError, RunExistsError, ModelFileError) as exc:
         print(f"gin3 train: error: {exc}", file=sys.stderr)
         return 2
+    except RunWriteError as exc:
+        print(f"gin3 train: error: {exc}; the files it would have replaced are unchanged"
+              f"{_resume_from(cfg)}", file=sys.stderr)
+        return 1
+    except TrainingStopped as exc:
+        print(exc, file=sys.stderr)
+        return exc.exit_code
+    except Interrupted as exc:
+        print(f"gin3 train: {exc}{_resume_from(cfg)}", file=sys.stderr)
+        return exc.exit_code
     return 0
+
+
+def _resume_from(cfg: TrainConfig) -> str:
+    checkpoint = cfg.run_dir / "checkpoint.zip"
+    if checkpoint.is_file():
+        return f"; the last complete checkpoint is {checkpoint} (resume with --resume {checkpoint})"
+    return "; no checkpoint was written yet"
 
 
 if __name__ == "__main__":

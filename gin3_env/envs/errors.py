@@ -1,0 +1,135 @@
+"""The errors an environment raises when it is used wrongly, and the checks that raise them.
+
+Every env of the package (AEC hand and match, raw and wrapped; the Gymnasium
+envs) refuses a call made in the wrong state or with a bad argument with one of
+these, and a refused call changes nothing:
+
+- :class:`ResetNeededError` (also a ``RuntimeError`` and gymnasium's ``ResetNeeded``):
+  ``step``, ``observe``, ``last``, ``render``, ``agent_iter``, ``action_masks`` before
+  ``reset``; ``step`` once the episode is over.
+- :class:`UnknownAgentError` (a ``ValueError``): an agent name that is not one of
+  ``possible_agents`` (an unhashable object too).
+- :class:`InvalidActionError` (a ``ValueError``): an action that is not an int in
+  ``0..106`` (a string, float, bool, array; ``None`` for the agent to act; not
+  ``None`` for an agent that is done); :class:`ActionOutOfRangeError` (also an
+  ``AssertionError``, as PettingZoo's bare ``assert`` it replaces; ``ActionOutOfBoundsError``
+  is the same class) when the wrapped AEC envs' out-of-bounds check refuses it, naming the
+  action and the space.
+- :class:`CallOrderError` (also an ``AssertionError``, as PettingZoo's check): the next
+  agent of ``agent_iter`` asked for without a ``step`` since the last one.
+- :class:`InvalidSeedError` (a ``ValueError``): a ``reset`` seed that is not
+  ``None`` or an int ``>= 0``.
+
+An action of the right type that is not legal where it is played is the
+engine's ``IllegalActionError`` (a ``ValueError``) in the raw AEC envs; the
+wrapped AEC envs and the Gymnasium envs end the episode with a penalty instead
+(their documented behaviour). All of these share the base
+:class:`EnvUsageError`, except ``IllegalActionError``, which belongs to the
+engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium.error import ResetNeeded
+
+from ..engine.actions import NUM_ACTIONS
+
+
+class EnvUsageError(Exception):
+    """An env method called in a state, or with an argument, that the env refuses; nothing changed."""
+
+
+class ResetNeededError(EnvUsageError, ResetNeeded, RuntimeError):
+    """The env must be reset first: not reset yet, or its episode is over."""
+
+
+class UnknownAgentError(EnvUsageError, ValueError):
+    """An agent name that the env does not have."""
+
+
+class InvalidActionError(EnvUsageError, ValueError):
+    """An action that is not a valid action value for the agent to step."""
+
+
+class ActionOutOfRangeError(InvalidActionError, AssertionError):
+    """``env().step`` got an action outside the agent's action space (the wrapped envs' bounds check).
+
+    A ``ValueError`` like ``raw_env``'s refusal, and an ``AssertionError`` like the bare
+    ``assert`` of PettingZoo's ``AssertOutOfBoundsWrapper`` it replaces, but naming the
+    action and the space (and not removed by ``python -O``)."""
+
+
+ActionOutOfBoundsError = ActionOutOfRangeError  # the name issue 15 gave it; one class
+
+
+class CallOrderError(EnvUsageError, AssertionError):
+    """Calls in an order the env refuses (two agents from ``agent_iter`` without a ``step``)."""
+
+
+class InvalidSeedError(EnvUsageError, ValueError):
+    """A ``reset`` seed that is not ``None`` or a non-negative int."""
+
+
+def action_value(action: Any) -> int | None:
+    """``action`` as an int if it is an int (or numpy integer, or 0-d integer array; not a bool), else None."""
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer) or (
+        isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
+    ):
+        return int(action)
+    return None
+
+
+def describe_action(action: Any) -> str:
+    """What a non-integer ``action`` is, for an error message ("str 'draw'", "a bool (True)" ...)."""
+    if action is None:
+        return "None"
+    if isinstance(action, bool | np.bool_):
+        return f"a bool ({action!r})"
+    if isinstance(action, np.ndarray):
+        return f"an array of shape {action.shape} and dtype {action.dtype}"
+    return f"{type(action).__name__} {action!r:.60}"
+
+
+def check_action_value(action: Any, agent: str | None = None) -> int:
+    """``action`` as an int if it is an int (or numpy integer, or 0-d integer array) in ``0..106``;
+    else :class:`InvalidActionError` saying what it is."""
+    who = f" for {agent}" if agent else ""
+    value = action_value(action)
+    if value is None:
+        raise InvalidActionError(f"the action{who} must be an int 0..{NUM_ACTIONS - 1}, got {describe_action(action)}")
+    if not 0 <= value < NUM_ACTIONS:
+        # the first words as the engine's own refusal (engine.actions), then what was wrong
+        raise InvalidActionError(
+            f"action out of range 0..{NUM_ACTIONS - 1}: {value}; the action{who} must be an int "
+            f"0..{NUM_ACTIONS - 1}, got {value} (out of range)"
+        )
+    return value
+
+
+def agent_index(agent: Any, index: Mapping[str, int], agents: Sequence[str]) -> int:
+    """``index[agent]``; :class:`UnknownAgentError` for any other name or object (unhashable ones too)."""
+    try:
+        return index[agent]
+    except (KeyError, TypeError):
+        raise unknown_agent(agent, agents) from None
+
+
+def unknown_agent(agent: object, agents: Sequence[str]) -> UnknownAgentError:
+    return UnknownAgentError(f"unknown agent {agent!r:.60}; the agents are {', '.join(agents)}")
+
+
+def check_seed(seed: Any) -> int | None:
+    """``None`` or a non-negative int (numpy integers too); else :class:`InvalidSeedError`."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+        raise InvalidSeedError(f"seed must be None or an int >= 0, got {type(seed).__name__} {seed!r:.60}")
+    if seed < 0:
+        raise InvalidSeedError(f"seed must be None or an int >= 0, got {seed}")
+    return int(seed)

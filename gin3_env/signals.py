@@ -1,0 +1,64 @@
+"""Stop signals (SIGINT, SIGTERM) as an exception, with the shell's exit-code convention.
+
+A command that only computes (``gin3 evaluate``) stops at once on Ctrl-C or
+``kill``: :func:`raise_on_stop_signals` turns both signals into
+:class:`Interrupted` (a ``KeyboardInterrupt``), which the command line catches
+to print one line and exit with ``128 + signal`` (130 for SIGINT, 143 for
+SIGTERM), as a shell reports a process killed by that signal. ``gin3 train``
+stops more gently (a checkpoint first): :mod:`gin3_env.training.signals`.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
+
+
+def signal_name(signum: int) -> str:
+    """``"SIGINT"`` for 2, and so on."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+def exit_code(signum: int) -> int:
+    """The exit status of a run stopped by ``signum``: 128 + its number (130 SIGINT, 143 SIGTERM)."""
+    return 128 + int(signum)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal arrived; ``signum`` says which, ``exit_code`` what to exit with."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal_name(signum)}")
+        self.signum = int(signum)
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(self.signum)
+
+
+def _raise(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted(signum)
+
+
+@contextmanager
+def raise_on_stop_signals() -> Iterator[None]:
+    """While inside, SIGINT and SIGTERM raise :class:`Interrupted`; the old handlers come back after.
+
+    Outside the main thread (where Python cannot set handlers) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, _raise) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

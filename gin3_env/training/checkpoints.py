@@ -1,0 +1,184 @@
+"""Checkpoints that are one unit, writes that fail cleanly, and reading them back.
+
+A checkpoint is ``checkpoint.zip``: the stable-baselines3 model with the
+training state (evaluation history, best score, opponent snapshots, step
+counters) stored *inside* the zip as ``gin3_state.json``. The zip is written to
+a temporary name, flushed to disk and renamed over the old one, so whatever
+kills the process, ``checkpoint.zip`` is the old unit or the new one, never a
+new model with an old state or the reverse. ``checkpoint.json`` beside it is a
+readable copy written afterwards (with the zip's SHA-256); on resume the state
+inside the zip is the one used, and a copy that does not match is reported.
+
+A write that fails (disk full, permission denied) removes its temporary file,
+leaves the file it was replacing as it was, and raises :class:`RunWriteError`
+naming the file. :func:`remove_partial_files` clears what a killed run left
+half-written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from ..files import save_json
+from ..policies.loading import ModelFileError, check_model_file
+
+STATE_MEMBER = "gin3_state.json"
+CHECKPOINT = "checkpoint.zip"
+PARTIAL_SUFFIX = ".partial.zip"
+STATE_KEYS = ("snapshots", "eval_history", "best_mean", "best_step", "last_snapshot", "last_eval", "last_checkpoint")
+OPTIONAL_STATE_KEYS = ("candidates",)  # kept when present (older checkpoints have none)
+
+
+class RunWriteError(OSError):
+    """Writing a file of the run failed; the file it would have replaced is unchanged."""
+
+    def __init__(self, path: Path, cause: BaseException) -> None:
+        reason = getattr(cause, "strerror", None) or " ".join(str(cause).split()) or type(cause).__name__
+        super().__init__(getattr(cause, "errno", None), f"cannot write {path}: {reason}")
+        self.path = path
+
+    def __str__(self) -> str:
+        return str(self.args[1])
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # not possible on every platform; the rename is still atomic
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def save_model(model: Any, path: Path, state: dict[str, Any] | None = None) -> None:
+    """Save an SB3 model (and ``state`` inside it) so ``path`` is the old file or the complete new one."""
+    tmp = path.with_name(path.stem + PARTIAL_SUFFIX)
+    try:
+        model.save(tmp)
+        if state is not None:
+            with zipfile.ZipFile(tmp, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+                archive.writestr(STATE_MEMBER, json.dumps(state))
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise RunWriteError(path, exc) from exc
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_json(path: Path, data: Any) -> None:
+    """``save_json`` (atomic), a failure raised as :class:`RunWriteError` naming ``path``."""
+    try:
+        save_json(path, data)
+    except OSError as exc:
+        raise RunWriteError(path, exc) from exc
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_checkpoint(model: Any, state: dict[str, Any], run_dir: Path, features: str | None = None) -> Path:
+    """Write ``checkpoint.zip`` (model + state, the commit point), then the readable copies;
+    ``features`` is named in ``checkpoint.json`` (the model's description, read by ``load_policy``)."""
+    path = run_dir / CHECKPOINT
+    unit = {**state, "num_timesteps": int(model.num_timesteps)}
+    if features is not None:
+        unit["features"] = features
+    save_model(model, path, unit)
+    write_json(run_dir / "checkpoint.json", {**unit, "checkpoint_sha256": sha256(path)})
+    write_json(run_dir / "eval_history.json", state["eval_history"])
+    return path
+
+
+def _model_steps(archive: zipfile.ZipFile) -> int | None:
+    steps = json.loads(archive.read("data").decode("utf-8")).get("num_timesteps")
+    return steps if isinstance(steps, int) else None
+
+
+def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[str]]:
+    """The training state of a checkpoint (``{}`` for a plain model such as ``best.zip``) and notes
+    for the person; :class:`~gin3_env.policies.loading.ModelFileError` if the file or its state is bad."""
+    file = check_model_file(path, "checkpoint")
+    notes: list[str] = []
+    with zipfile.ZipFile(file) as archive:
+        steps = _model_steps(archive)
+        inside = archive.read(STATE_MEMBER) if STATE_MEMBER in archive.namelist() else None
+    sidecar = file.with_suffix(".json")
+    if inside is not None:
+        try:
+            state = json.loads(inside.decode("utf-8"))
+        except ValueError as exc:
+            raise ModelFileError(file, f"holds a damaged training state ({exc})", "checkpoint") from None
+        if sidecar.is_file() and _sidecar_digest(sidecar) != sha256(file):
+            notes.append(f"{sidecar} is not the copy of this checkpoint (the run stopped between the two "
+                         f"writes); the state stored inside {file.name} is used")
+    elif sidecar.is_file():  # a checkpoint written before the state moved inside the zip
+        try:
+            state = json.loads(sidecar.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelFileError(sidecar, f"is not valid JSON ({exc})", "checkpoint state") from None
+        if not isinstance(state, dict):
+            raise ModelFileError(sidecar, "must hold a JSON object", "checkpoint state")
+        saved = state.get("num_timesteps")
+        if saved is not None and steps is not None and saved != steps:
+            raise ModelFileError(
+                sidecar, f"is for step {saved:,} but {file.name} holds step {steps:,}: they are not one checkpoint",
+                "checkpoint state",
+            )
+    else:
+        notes.append(f"{file} holds no training state: the evaluation history and opponent snapshots start afresh")
+        return {}, notes
+    if not isinstance(state, dict) or any(key not in state for key in STATE_KEYS):
+        raise ModelFileError(file, f"holds an incomplete training state (needs {', '.join(STATE_KEYS)})",
+                             "checkpoint")
+    if state.get("num_timesteps", steps) != steps:
+        raise ModelFileError(file, "holds a training state of another step than its model", "checkpoint")
+    state = {key: state[key] for key in (*STATE_KEYS, *OPTIONAL_STATE_KEYS) if key in state}
+    missing = [snap for snap in state["snapshots"] if not Path(snap).is_file()]
+    if missing:
+        notes.append(f"opponent snapshot(s) no longer on disk, dropped from the pool: {', '.join(missing)}")
+        state["snapshots"] = [snap for snap in state["snapshots"] if snap not in missing]
+    return state, notes
+
+
+def _sidecar_digest(sidecar: Path) -> str | None:
+    try:
+        data = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get("checkpoint_sha256") if isinstance(data, dict) else None
+
+
+def remove_partial_files(run_dir: Path) -> list[Path]:
+    """Delete the temporary files a killed run left in ``run_dir`` (and its snapshots and candidates);
+    returns them."""
+    removed: list[Path] = []
+    for folder in (run_dir, run_dir / "snapshots", run_dir / "candidates"):
+        if not folder.is_dir():
+            continue
+        for path in [*folder.glob(f"*{PARTIAL_SUFFIX}"), *folder.glob(".gin3-*.tmp")]:
+            try:
+                path.unlink()
+                removed.append(path)
+            except OSError:
+                pass
+    return removed
