@@ -26,6 +26,21 @@ _register_all()  # PettingZoo and Gymnasium ids (idempotent); see envs/registrat
 
 __version__ = "0.1.0"
 
+
+def vector_env(num_envs: int = 64, **kwargs: object) -> object:
+    """A Gymnasium ``VectorEnv`` on the batched core (``gin3_env.vector``; imports numba on first use)."""
+    from .vector import vector_env as make
+
+    return make(num_envs, **kwargs)
+
+
+def sb3_vec_env(num_envs: int = 64, **kwargs: object) -> object:
+    """A stable-baselines3 ``VecEnv`` on the batched core that ``MaskablePPO`` trains on as it is."""
+    from .vector import sb3_vec_env as make
+
+    return make(num_envs, **kwargs)
+
+
 __all__ = [
     "DRAW_STOCK",
     "NUM_ACTIONS",
@@ -48,4 +63,6 @@ __all__ = [
     "parse_card",
     "parse_cards",
     "raw_env",
+    "sb3_vec_env",
+    "vector_env",
 ]

@@ -1,0 +1,89 @@
+"""``gin3_env.vector_env(...)``: a Gymnasium 1.x ``VectorEnv`` over the batched core.
+
+| | |
+|---|---|
+| Spaces | ``single_observation_space`` ``Box(0, 1, (374,), float32)`` (``features="augmented"``: 586), ``single_action_space`` ``Discrete(107)`` |
+| Autoreset | ``metadata["autoreset_mode"] == AutoresetMode.SAME_STEP``: a finished episode's slot is dealt again within the same ``step``; its last observation is ``infos["final_obs"][i]`` (with ``infos["_final_obs"][i]`` True) |
+| Masks | ``env.action_masks()`` -> bool ``(num_envs, 107)``, also ``infos["action_mask"]`` |
+| Reward | the learner's game points at the end of its hand (minus the baseline's with ``reward_baseline``), times ``reward_scale`` |
+
+Keyword arguments are those of :class:`gin3_env.vector.learner.LearnerHands`: ``learner``
+(``"team"``, ``"box"``, ``"random"``), ``opponent`` (``"random"``, ``"heuristic"``, a saved
+model's path, a batched policy, or a list for a pool with ``weights``), ``reward_baseline``,
+``reward_scale``, ``illegal_penalty``, ``features``, ``seed``, ``rules`` or rules options.
+``set_opponent(opponent, weights=None)`` swaps the opponent for each slot's next hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..engine.actions import NUM_ACTIONS
+from .hands import OUTCOME_NAMES
+from .learner import LearnerHands
+
+
+class GinVectorEnv(VectorEnv):
+    """The learner against a batched opponent in ``num_envs`` hands at once (see the module doc)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 64, **kwargs: Any) -> None:
+        self.core = LearnerHands(num_envs, **kwargs)
+        self.num_envs = self.core.num_envs
+        self.single_observation_space = spaces.Box(0.0, 1.0, (self.core.obs_size,), np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.render_mode = None
+        self._started = False
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if options:
+            raise ValueError(f"vector_env.reset takes no options, got {sorted(options)}")
+        if seed is not None:
+            self._np_random, _ = np.random.default_rng(seed), seed
+        obs = self.core.reset(seed=seed)
+        self._started = True
+        return obs, self._info()
+
+    def step(self, actions: Any):
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        obs, rewards, terminated, truncated, extra = self.core.step(actions)
+        infos = self._info()
+        ended = extra["ended"]
+        if ended.any():
+            infos["final_obs"] = extra["final_obs"]
+            infos["_final_obs"] = ended
+            infos["final_info"] = {
+                "outcome": np.array([OUTCOME_NAMES[c] if e else "" for c, e in zip(extra["outcome"], ended)]),
+                "_outcome": ended,
+                "points": extra["points"],
+                "_points": ended,
+                "baseline_points": extra["baseline_points"],
+                "_baseline_points": ended,
+                "illegal_action": extra["illegal"],
+                "_illegal_action": ended,
+            }
+        return obs, rewards, terminated, truncated, infos
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.core.hands._mask.copy(), "learner": self.core.learner_player.copy()}
+
+    def action_masks(self) -> np.ndarray:
+        """bool (num_envs, 107): the learner's legal actions in each slot."""
+        return self.core.action_masks()
+
+    def set_opponent(self, opponent: Any, weights: Any = None) -> None:
+        self.core.set_opponent(opponent, weights)
+
+
+def vector_env(num_envs: int = 64, **kwargs: Any) -> GinVectorEnv:
+    """A Gymnasium ``VectorEnv`` of ``num_envs`` learner hands (see :mod:`gin3_env.vector.gym_env`)."""
+    return GinVectorEnv(num_envs, **kwargs)

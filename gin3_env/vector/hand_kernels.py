@@ -1,0 +1,227 @@
+"""Compiled kernels of the batched hand: deal, legal mask, one move, the observation.
+
+State of hand ``i`` (see :class:`gin3_env.vector.VectorHands`):
+
+- ``S[i]`` (int64): the columns named below (phase, player, turns, ... and the last result);
+- ``M[i]`` (int64 52-bit masks): hands, known cards and declined cards of both players;
+- ``deck[i]`` (int8, 52): the deck order; the stock is ``deck[POS:]``, drawn from the front;
+- ``pile[i]`` (int8, 52) with ``S[i, PILE_LEN]``: the discard pile, bottom first;
+- ``mask[i]`` (int8, 107): the legal mask of the player to act (zeros once over).
+
+Each move follows :meth:`gin3_env.engine.hand.HandState.apply` line by line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .meld_kernels import deadwood, knock_deadwoods, showdown
+
+# S columns
+PHASE, PLAYER, TURNS, STOCK_ONLY, TAKEN, POS, PILE_LEN, KDMIN = 0, 1, 2, 3, 4, 5, 6, 7
+OUTCOME, KNOCKER, WINNER, POINTS, KNOCKER_DW, DEFENDER_DW, KNOCK_CARD = 8, 9, 10, 11, 12, 13, 14
+NUM_COLS = 15
+# M columns
+HAND0, KNOWN0, DECLINED0 = 0, 2, 4
+# phases (engine.hand.Phase)
+OFFER_TEAM, OFFER_BOX, DRAW, DISCARD, OVER = 0, 1, 2, 3, 4
+# outcomes
+IN_PLAY, GIN, KNOCK, UNDERCUT, DEAD, TRUNCATED = 0, 1, 2, 3, 4, 5
+# rules vector
+R_GIN, R_UNDERCUT, R_KNOCK_LIMIT, R_DEAD_STOCK, R_ALLOW_TAKEN, R_MAX_TURNS = 0, 1, 2, 3, 4, 5
+
+NUM_ACTIONS = 107
+DISCARD_BASE, KNOCK_BASE = 3, 55
+OBS_SIZE = 374
+
+
+@njit(cache=True)
+def _legal(i: int, S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray, kd: np.ndarray,
+           order: np.ndarray) -> None:
+    for a in range(NUM_ACTIONS):
+        mask[i, a] = 0
+    phase = S[i, PHASE]
+    if phase == OFFER_TEAM or phase == OFFER_BOX:
+        mask[i, 1] = 1
+        mask[i, 2] = 1
+    elif phase == DRAW:
+        mask[i, 0] = 1
+        if S[i, STOCK_ONLY] == 0 and S[i, PILE_LEN] > 0:
+            mask[i, 1] = 1
+    elif phase == DISCARD:
+        hand = M[i, HAND0 + S[i, PLAYER]]
+        forbidden = -1 if R[R_ALLOW_TAKEN] else S[i, TAKEN]
+        n = knock_deadwoods(hand, kd, order)
+        low = 1 << 30
+        for k in range(n):
+            c = order[k]
+            if kd[c] < low:
+                low = kd[c]
+            if c != forbidden:
+                mask[i, DISCARD_BASE + c] = 1
+                if kd[c] <= R[R_KNOCK_LIMIT]:
+                    mask[i, KNOCK_BASE + c] = 1
+        S[i, KDMIN] = low
+
+
+@njit(cache=True)
+def deal_rows(rows: np.ndarray, decks: np.ndarray, S: np.ndarray, M: np.ndarray, deck: np.ndarray,
+              pile: np.ndarray, mask: np.ndarray, R: np.ndarray) -> None:
+    """Deal ``decks[k]`` (RULES §4.3) to hand ``rows[k]``; the last result stays in ``S``."""
+    kd = np.zeros(52, np.int64)
+    order = np.zeros(52, np.int64)
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        team = 0
+        box = 0
+        for j in range(52):
+            deck[i, j] = decks[k, j]
+        for j in range(0, 20, 2):
+            team |= 1 << np.int64(decks[k, j])
+            box |= 1 << np.int64(decks[k, j + 1])
+        M[i, 0] = team
+        M[i, 1] = box
+        for j in range(2, 6):
+            M[i, j] = 0
+        pile[i, 0] = decks[k, 20]
+        S[i, PILE_LEN] = 1
+        S[i, POS] = 21
+        S[i, PHASE] = OFFER_TEAM
+        S[i, PLAYER] = 0
+        S[i, TURNS] = 0
+        S[i, STOCK_ONLY] = 0
+        S[i, TAKEN] = -1
+        S[i, KDMIN] = 0
+        _legal(i, S, M, mask, R, kd, order)
+
+
+@njit(cache=True)
+def _end(i: int, S: np.ndarray, outcome: int, knocker: int, winner: int, points: int, kdw: int, ddw: int,
+         card: int) -> None:
+    S[i, PHASE] = OVER
+    S[i, OUTCOME] = outcome
+    S[i, KNOCKER] = knocker
+    S[i, WINNER] = winner
+    S[i, POINTS] = points
+    S[i, KNOCKER_DW] = kdw
+    S[i, DEFENDER_DW] = ddw
+    S[i, KNOCK_CARD] = card
+
+
+@njit(cache=True)
+def apply_rows(rows: np.ndarray, actions: np.ndarray, S: np.ndarray, M: np.ndarray, deck: np.ndarray,
+               pile: np.ndarray, mask: np.ndarray, R: np.ndarray, rewards: np.ndarray, ended: np.ndarray) -> None:
+    """Play ``actions[k]`` in hand ``rows[k]`` (already checked legal). ``rewards[k]`` gets the
+    zero-sum points (team, box) of a hand that ends, ``ended[k]`` its outcome (0 if it goes on)."""
+    kd = np.zeros(52, np.int64)
+    order = np.zeros(52, np.int64)
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        a = actions[k]
+        p = S[i, PLAYER]
+        rewards[k, 0] = 0.0
+        rewards[k, 1] = 0.0
+        ended[k] = 0
+        top_n = S[i, PILE_LEN]
+        if a == 2:  # pass
+            M[i, DECLINED0 + p] |= 1 << np.int64(pile[i, top_n - 1])
+            if S[i, PHASE] == OFFER_TEAM:
+                S[i, PHASE] = OFFER_BOX
+                S[i, PLAYER] = 1
+            else:
+                S[i, PHASE] = DRAW
+                S[i, PLAYER] = 0
+                S[i, STOCK_ONLY] = 1
+        elif a == 1:  # take the top discard
+            card = np.int64(pile[i, top_n - 1])
+            S[i, PILE_LEN] = top_n - 1
+            M[i, HAND0 + p] |= 1 << card
+            M[i, KNOWN0 + p] |= 1 << card
+            S[i, TAKEN] = card
+            S[i, PHASE] = DISCARD
+        elif a == 0:  # draw from the stock
+            if top_n > 0:
+                M[i, DECLINED0 + p] |= 1 << np.int64(pile[i, top_n - 1])
+            M[i, HAND0 + p] |= 1 << np.int64(deck[i, S[i, POS]])
+            S[i, POS] += 1
+            S[i, TAKEN] = -1
+            S[i, STOCK_ONLY] = 0
+            S[i, PHASE] = DISCARD
+        elif a < KNOCK_BASE:  # discard
+            card = np.int64(a - DISCARD_BASE)
+            bit = np.int64(1) << card
+            M[i, HAND0 + p] &= ~bit
+            M[i, KNOWN0 + p] &= ~bit
+            pile[i, top_n] = card
+            S[i, PILE_LEN] = top_n + 1
+            S[i, TAKEN] = -1
+            S[i, TURNS] += 1
+            if 52 - S[i, POS] <= R[R_DEAD_STOCK]:
+                _end(i, S, DEAD, -1, -1, 0, -1, -1, -1)
+                ended[k] = DEAD
+            elif S[i, TURNS] >= R[R_MAX_TURNS]:
+                _end(i, S, TRUNCATED, -1, -1, 0, -1, -1, -1)
+                ended[k] = TRUNCATED
+            else:
+                S[i, PHASE] = DRAW
+                S[i, PLAYER] = 1 - p
+        else:  # knock
+            card = np.int64(a - KNOCK_BASE)
+            bit = np.int64(1) << card
+            M[i, HAND0 + p] &= ~bit
+            M[i, KNOWN0 + p] &= ~bit
+            S[i, TURNS] += 1
+            outcome, won, points, kdw, ddw = showdown(
+                M[i, HAND0 + p], M[i, HAND0 + 1 - p], R[R_GIN], R[R_UNDERCUT], R[R_KNOCK_LIMIT]
+            )
+            winner = p if won else 1 - p
+            _end(i, S, outcome, p, winner, points, kdw, ddw, card)
+            ended[k] = outcome
+            rewards[k, winner] = points
+            rewards[k, 1 - winner] = -points
+        _legal(i, S, M, mask, R, kd, order)
+
+
+@njit(cache=True)
+def observe_rows(rows: np.ndarray, players: np.ndarray, S: np.ndarray, M: np.ndarray, pile: np.ndarray,
+                 R: np.ndarray, out: np.ndarray) -> None:
+    """``out[k]`` = the observation of ``players[k]`` (-1: the player to act) in hand ``rows[k]``,
+    element for element :func:`gin3_env.envs.observation.encode`."""
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        phase = S[i, PHASE]
+        player = players[k] if players[k] >= 0 else S[i, PLAYER]
+        opp = 1 - player
+        for j in range(OBS_SIZE):
+            out[k, j] = 0.0
+        hand = M[i, HAND0 + player]
+        known = M[i, KNOWN0 + opp]
+        odecl = M[i, DECLINED0 + opp]
+        sdecl = M[i, DECLINED0 + player]
+        for c in range(52):
+            if (hand >> c) & 1:
+                out[k, c] = 1.0
+            if (known >> c) & 1:
+                out[k, 156 + c] = 1.0
+            if (odecl >> c) & 1:
+                out[k, 208 + c] = 1.0
+            if (sdecl >> c) & 1:
+                out[k, 260 + c] = 1.0
+        n = S[i, PILE_LEN]
+        if n > 0:
+            out[k, 52 + pile[i, n - 1]] = 1.0
+            for j in range(n - 1):
+                out[k, 104 + pile[i, j]] = 1.0
+        acting = S[i, PLAYER] == player and phase != OVER
+        if acting and S[i, TAKEN] >= 0:
+            out[k, 312 + S[i, TAKEN]] = 1.0
+        out[k, 364 + phase] = 1.0
+        out[k, 369 + player] = 1.0
+        out[k, 371] = (52 - S[i, POS]) / 31
+        if acting and phase == DISCARD:
+            dw = S[i, KDMIN]
+        else:
+            dw = deadwood(hand)
+        out[k, 372] = dw / 100.0
+        out[k, 373] = S[i, TURNS] / R[R_MAX_TURNS]

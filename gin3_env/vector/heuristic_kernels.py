@@ -1,0 +1,293 @@
+"""``HeuristicPolicy`` compiled: the same choice on every observation row.
+
+Each function is the kernel twin of a method of
+:class:`gin3_env.policies.heuristic.HeuristicPolicy`, with its floating-point operations in
+the same order (so equal scores tie the same way) and its dict iterations in the same order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
+from .tables import POINTS
+
+SUIT = 0x1FFF
+FULL = (1 << 52) - 1
+# float params
+F_OUTS, F_DANGER = 0, 1
+# int params
+I_KNOCK_LIMIT, I_TAKE_ON_KNOCK, I_EARLY_MAX, I_EARLY_STOCK, I_LATE_MAX, I_LATE_STOCK, I_OUTS_SCALE, I_SIMPLE = range(8)
+
+
+@njit(cache=True)
+def _plane(obs: np.ndarray, k: int, plane: int) -> int:
+    m = 0
+    base = plane * 52
+    for c in range(52):
+        if obs[k, base + c] > 0.5:
+            m |= 1 << c
+    return m
+
+
+@njit(cache=True)
+def _single(m: int) -> int:
+    if m == 0:
+        return -1
+    n = 51
+    while not (m >> n) & 1:
+        n -= 1
+    return n
+
+
+@njit(cache=True)
+def meld_outs(hand: int) -> int:
+    s0, s1, s2, s3 = hand & SUIT, (hand >> 13) & SUIT, (hand >> 26) & SUIT, (hand >> 39) & SUIT
+    pairs = (s0 & s1) | (s0 & s2) | (s0 & s3) | (s1 & s2) | (s1 & s3) | (s2 & s3)
+    out = 0
+    for k in range(4):
+        m = (hand >> (13 * k)) & SUIT
+        runs = ((m << 1) & (m << 2)) | ((m >> 1) & (m << 1)) | ((m >> 1) & (m >> 2))
+        out |= ((runs | pairs) & SUIT & ~m) << (13 * k)
+    return out
+
+
+@njit(cache=True)
+def potential(hand: int, unseen: int) -> float:
+    n = popcount(unseen)
+    if not n:
+        return 0.0
+    base = deadwood(hand)
+    gain = 0
+    x = meld_outs(hand) & unseen
+    while x:
+        low = x & -x
+        after = knock_min(hand | low)
+        if after < base:
+            gain += base - after
+        x ^= low
+    return gain / n
+
+
+@njit(cache=True)
+def _is_meld3(a: int, b: int, c: int) -> bool:
+    r0, r1, r2 = a % 13, b % 13, c % 13
+    if r0 > r1:
+        r0, r1 = r1, r0
+    if r1 > r2:
+        r1, r2 = r2, r1
+    if r0 > r1:
+        r0, r1 = r1, r0
+    if r0 == r2:
+        return True
+    return a // 13 == b // 13 and b // 13 == c // 13 and r1 == r0 + 1 and r2 == r1 + 1
+
+
+@njit(cache=True)
+def _chance(card: int, known: int, unseen: int, p_hidden: float) -> float:
+    if (known >> card) & 1:
+        return 1.0
+    if (unseen >> card) & 1:
+        return p_hidden
+    return 0.0
+
+
+@njit(cache=True)
+def _pair_term(a: int, b: int, known: int, unseen: int, declined: int, p_hidden: float) -> float:
+    p = _chance(a, known, unseen, p_hidden) * _chance(b, known, unseen, p_hidden)
+    if p:
+        x = declined
+        while x:
+            low = x & -x
+            d = 0
+            while not (low >> d) & 1:
+                d += 1
+            if _is_meld3(d, a, b):
+                p *= 0.25
+                break
+            x ^= low
+    return p
+
+
+@njit(cache=True)
+def danger(card: int, opp_declined: int, known: int, unseen: int, p_hidden: float) -> float:
+    if (opp_declined >> card) & 1:
+        return 0.0
+    rank, suit = card % 13, card // 13
+    o0 = o1 = o2 = -1
+    for s in range(4):
+        if s != suit:
+            c = s * 13 + rank
+            if o0 < 0:
+                o0 = c
+            elif o1 < 0:
+                o1 = c
+            else:
+                o2 = c
+    total = 0.0
+    total += _pair_term(o0, o1, known, unseen, opp_declined, p_hidden)
+    total += _pair_term(o0, o2, known, unseen, opp_declined, p_hidden)
+    total += _pair_term(o1, o2, known, unseen, opp_declined, p_hidden)
+    base = suit * 13
+    for lo in range(rank - 2, rank + 1):
+        if lo >= 0 and lo + 2 <= 12:
+            first = -1
+            second = -1
+            for r in range(lo, lo + 3):
+                if r != rank:
+                    if first < 0:
+                        first = r
+                    else:
+                        second = r
+            total += _pair_term(base + first, base + second, known, unseen, opp_declined, p_hidden)
+    return total
+
+
+@njit(cache=True)
+def _scores(hand: int, cands: np.ndarray, nc: int, kd: np.ndarray, unseen_all: int, known: int,
+            opp_declined: int, stock: int, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
+    """out[j] = score of discarding cands[j] (lower is better): _discard_scores."""
+    if ip[I_SIMPLE]:
+        dead = best_deadwood_cards(hand)
+        for j in range(nc):
+            c = cands[j]
+            v = kd[c] - (100 if (dead >> c) & 1 else 0)
+            out[j] = v - POINTS[c] / 100
+        return
+    n_unseen = popcount(unseen_all)
+    hidden = max(0, 10 - popcount(known))
+    p_hidden = min(1.0, hidden / n_unseen) if n_unseen else 0.0
+    unseen = unseen_all & ~hand
+    best = 1 << 30
+    for j in range(nc):
+        if kd[cands[j]] < best:
+            best = kd[cands[j]]
+    outs_weight = fp[F_OUTS]
+    if ip[I_OUTS_SCALE] > 0:
+        outs_weight *= min(1.0, stock / ip[I_OUTS_SCALE])
+    for j in range(nc):
+        c = cands[j]
+        score = float(kd[c])
+        if kd[c] <= best + 12:
+            score -= outs_weight * potential(hand & ~(1 << c), unseen)
+        score += fp[F_DANGER] * danger(c, opp_declined, known, unseen_all, p_hidden)
+        out[j] = score - POINTS[c] / 100
+
+
+@njit(cache=True)
+def _argmin(cands: np.ndarray, scores: np.ndarray, nc: int) -> int:
+    """min(cands, key=(score, card))."""
+    best = 0
+    for j in range(1, nc):
+        if scores[j] < scores[best] or (scores[j] == scores[best] and cands[j] < cands[best]):
+            best = j
+    return cands[best]
+
+
+@njit(cache=True)
+def _should_knock(dw: int, stock: int, ip: np.ndarray) -> bool:
+    if dw == 0 or ip[I_SIMPLE]:
+        return True
+    if stock > ip[I_EARLY_STOCK]:
+        return dw <= ip[I_EARLY_MAX]
+    if stock <= ip[I_LATE_STOCK]:
+        return dw <= ip[I_LATE_MAX]
+    return True
+
+
+@njit(cache=True)
+def _wants_take(hand: int, top: int, ip: np.ndarray, kd: np.ndarray, order: np.ndarray) -> bool:
+    with_top = hand | (1 << top)
+    n = knock_deadwoods(with_top, kd, order)
+    after = 1 << 30
+    drop = -1
+    for j in range(n):
+        c = order[j]
+        if c == top:
+            continue
+        if kd[c] < after:
+            after = kd[c]
+        if drop < 0 or kd[c] < kd[drop] or (kd[c] == kd[drop] and -POINTS[c] < -POINTS[drop]):
+            drop = c
+    now = deadwood(hand)
+    in_meld = not (best_deadwood_cards(with_top & ~(1 << drop)) >> top) & 1
+    if in_meld and after < now:
+        return True
+    return (not ip[I_SIMPLE]) and ip[I_TAKE_ON_KNOCK] != 0 and after <= ip[I_KNOCK_LIMIT] and ip[I_KNOCK_LIMIT] < now
+
+
+@njit(cache=True)
+def act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray) -> int:
+    """HeuristicPolicy.act on row ``k`` of (observations, masks)."""
+    n_legal = 0
+    first = -1
+    for a in range(107):
+        if mask[k, a]:
+            n_legal += 1
+            if first < 0:
+                first = a
+    if n_legal == 1:
+        return first
+    phase = 0
+    for j in range(1, 5):
+        if obs[k, 364 + j] > obs[k, 364 + phase]:
+            phase = j
+    hand = _plane(obs, k, 0)
+    top = _single(_plane(obs, k, 1))
+    pile = _plane(obs, k, 2)
+    known = _plane(obs, k, 3)
+    opp_declined = _plane(obs, k, 4)
+    stock = int(np.rint(np.float64(obs[k, 371]) * 31))
+    kd = np.zeros(52, np.int64)
+    order = np.zeros(52, np.int64)
+    if phase == 3:
+        top_bit = 0 if top < 0 else (1 << top)
+        unseen_all = FULL & ~(hand | pile | top_bit | known)
+        cands = np.zeros(52, np.int64)
+        scores = np.zeros(52, np.float64)
+        knock_deadwoods(hand, kd, order)
+        nk = 0
+        for c in range(52):
+            if mask[k, 55 + c]:
+                cands[nk] = c
+                nk += 1
+        if nk:
+            low = 1 << 30
+            for j in range(nk):
+                if kd[cands[j]] < low:
+                    low = kd[cands[j]]
+            if _should_knock(low, stock, ip):
+                nb = 0
+                for j in range(nk):
+                    if kd[cands[j]] == low:
+                        cands[nb] = cands[j]
+                        nb += 1
+                if nb == 1:
+                    return 55 + cands[0]
+                _scores(hand, cands, nb, kd, unseen_all, known, opp_declined, stock, fp, ip, scores)
+                return 55 + _argmin(cands, scores, nb)
+        nd = 0
+        for c in range(52):
+            if mask[k, 3 + c]:
+                cands[nd] = c
+                nd += 1
+        _scores(hand, cands, nd, kd, unseen_all, known, opp_declined, stock, fp, ip, scores)
+        return 3 + _argmin(cands, scores, nd)
+    if mask[k, 1] and top >= 0:
+        if _wants_take(hand, top, ip, kd, order):
+            return 1
+        return 2 if mask[k, 2] else 0
+    return first
+
+
+@njit(cache=True)
+def act_serial(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
+    for k in range(obs.shape[0]):
+        out[k] = act_row(obs, mask, k, fp, ip)
+
+
+@njit(cache=True, parallel=True)
+def act_parallel(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
+    for k in prange(obs.shape[0]):
+        out[k] = act_row(obs, mask, k, fp, ip)

@@ -1,0 +1,150 @@
+"""Batched players: ``act(observations, masks) -> actions`` for many rows at once.
+
+- :class:`RandomBatch` (``seed``): uniform over each row's legal actions.
+- :class:`HeuristicBatch` (``HeuristicPolicy``'s options): exactly the action
+  ``HeuristicPolicy(**options).act`` chooses on each row, compiled.
+- :class:`ModelBatch`: a saved sb3-contrib ``MaskablePPO`` model, one torch forward for
+  all rows (the batched :class:`gin3_env.policies.SB3Policy`).
+
+``observations`` is float32 ``(B, >= 374)`` (the layout of ``envs/observation.py``; longer
+rows, as in the match env, are read up to 374) and ``masks`` ``(B, 107)``; every row must have
+a legal action. :func:`as_batch` turns a policy spec or object into its batched form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from ..engine.actions import NUM_ACTIONS
+from ..envs.observation import OBS_SIZE
+from ..policies.heuristic import HeuristicConfig, HeuristicPolicy
+from . import heuristic_kernels as hk
+
+PARALLEL_MIN_ROWS = 64  # below this many rows the threaded kernel costs more than it saves
+
+
+def check_batch(observations: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
+    obs = np.asarray(observations, dtype=np.float32)
+    mask = np.asarray(masks)
+    if obs.ndim != 2 or obs.shape[1] < OBS_SIZE:
+        raise ValueError(f"observations must have shape (B, >= {OBS_SIZE}), got {obs.shape}")
+    if mask.shape != (obs.shape[0], NUM_ACTIONS):
+        raise ValueError(f"masks must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got {mask.shape}")
+    mask = mask.astype(np.int8, copy=False)
+    empty = ~mask.any(axis=1)
+    if empty.any():
+        raise ValueError(f"row {int(np.flatnonzero(empty)[0])} of the masks has no legal action")
+    return np.ascontiguousarray(obs), np.ascontiguousarray(mask)
+
+
+class RandomBatch:
+    """Uniform over the legal actions of each row (``seed`` seeds its own Generator)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+    def act(self, observations: Any, masks: Any) -> np.ndarray:
+        _, mask = check_batch(observations, masks)
+        # the k-th legal action of each row, k uniform below the row's count
+        counts = mask.sum(axis=1)
+        pick = (self.rng.random(len(mask)) * counts).astype(np.int64)
+        cum = np.cumsum(mask, axis=1)
+        return np.argmax(cum > pick[:, None], axis=1).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return "RandomBatch()"
+
+
+class HeuristicBatch:
+    """:class:`~gin3_env.policies.HeuristicPolicy` on every row (same options, same choices)."""
+
+    def __init__(self, config: HeuristicConfig | None = None, **overrides: Any) -> None:
+        self.scalar = HeuristicPolicy(config, **overrides)  # validates the options the same way
+        cfg = self.config = self.scalar.config
+        self.name = self.scalar.name
+        self._fp = np.array([cfg.outs_weight, cfg.danger_weight], dtype=np.float64)
+        self._ip = np.array(
+            [cfg.knock_limit, int(cfg.take_on_knock), cfg.knock_early_max, cfg.early_stock, cfg.knock_late_max,
+             cfg.late_stock, cfg.outs_stock_scale, int(cfg.simple)],
+            dtype=np.int64,
+        )
+
+    @classmethod
+    def from_policy(cls, policy: HeuristicPolicy) -> HeuristicBatch:
+        return cls(replace(policy.config))
+
+    def act(self, observations: Any, masks: Any) -> np.ndarray:
+        obs, mask = check_batch(observations, masks)
+        out = np.empty(len(obs), dtype=np.int64)
+        kernel = hk.act_parallel if len(obs) >= PARALLEL_MIN_ROWS else hk.act_serial
+        kernel(obs, mask, self._fp, self._ip, out)
+        return out
+
+    def __repr__(self) -> str:
+        return f"HeuristicBatch({self.config})"
+
+
+class ModelBatch:
+    """A MaskablePPO model (or :class:`~gin3_env.policies.SB3Policy`) acting on all rows in one forward."""
+
+    def __init__(self, policy: Any) -> None:
+        from ..policies.loading import SB3Policy
+
+        self.policy = policy if isinstance(policy, SB3Policy) else SB3Policy(policy)
+        self.name = self.policy.name
+        self.obs_dim = self.policy.obs_dim
+
+    def act(self, observations: Any, masks: Any) -> np.ndarray:
+        from ..policies.features import AUGMENTED_SIZE
+
+        obs, mask = check_batch(observations, masks)
+        if self.obs_dim == AUGMENTED_SIZE:
+            from .features import augment_batch
+
+            model_input = augment_batch(obs)
+        else:
+            model_input = obs[:, : self.obs_dim]
+        actions, _ = self.policy.model.predict(
+            model_input, action_masks=mask.astype(bool), deterministic=self.policy.deterministic
+        )
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        bad = mask[np.arange(len(actions)), actions] == 0
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"model {self.name!r} chose illegal action {int(actions[k])} in row {k}")
+        return actions
+
+    def __repr__(self) -> str:
+        return f"ModelBatch({self.policy!r})"
+
+
+def as_batch(policy: Any, seed: int | None = None) -> Any:
+    """The batched form of a policy spec or object, or None where it has none.
+
+    ``"random"``/``RandomPolicy`` -> :class:`RandomBatch`, ``"heuristic"``/``HeuristicPolicy`` ->
+    :class:`HeuristicBatch`, a model path or ``SB3Policy`` -> :class:`ModelBatch`; objects that
+    already have ``act(observations, masks)`` batched forms are returned as they are."""
+    from ..policies import load_policy
+    from ..policies.loading import SB3Policy
+    from ..policies.random_policy import RandomPolicy
+
+    if isinstance(policy, RandomBatch | HeuristicBatch | ModelBatch):
+        return policy
+    if isinstance(policy, str):
+        if policy == "random":
+            return RandomBatch(seed)
+        if policy == "heuristic":
+            return HeuristicBatch()
+        policy = load_policy(policy)
+    if type(policy) is HeuristicPolicy:
+        return HeuristicBatch.from_policy(policy)
+    if isinstance(policy, RandomPolicy):
+        return RandomBatch(policy.rng)
+    if isinstance(policy, SB3Policy):
+        return ModelBatch(policy)
+    return None
