@@ -24,11 +24,12 @@ from typing import Any
 import numpy as np
 
 
-def run(deals: int, samples: list[int], belief: str, seed: int, out: Path | None) -> list[dict[str, Any]]:
+def run(deals: int, samples: list[int], belief: str, seed: int, out: Path | None,
+        options: str = "") -> list[dict[str, Any]]:
     from gin3_env.evaluation.hands import evaluate_hands
     from gin3_env.files import save_json
     from gin3_env.policies import HeuristicPolicy
-    from gin3_env.policies.search import SearchPolicy
+    from gin3_env.policies.search import SearchPolicy, parse_options
 
     rows: list[dict[str, Any]] = []
     if out is not None and out.exists():
@@ -37,12 +38,14 @@ def run(deals: int, samples: list[int], belief: str, seed: int, out: Path | None
         opts: dict[str, Any] = {"samples": n, "min_samples": min(8, n), "time_budget": None}
         if belief == "uniform":
             opts["belief"] = None
+        opts.update(parse_options(options))
         policy = SearchPolicy(seed=seed, **opts)
         report = evaluate_hands(policy, HeuristicPolicy(), deals, seed=seed, seat_baseline=True)
         secs = np.asarray(policy.decision_seconds)
         row = {
             "samples": n,
             "belief": belief,
+            "options": options,
             "deals": deals,
             "seed": seed,
             "median_ms_per_searched_decision": float(np.median(secs) * 1e3),
@@ -53,7 +56,7 @@ def run(deals: int, samples: list[int], belief: str, seed: int, out: Path | None
         rows.append(row)
         d = report.to_dict()
         print(
-            f"samples {n:>4} belief {belief:<9} pair {d['points_per_hand']['mean']:+.2f} "
+            f"samples {n:>4} belief {belief:<9} {options} pair {d['points_per_hand']['mean']:+.2f} "
             f"[{d['points_per_hand']['low']:+.2f}, {d['points_per_hand']['high']:+.2f}]  "
             f"team-minus {d['seat_adjusted']['team']['mean']:+.2f}  "
             f"box-minus {d['seat_adjusted']['box']['mean']:+.2f}  "
@@ -102,12 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--belief", choices=("particles", "uniform"), default="particles")
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--out", type=Path)
+    p.add_argument("--options", default="", help="more SearchPolicy options, as in 'search:...' (e.g. margin_z=0.5)")
     p.add_argument("--plot", nargs=2, type=Path, metavar=("JSON", "PNG"))
     args = p.parse_args(argv)
     if args.plot:
         plot(*args.plot)
         return 0
-    run(args.deals, args.samples, args.belief, args.seed, args.out)
+    run(args.deals, args.samples, args.belief, args.seed, args.out, args.options)
     return 0
 
 
