@@ -76,23 +76,24 @@ def plot(src: Path, dst: Path) -> None:
 
     rows = json.loads(src.read_text())["runs"]
     fig, ax = plt.subplots(figsize=(6, 4))
-    for belief, marker in (("particles", "o"), ("uniform", "s")):
-        sel = sorted((r for r in rows if r["belief"] == belief), key=lambda r: r["median_ms_per_searched_decision"])
-        if not sel:
-            continue
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["belief"], r.get("options", "")), []).append(r)
+    markers = "osD^v<>"
+    for j, ((belief, options), sel) in enumerate(sorted(groups.items())):
+        sel.sort(key=lambda r: r["median_ms_per_searched_decision"])
         x = [r["median_ms_per_searched_decision"] for r in sel]
         y = [r["report"]["points_per_hand"]["mean"] for r in sel]
-        lo = [r["report"]["points_per_hand"]["mean"] - r["report"]["points_per_hand"]["low"] for r in sel]
-        ax.errorbar(x, y, yerr=lo, marker=marker, capsize=3, label=f"belief: {belief}")
+        err = [r["report"]["points_per_hand"]["mean"] - r["report"]["points_per_hand"]["low"] for r in sel]
+        ax.errorbar(x, y, yerr=err, marker=markers[j % len(markers)], capsize=3, label=f"{belief} {options}")
         for r, xi, yi in zip(sel, x, y, strict=True):
-            ax.annotate(f"{r['samples']}s/{r['deals']}d", (xi, yi), textcoords="offset points", xytext=(4, 4),
-                        fontsize=7)
+            ax.annotate(f"{r['samples']}", (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.axhline(0, color="grey", lw=0.8)
     ax.axhline(1.5, color="green", lw=0.8, ls="--", label="target +1.5")
     ax.set_xscale("log")
     ax.set_xlabel("median ms per searched decision (shared 2-core machine)")
     ax.set_ylabel("pair mean vs heuristic (points/hand, 95% CI)")
-    ax.set_title("SearchPolicy vs HeuristicPolicy (duplicate deals)")
+    ax.set_title("SearchPolicy vs HeuristicPolicy (labels: sampled states)", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(dst, dpi=110)

@@ -60,12 +60,12 @@ OBS_SIZE = 374
 class SearchConfig:
     """Knobs of :class:`SearchPolicy` (see the module doc)."""
 
-    samples: int = 64
+    samples: int = 32
     min_samples: int = 8
     batch: int = 8
     time_budget: float | None = 0.1
     max_candidates: int = 4
-    margin_z: float = 1.0
+    margin_z: float = 2.0
     search_draws: bool = False
     search_discards: bool = True  # False: in the discard phase, search only when a knock is legal
     belief: BeliefConfig | None = field(default_factory=BeliefConfig)
