@@ -30,7 +30,7 @@ from .features import AUGMENTED_SIZE, augment
 from .heuristic import HeuristicPolicy
 from .random_policy import RandomPolicy
 
-BUILTIN_SPECS = ("random", "heuristic", "search", "trained")
+BUILTIN_SPECS = ("random", "heuristic", "trained", "search")
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 TRAINED_MODEL = MODELS_DIR / "trained.zip"
 TRAINED_SIDECAR = MODELS_DIR / "trained.json"

@@ -95,9 +95,12 @@ def parse_options(text: str) -> dict[str, Any]:
             raise ValueError(f"bad search option {item!r}: use name=value with a name among {sorted(known)}")
         value = value.strip()
         if key == "belief":
-            if value not in ("uniform", "particles"):
-                raise ValueError(f"search option belief must be 'uniform' or 'particles', got {value!r}")
-            out[key] = None if value == "uniform" else BeliefConfig()
+            if value not in ("uniform", "particles", "joint"):
+                raise ValueError(f"search option belief must be 'uniform', 'particles' or 'joint', got {value!r}")
+            # joint: resample by weight and swap one card per particle (keeps the cards' correlations)
+            # instead of the default refresh from the card marginals
+            out[key] = {"uniform": None, "particles": BeliefConfig(),
+                        "joint": BeliefConfig(refresh=False, jitter=1)}[value]
         elif key == "time_budget":
             out[key] = None if value.lower() == "none" else float(value)
         elif key == "margin_z":
