@@ -35,8 +35,9 @@ the machine's speed.
 
 The defaults (128 states, no time budget, ``margin_z=2``) are the best measured configuration:
 ``gin3 evaluate search heuristic --hands 300 --matches 0 --seed 2026 --seat-baseline`` gave
-+1.23 [+0.36, +2.09] points per hand, about 120 to 160 ms per searched decision on the shared
-2-core machine (``results/search_strength.json``); ``time_budget=0.1`` caps the time instead.
++1.23 [+0.36, +2.09] points per hand, but ``--seed 7`` gave -0.11 [-1.03, +0.81] (pooled
++0.56 [-0.07, +1.19]). A searched decision took a median of 80 to 160 ms on the shared 2-core
+machine (``results/search_strength.json``); ``time_budget=0.1`` caps the time instead.
 
 The compiled core (numba) is imported when the policy is built, not with the package.
 """
