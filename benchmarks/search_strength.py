@@ -81,13 +81,15 @@ def plot(src: Path, dst: Path) -> None:
         groups.setdefault((r["belief"], r.get("options", "")), []).append(r)
     markers = "osD^v<>"
     for j, ((belief, options), sel) in enumerate(sorted(groups.items())):
-        sel.sort(key=lambda r: r["median_ms_per_searched_decision"])
+        sel.sort(key=lambda r: (r["samples"], r["seed"]))
         x = [r["median_ms_per_searched_decision"] for r in sel]
         y = [r["report"]["points_per_hand"]["mean"] for r in sel]
         err = [r["report"]["points_per_hand"]["mean"] - r["report"]["points_per_hand"]["low"] for r in sel]
-        ax.errorbar(x, y, yerr=err, marker=markers[j % len(markers)], capsize=3, label=f"{belief} {options}")
+        ax.errorbar(x, y, yerr=err, marker=markers[j % len(markers)], capsize=3, ls="none",
+                    label=f"{belief} {options}")
         for r, xi, yi in zip(sel, x, y, strict=True):
-            ax.annotate(f"{r['samples']}", (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=7)
+            label = f"{r['samples']}" + ("" if r["seed"] == 2026 else f" (seed {r['seed']})")
+            ax.annotate(label, (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.axhline(0, color="grey", lw=0.8)
     ax.axhline(1.5, color="green", lw=0.8, ls="--", label="target +1.5")
     ax.set_xscale("log")
