@@ -35,8 +35,8 @@ the machine's speed.
 
 The defaults (128 states, no time budget, ``margin_z=2``) are the best measured configuration:
 ``gin3 evaluate search heuristic --hands 300 --matches 0 --seed 2026 --seat-baseline`` gave
-+1.23 [+0.36, +2.09] points per hand, but ``--seed 7`` gave -0.11 [-1.03, +0.81] (pooled
-+0.56 [-0.07, +1.19]). A searched decision took a median of 80 to 160 ms on the shared 2-core
++1.23 [+0.36, +2.09] points per hand, but on fresh deals ``--seed 7`` gave -0.11 [-1.03, +0.81]
+and ``--seed 11`` +0.62 [-0.26, +1.50]. A searched decision took a median of 60 to 160 ms on the shared 2-core
 machine (``results/search_strength.json``); ``time_budget=0.1`` caps the time instead.
 
 The compiled core (numba) is imported when the policy is built, not with the package.
