@@ -16,7 +16,7 @@ At each decision with more than one sensible move the policy
 
 Candidates: both moves of a take/pass choice at the opening; both moves of a take/draw
 choice only with ``search_draws=True`` (off by default: measured against the true state, the
-search's take/draw overrides lost 1.6 points each, because the belief leaves cards the
+search's take/draw overrides lost 1.6 points each, probably because the belief leaves cards the
 opponent really holds in the sampled stock, so drawing looks better than it is); in the discard phase the
 heuristic's ``max_candidates`` best discards by its own scores, the knock with the least
 deadwood (if any knock is legal) and the heuristic's move. Decisions with one legal move
