@@ -35,9 +35,10 @@ the machine's speed.
 
 The defaults (128 states, no time budget, ``margin_z=2``) are the best measured configuration:
 ``gin3 evaluate search heuristic --hands 300 --matches 0 --seed 2026 --seat-baseline`` gave
-+1.23 [+0.36, +2.09] points per hand, but on fresh deals ``--seed 7`` gave -0.11 [-1.03, +0.81]
-and ``--seed 11`` +0.62 [-0.26, +1.50]. A searched decision took a median of 60 to 160 ms on the shared 2-core
-machine (``results/search_strength.json``); ``time_budget=0.1`` caps the time instead.
++1.23 [+0.36, +2.09] points per hand; on fresh deals ``--seed 7`` gave -0.11, ``--seed 11``
++0.62 and ``--seed 13`` +0.84 (the three pooled: +0.45 [-0.08, +0.98]). A searched decision took
+a median of 60 to 160 ms on the shared 2-core machine (``results/search_strength.json``);
+``time_budget=0.1`` caps the time instead.
 
 The compiled core (numba) is imported when the policy is built, not with the package.
 """
