@@ -7,13 +7,16 @@ of :mod:`gin3_env.envs.observation`, possibly with match features appended),
 
 - :class:`RandomPolicy` (``seed``): uniform over the legal actions.
 - :class:`HeuristicPolicy`: a strong rule-based player (see its module).
-- :func:`load_policy`: ``"random"``, ``"heuristic"``, ``"trained"``, a path to a
+- :class:`SearchPolicy`: decision-time search over states drawn from a particle belief
+  (:mod:`.search`, :mod:`.belief`; the compiled core is imported when one is built).
+- :func:`load_policy`: ``"random"``, ``"heuristic"``, ``"search"``, ``"trained"``, a path to a
   saved MaskablePPO ``.zip`` (an :class:`SB3Policy`), or a policy object passed through.
 """
 
 from .heuristic import SIMPLE, HeuristicConfig, HeuristicPolicy
 from .loading import BUILTIN_SPECS, ModelFileError, SB3Policy, check_model_file, load_model_policy, load_policy
 from .random_policy import RandomPolicy
+from .search import SearchConfig, SearchPolicy
 
 __all__ = [
     "BUILTIN_SPECS",
@@ -23,6 +26,8 @@ __all__ = [
     "ModelFileError",
     "RandomPolicy",
     "SB3Policy",
+    "SearchConfig",
+    "SearchPolicy",
     "check_model_file",
     "load_model_policy",
     "load_policy",

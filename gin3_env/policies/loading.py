@@ -4,6 +4,8 @@
 |--------------------------|--------------------------------------------------------------|
 | ``"random"``             | :class:`RandomPolicy` (``seed=`` keyword)                    |
 | ``"heuristic"``          | :class:`HeuristicPolicy` (config keywords)                   |
+| ``"search"``             | :class:`~gin3_env.policies.search.SearchPolicy` (``seed=``, ``rules=``, option keywords) |
+| ``"search:k=v,..."``     | the same with options, e.g. ``"search:samples=16,time_budget=none"`` |
 | ``"trained"``            | the model shipped as ``gin3_env/models/trained.zip``         |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
 | ``"rllib:PATH"``         | a ``gin3 train --backend rllib`` checkpoint folder (torch only) |
@@ -44,7 +46,7 @@ from ..observation.layout import OBS_SIZE
 from .heuristic import HeuristicPolicy
 from .random_policy import RandomPolicy
 
-BUILTIN_SPECS = ("random", "heuristic", "trained")
+BUILTIN_SPECS = ("random", "heuristic", "trained", "search")
 RLLIB_PREFIX = "rllib:"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 TRAINED_MODEL = MODELS_DIR / "trained.zip"
@@ -271,6 +273,11 @@ def load_policy(spec: Any, **kwargs: Any) -> Any:
         return RandomPolicy(**kwargs)
     if text == "heuristic":
         return HeuristicPolicy(**kwargs)
+    if text == "search" or text.startswith("search:"):
+        from .search import SearchPolicy, parse_options  # imports the compiled core (numba)
+
+        options = parse_options(text[len("search:") :]) if text.startswith("search:") else {}
+        return SearchPolicy(**{**options, **kwargs})
     if text == "trained":
         if not TRAINED_MODEL.is_file():
             raise FileNotFoundError(

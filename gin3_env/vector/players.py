@@ -22,6 +22,7 @@ from ..engine.actions import NUM_ACTIONS
 from ..observation.layout import OBS_SIZE
 from ..policies.heuristic import HeuristicConfig, HeuristicPolicy
 from . import heuristic_kernels as hk
+from .heuristic_params import heuristic_params
 from .threads import use_threads
 
 
@@ -64,12 +65,7 @@ class HeuristicBatch:
         self.scalar = HeuristicPolicy(config, **overrides)  # validates the options the same way
         cfg = self.config = self.scalar.config
         self.name = self.scalar.name
-        self._fp = np.array([cfg.outs_weight, cfg.danger_weight], dtype=np.float64)
-        self._ip = np.array(
-            [cfg.knock_limit, int(cfg.take_on_knock), cfg.knock_early_max, cfg.early_stock, cfg.knock_late_max,
-             cfg.late_stock, cfg.outs_stock_scale, int(cfg.simple)],
-            dtype=np.int64,
-        )
+        self._fp, self._ip = heuristic_params(cfg)
 
     @classmethod
     def from_policy(cls, policy: HeuristicPolicy) -> HeuristicBatch:

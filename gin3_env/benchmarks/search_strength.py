@@ -1,0 +1,122 @@
+"""Strength of ``SearchPolicy`` against the heuristic, and its time per decision, for several budgets.
+
+    python -m gin3_env.benchmarks.search_strength --deals 200 --samples 8 16 32 --out results/search_strength.json
+    python -m gin3_env.benchmarks.search_strength --plot results/search_strength.json docs/search_strength.png
+
+Each budget is a fixed number of sampled states per searched decision (``time_budget=None``, so
+the figures do not depend on the machine's speed and the run is deterministic for its seed);
+``--belief uniform`` searches with the uniform belief instead of the particles. For each budget
+it runs ``evaluate_hands(search, heuristic, deals, seed, seat_baseline=True)`` (what
+``gin3 evaluate search heuristic --seat-baseline`` runs) and records the pair mean, the two seat
+differences against the heuristic's own play, and the median and mean wall time of a searched
+decision (on this machine, at the time: a shared machine makes them noisy). Results are
+appended to the JSON file as they come (atomically), so a long run can be stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def run(deals: int, samples: list[int], belief: str, seed: int, out: Path | None,
+        options: str = "") -> list[dict[str, Any]]:
+    from gin3_env.evaluation.hands import evaluate_hands
+    from gin3_env.files import save_json
+    from gin3_env.policies import HeuristicPolicy
+    from gin3_env.policies.search import SearchPolicy, parse_options
+
+    rows: list[dict[str, Any]] = []
+    if out is not None and out.exists():
+        rows = json.loads(out.read_text()).get("runs", [])
+    for n in samples:
+        opts: dict[str, Any] = {"samples": n, "min_samples": min(8, n), "time_budget": None}
+        if belief == "uniform":
+            opts["belief"] = None
+        opts.update(parse_options(options))
+        policy = SearchPolicy(seed=seed, **opts)
+        report = evaluate_hands(policy, HeuristicPolicy(), deals, seed=seed, seat_baseline=True)
+        secs = np.asarray(policy.decision_seconds)
+        row = {
+            "samples": n,
+            "belief": belief,
+            "options": options,
+            "deals": deals,
+            "seed": seed,
+            "median_ms_per_searched_decision": float(np.median(secs) * 1e3),
+            "mean_ms_per_searched_decision": float(secs.mean() * 1e3),
+            "searched_decisions": len(secs),
+            "report": report.to_dict(),
+        }
+        rows.append(row)
+        d = report.to_dict()
+        print(
+            f"samples {n:>4} belief {belief:<9} {options} pair {d['points_per_hand']['mean']:+.2f} "
+            f"[{d['points_per_hand']['low']:+.2f}, {d['points_per_hand']['high']:+.2f}]  "
+            f"team-minus {d['seat_adjusted']['team']['mean']:+.2f}  "
+            f"box-minus {d['seat_adjusted']['box']['mean']:+.2f}  "
+            f"median {row['median_ms_per_searched_decision']:.0f} ms",
+            flush=True,
+        )
+        if out is not None:
+            save_json(out, {"kind": "search_strength", "runs": rows})
+    return rows
+
+
+def plot(src: Path, dst: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = json.loads(src.read_text())["runs"]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault((r["belief"], r.get("options", "")), []).append(r)
+    markers = "osD^v<>"
+    for j, ((belief, options), sel) in enumerate(sorted(groups.items())):
+        sel.sort(key=lambda r: (r["samples"], r["seed"]))
+        x = [r["median_ms_per_searched_decision"] for r in sel]
+        y = [r["report"]["points_per_hand"]["mean"] for r in sel]
+        err = [r["report"]["points_per_hand"]["mean"] - r["report"]["points_per_hand"]["low"] for r in sel]
+        ax.errorbar(x, y, yerr=err, marker=markers[j % len(markers)], capsize=3, ls="none",
+                    label=f"{belief} {options}")
+        for r, xi, yi in zip(sel, x, y, strict=True):
+            label = f"{r['samples']}" + ("" if r["seed"] == 2026 else f" (seed {r['seed']})")
+            ax.annotate(label, (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.axhline(1.5, color="green", lw=0.8, ls="--", label="target +1.5")
+    ax.set_xscale("log")
+    ax.set_xlabel("median ms per searched decision (shared 2-core machine)")
+    ax.set_ylabel("pair mean vs heuristic (points/hand, 95% CI)")
+    ax.set_title("SearchPolicy vs HeuristicPolicy (labels: sampled states)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--samples", type=int, nargs="+", default=[8, 16, 32])
+    p.add_argument("--belief", choices=("particles", "uniform"), default="particles")
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--out", type=Path)
+    p.add_argument("--options", default="", help="more SearchPolicy options, as in 'search:...' (e.g. margin_z=0.5)")
+    p.add_argument("--plot", nargs=2, type=Path, metavar=("JSON", "PNG"))
+    args = p.parse_args(argv)
+    if args.plot:
+        plot(*args.plot)
+        return 0
+    run(args.deals, args.samples, args.belief, args.seed, args.out, args.options)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Play full hand states out to their end with a batched heuristic, in one compiled loop.
+
+Search needs many playouts from mid-hand states (a determinised sample of what a player
+knows, then a first action). :class:`Rollouts` loads :class:`~gin3_env.engine.hand.HandState`
+objects into the arrays of the batched core (the layout of :mod:`.hand_kernels`: phase,
+player, turns, the stock as ``deck[POS:]``, the discard pile, masks of hands, known and
+declined cards), plays each row's first action, then lets a
+:class:`~gin3_env.policies.HeuristicPolicy` configuration choose every later move for both
+players until the hand ends, all inside one numba kernel (no Python between moves).
+
+    roll = Rollouts(rules)                       # rollout policy: the heuristic's defaults
+    team_points = roll.run(states, first_actions)  # float64 (len(states),): the team's points
+
+The moves are the kernels :func:`.hand_kernels.apply_rows` and
+:func:`.heuristic_kernels.act_row`, the ones ``VectorHands`` and ``HeuristicBatch`` use, so
+a playout is the hand the engine would play with ``HeuristicPolicy`` on both sides
+(``tests/test_search.py`` checks this against the scalar engine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numba import njit
+
+from ..engine.actions import action_str
+from ..engine.hand import HandState, IllegalActionError
+from ..engine.rules import Rules
+from ..policies.heuristic import HeuristicConfig, HeuristicPolicy
+from . import hand_kernels as hk
+from .hands import rules_vector
+from .heuristic_kernels import act_row
+from .heuristic_params import heuristic_params
+
+__all__ = ["Rollouts", "load_states"]
+
+
+def load_states(states: Sequence[HandState]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The batched-core arrays ``(S, M, deck, pile)`` of ``states`` (one row each, in play).
+
+    The stock goes to ``deck[POS:]`` in draw order (``HandState.stock[-1]`` is drawn first);
+    the cards before ``POS`` are never read by the kernels and are left as zeros."""
+    n = len(states)
+    S = np.zeros((n, hk.NUM_COLS), dtype=np.int64)
+    S[:, hk.KNOCKER : hk.KNOCK_CARD + 1] = -1
+    M = np.zeros((n, 6), dtype=np.int64)
+    deck = np.zeros((n, 52), dtype=np.int8)
+    pile = np.zeros((n, 52), dtype=np.int8)
+    for i, st in enumerate(states):
+        if st.is_over:
+            raise ValueError(f"state {i} is over: there is nothing to play out")
+        stock = st.stock
+        pos = 52 - len(stock)
+        S[i, hk.PHASE] = int(st.phase)
+        S[i, hk.PLAYER] = st.player
+        S[i, hk.TURNS] = st.turns
+        S[i, hk.STOCK_ONLY] = int(st.stock_only)
+        S[i, hk.TAKEN] = -1 if st.taken is None else st.taken
+        S[i, hk.POS] = pos
+        S[i, hk.PILE_LEN] = len(st.discards)
+        M[i, 0], M[i, 1] = st.hands
+        M[i, 2], M[i, 3] = st.known
+        M[i, 4], M[i, 5] = st.declined
+        if stock:
+            deck[i, pos:] = stock[::-1]
+        if st.discards:
+            pile[i, : len(st.discards)] = st.discards
+    return S, M, deck, pile
+
+
+@njit(cache=True)
+def _legal_rows(S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray) -> None:
+    kd = np.zeros(52, np.int64)
+    order = np.zeros(52, np.int64)
+    for i in range(S.shape[0]):
+        hk._legal(i, S, M, mask, R, kd, order)
+
+
+@njit(cache=True)
+def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
+             R: np.ndarray, fp: np.ndarray, ip: np.ndarray, first: np.ndarray, out: np.ndarray) -> int:
+    """Play ``first[i]`` then the heuristic to the end in every row; ``out[i]`` = the team's points.
+
+    Returns -1, or the index of the first row whose first action is illegal (nothing is played then)."""
+    n = S.shape[0]
+    for i in range(n):
+        if mask[i, first[i]] == 0:
+            return i
+    obs = np.zeros((n, hk.OBS_SIZE), np.float32)
+    one = np.zeros(1, np.int64)
+    act = np.zeros(1, np.int64)
+    who = np.full(1, -1, np.int64)
+    rewards = np.zeros((1, 2), np.float32)
+    ended = np.zeros(1, np.int64)
+    for i in range(n):
+        one[0] = i
+        act[0] = first[i]
+        hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
+        while S[i, hk.PHASE] != hk.OVER:
+            hk.observe_rows(one, who, S, M, pile, R, obs[i : i + 1])
+            act[0] = act_row(obs, mask, i, fp, ip)
+            hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
+        out[i] = rewards[0, 0]
+    return -1
+
+
+class Rollouts:
+    """Playouts of hand states by a heuristic configuration (both players), compiled.
+
+    ``policy`` is a :class:`~gin3_env.policies.HeuristicConfig` (default: the tuned heuristic);
+    ``HeuristicConfig(outs_weight=0)`` drops the one-card look-ahead and is several times faster.
+    """
+
+    def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None) -> None:
+        self.rules = rules or Rules()
+        self._R = rules_vector(self.rules)
+        self.policy = HeuristicPolicy(policy).config  # its options checked as the scalar player's
+        self._fp, self._ip = heuristic_params(self.policy)
+
+    def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Team points (float64, one per state) of playing each state's first action, then the heuristic.
+
+        Rows may share a state object; each is played on its own copy. An illegal first action is an
+        ``IllegalActionError`` naming the row."""
+        first = np.asarray(first_actions, dtype=np.int64)
+        if first.shape != (len(states),):
+            raise ValueError(f"first_actions must have one action per state ({len(states)}), got {first.shape}")
+        if len(states) == 0:
+            return np.zeros(0)
+        if ((first < 0) | (first >= hk.NUM_ACTIONS)).any():
+            raise ValueError(f"first actions must be in 0..{hk.NUM_ACTIONS - 1}")
+        for st in states:
+            if st.rules != self.rules:
+                raise ValueError("a state's rules differ from the rollouts' rules")
+        S, M, deck, pile = load_states(states)
+        mask = np.zeros((len(states), hk.NUM_ACTIONS), dtype=np.int8)
+        _legal_rows(S, M, mask, self._R)
+        out = np.zeros(len(states), dtype=np.float64)
+        bad = _playout(S, M, deck, pile, mask, self._R, self._fp, self._ip, first, out)
+        if bad >= 0:
+            a = int(first[bad])
+            raise IllegalActionError(f"row {bad}: first action {a} ({action_str(a)}) is not legal in its state")
+        return out
