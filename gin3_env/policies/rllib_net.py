@@ -89,14 +89,17 @@ class MaskedActorCritic(nn.Module):
         if self.card_head:
             self.register_buffer("card_index", card_feature_index(), persistent=False)
             self.card_net = nn.Sequential(nn.Linear(PER_CARD, CARD_HIDDEN), nn.Tanh(), nn.Linear(CARD_HIDDEN, 2))
-            nn.init.orthogonal_(self.card_net[2].weight, gain=0.01)
-            nn.init.zeros_(self.card_net[2].bias)
+            last = self.card_net[2]
+            assert isinstance(last, nn.Linear)
+            nn.init.orthogonal_(last.weight, gain=0.01)
+            nn.init.zeros_(last.bias)
 
     def logits(self, obs: torch.Tensor) -> torch.Tensor:
         """Unmasked logits, (B, 107)."""
         out = self.pi_out(self.pi_trunk(obs))
         if self.card_head:
-            cards = obs[:, self.card_index].reshape(-1, PER_CARD, PLANE).transpose(1, 2)  # (B, 52, PER_CARD)
+            index = self.get_buffer("card_index")
+            cards = obs[:, index].reshape(-1, PER_CARD, PLANE).transpose(1, 2)  # (B, 52, PER_CARD)
             per_card = self.card_net(cards)  # (B, 52, 2): discard, knock
             front = torch.zeros(out.shape[0], DISCARD_BASE, dtype=out.dtype, device=out.device)
             assert KNOCK_BASE == DISCARD_BASE + PLANE

@@ -48,6 +48,9 @@ def resolve_batch(spec: Any, seed: int | None) -> Any:
 class LearnerHands:
     """``num_envs`` hands, each always at a decision of the learner (see the module doc)."""
 
+    _deal_seed: int | None  # the seed of the next reset's deal (None: continue the generators)
+    _player_seeds: np.random.SeedSequence  # seeds of the random opponents
+
     def __init__(
         self,
         num_envs: int,
@@ -293,7 +296,8 @@ class LearnerHands:
             groups[use_baseline] = -1
         for g in np.unique(groups):
             sel = groups == g
-            policy = self.baseline if g < 0 else self.pool[g]
+            policy = self.pool[g] if g >= 0 else self.baseline
+            assert policy is not None  # rows of group -1 exist only with a baseline
             acts[sel] = policy.act(obs[sel], mask[sel])
         return acts
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 PARALLEL_MIN_ROWS = 64  # below this many rows the threaded kernel costs more than it saves
 _THREADS = [1]
 
@@ -12,8 +14,10 @@ def set_num_threads(n: int) -> None:
     (``gin3 bench --only vector`` prints the scaling)."""
     import numba
 
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= numba.config.NUMBA_NUM_THREADS:
-        raise ValueError(f"threads must be an int in 1..{numba.config.NUMBA_NUM_THREADS}, got {n!r}")
+    config: Any = numba.config  # its settings are read from the environment at import: unknown to type checkers
+    limit = int(config.NUMBA_NUM_THREADS)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= limit:
+        raise ValueError(f"threads must be an int in 1..{limit}, got {n!r}")
     numba.set_num_threads(n)
     _THREADS[0] = n
 
