@@ -4,12 +4,15 @@ Hand-written cases for each refusal, then hypothesis stateful testing: random se
 calls (reset with good and bad seeds and options, step with legal, illegal and mistyped
 actions, observe/last/render/agent_iter/spaces with good and bad agents, whole episodes
 played to the end and past it) through the AEC hand and match envs (raw and wrapped) and the
-Gymnasium envs. Each call either works or raises one of the package's errors
+Gymnasium envs, and the batched ``gin3_env.vector`` envs (``VectorHands``, ``vector_env``,
+``sb3_vec_env``: step with actions spoilt in one hand, of the wrong shape or dtype, before reset;
+reseeding, masks, SB3's step_async/step_wait/env_method/get_attr).
+Each call either works or raises one of the package's errors
 (:mod:`gin3_env.envs.errors`, the engine's ``IllegalActionError``, a ``ValueError`` naming a
 bad reset option); never an ``AttributeError``, ``KeyError``, ``TypeError`` or a bare
 ``AssertionError``; and a refused call leaves the env exactly as it was (its pickle).
 
-A new env (e.g. the batched ``gin3_env.vector`` envs) joins by writing a :class:`Driver` for it
+A new env joins by writing a :class:`Driver` (a :class:`BatchDriver` for a batched one) for it
 and one ``TestX = machine(XDriver()).TestCase`` line.
 """
 
@@ -32,6 +35,8 @@ from gin3_env.engine.hand import IllegalActionError
 from gin3_env.envs import aec_hand, aec_match
 from gin3_env.envs.errors import (
     ActionOutOfBoundsError,
+    ActionOutOfRangeError,
+    CallOrderError,
     EnvUsageError,
     InvalidActionError,
     InvalidSeedError,
@@ -331,3 +336,248 @@ TestGymMatch = machine(GymDriver("gym_match", lambda: gymnasium.make("gin3/Three
                                                                      opponent="random", disable_env_checker=True),
                                  st.one_of(_match_options, st.just({"learner": 2}), st.just({"learner": 5})))
                        ).TestCase
+
+
+# ------------------------------------------------------------ batched envs
+NUM_BATCH = 3
+# how a step's actions are spoilt: (kind, the fault is one hand's)
+SPOILS = ["legal", "legal", "illegal", "range_low", "range_high", "float", "whole_float", "nan", "bool", "string",
+          "object", "short", "long", "column", "ragged", "none"]
+
+
+def spoilt_actions(masks: np.ndarray | None, kind: str, hand: int) -> Any:
+    """Legal actions for each hand (0s when the masks cannot be read), spoilt as ``kind`` at ``hand``."""
+    n = NUM_BATCH
+    acts = np.zeros(n, np.int64) if masks is None else np.array([int(np.flatnonzero(m)[0]) for m in masks])
+    if kind == "illegal" and masks is not None:
+        acts[hand] = int(np.flatnonzero(~masks[hand].astype(bool))[0])
+    elif kind in ("range_low", "range_high"):
+        acts[hand] = -1 if kind == "range_low" else 107
+    elif kind in ("float", "nan"):
+        out = acts.astype(np.float64)
+        out[hand] = 1.5 if kind == "float" else np.nan
+        return out
+    elif kind == "whole_float":
+        return acts.astype(np.float32)
+    elif kind == "bool":
+        return np.ones(n, dtype=bool)
+    elif kind == "string":
+        return np.array(["draw"] * n)
+    elif kind == "object":
+        return np.array([object()] * n)
+    elif kind == "short":
+        return acts[:-1]
+    elif kind == "long":
+        return np.concatenate([acts, acts])
+    elif kind == "column":
+        return acts[:, None]
+    elif kind == "ragged":
+        return [[0, 1], [2]] + [[0]] * (n - 2)
+    elif kind == "none":
+        return None
+    return acts
+
+
+class BatchDriver:
+    """How the batched state machine drives one batched env."""
+
+    name = "batch"
+    sb3 = False
+    starts_dealt = False  # VectorHands deals in its constructor: no reset needed
+    illegal_refused = False  # VectorHands refuses illegal actions; the learner envs end that episode instead
+
+    def make(self) -> Any:
+        raise NotImplementedError
+
+    def reset(self, env: Any, seed: Any, options: Any) -> Any:
+        return env.reset(seed=seed, options=options)
+
+    def step(self, env: Any, actions: Any) -> Any:
+        return env.step(actions)
+
+    def masks(self, env: Any) -> np.ndarray:
+        return env.action_masks()
+
+    def state(self, env: Any) -> tuple[np.ndarray, np.ndarray, bytes]:
+        """Observations, masks (read without the env's checks) and the whole state as bytes."""
+        core = env.core
+        return core.observe(), core.hands._mask.copy(), pickle.dumps(env)
+
+
+class VectorHandsDriver(BatchDriver):
+    name = "vector_hands"
+    starts_dealt = True
+    illegal_refused = True
+
+    def make(self) -> Any:
+        from gin3_env.vector import VectorHands
+
+        return VectorHands(NUM_BATCH, seed=0)
+
+    def reset(self, env: Any, seed: Any, options: Any) -> Any:
+        return env.reset(seed=seed)
+
+    def masks(self, env: Any) -> np.ndarray:
+        return env.action_mask.astype(bool)
+
+    def state(self, env: Any) -> tuple[np.ndarray, np.ndarray, bytes]:
+        return env.observe(), env.action_mask, pickle.dumps(env)
+
+
+class GymVectorDriver(BatchDriver):
+    name = "vector_env"
+
+    def make(self) -> Any:
+        return gin3_env.vector_env(NUM_BATCH, opponent="random", seed=0)
+
+
+class SB3VectorDriver(BatchDriver):
+    name = "sb3_vec_env"
+    sb3 = True
+
+    def make(self) -> Any:
+        return gin3_env.sb3_vec_env(NUM_BATCH, opponent="random", seed=0)
+
+    def reset(self, env: Any, seed: Any, options: Any) -> Any:
+        env.seed(seed)
+        return env.reset()
+
+
+def batch_allowed(exc: BaseException) -> bool:
+    """One of the package's named errors, with a message."""
+    return bool(str(exc).strip()) and isinstance(exc, EnvUsageError)
+
+
+def batch_machine(driver: BatchDriver) -> type[RuleBasedStateMachine]:
+    """A state machine driving ``driver``'s batched env with random call sequences."""
+
+    class BatchMachine(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.env = driver.make()
+            self.started = driver.starts_dealt
+            self.pending = False  # sb3: step_async done, step_wait not yet
+
+        def call(self, name: str, fn: Callable[[], Any], refuse: type[BaseException] | None = None) -> Any:
+            """Run one call; (True, result) if it worked. A refusal must be a named error and change
+            nothing; with ``refuse`` the call must be refused with that error."""
+            obs, masks, snap = driver.state(self.env)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out = fn()
+            except Exception as exc:
+                assert batch_allowed(exc), f"{driver.name}.{name}: {type(exc).__name__}: {exc}"
+                if refuse is not None:
+                    assert isinstance(exc, refuse), f"{driver.name}.{name}: {type(exc).__name__}, not {refuse}"
+                obs2, masks2, snap2 = driver.state(self.env)
+                np.testing.assert_array_equal(obs2, obs, err_msg=f"{driver.name}.{name} refused, obs changed")
+                np.testing.assert_array_equal(masks2, masks, err_msg=f"{driver.name}.{name} refused, masks changed")
+                assert snap2 == snap, f"{driver.name}.{name} was refused ({exc}) but changed the env"
+                return False, exc
+            assert refuse is None, f"{driver.name}.{name} worked where it must raise {refuse.__name__}"
+            return True, out
+
+        def _masks(self) -> np.ndarray | None:
+            return driver.masks(self.env) if self.started else None
+
+        def _step(self, name: str, fn: Callable[[Any], Any], kind: str, hand: int) -> None:
+            actions = spoilt_actions(self._masks(), kind, hand)
+            refuse = None if self.started else ResetNeededError
+            ok, out = self.call(name, lambda: fn(actions), refuse)
+            if not self.started:
+                return
+            must_work = kind == "legal" or (kind == "column" and driver.sb3)  # only SB3's env takes (n, 1)
+            if must_work or (kind in ("illegal", "whole_float") and not driver.illegal_refused):
+                assert ok, f"{driver.name}.{name} refused {kind} actions: {out}"
+            if ok:
+                return
+            assert isinstance(out, InvalidActionError | CallOrderError), f"{driver.name}.{name}: {out!r}"
+            if kind in ("range_low", "range_high") or (kind == "illegal" and driver.illegal_refused):
+                assert isinstance(out, ActionOutOfRangeError if kind != "illegal" else IllegalActionError)
+                assert out.hand == hand, f"{driver.name}.{name}: {out} names hand {out.hand}, not {hand}"
+                assert f"hand {hand}" in str(out) and str(actions[hand]) in str(out), str(out)
+            if kind in ("float", "nan"):
+                assert f"hand {out.hand}" in str(out), str(out)
+                if not driver.illegal_refused:  # the learner envs take whole floats: the fault is hand's
+                    assert out.hand == hand, str(out)
+
+        @rule(seed=st.one_of(st.none(), st.integers(0, 2**32), st.sampled_from(BAD_SEEDS)),
+              options=st.one_of(st.none(), st.just({}), st.just({"decks": 1}), st.just("x")))
+        def reset(self, seed: Any, options: Any) -> None:
+            ok, out = self.call("reset", lambda: driver.reset(self.env, seed, options))
+            if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+                assert not ok and isinstance(out, InvalidSeedError), f"{driver.name}: seed {seed!r}: {out!r}"
+            if ok:
+                self.started, self.pending = True, False
+                if not driver.starts_dealt:
+                    assert driver.masks(self.env).any(axis=1).all()
+
+        @rule(kind=st.sampled_from(SPOILS), hand=st.integers(0, NUM_BATCH - 1))
+        def step(self, kind: str, hand: int) -> None:
+            self._step("step", lambda a: driver.step(self.env, a), kind, hand)
+            if self.started:
+                self.pending = False
+
+        @precondition(lambda self: self.started)
+        @rule(moves=st.integers(1, 30))
+        def play_legal(self, moves: int) -> None:
+            for _ in range(moves):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    driver.step(self.env, spoilt_actions(driver.masks(self.env), "legal", 0))  # it must work
+            self.pending = False
+
+        @rule()
+        def action_masks(self) -> None:
+            ok, out = self.call("action_masks", lambda: driver.masks(self.env),
+                                None if self.started else ResetNeededError)
+            if ok:
+                assert out.shape == (NUM_BATCH, 107) and out.any(axis=1).all()
+
+        if driver.sb3:
+
+            @rule(kind=st.sampled_from(SPOILS), hand=st.integers(0, NUM_BATCH - 1))
+            def step_async(self, kind: str, hand: int) -> None:
+                before = self.started
+                self._step("step_async", self.env.step_async, kind, hand)
+                if before and self.env._actions is not None:
+                    self.pending = True
+
+            @rule()
+            def step_wait(self) -> None:
+                refuse = ResetNeededError if not self.started else None if self.pending else CallOrderError
+                self.call("step_wait", self.env.step_wait, refuse)
+                self.pending = False
+
+            @rule(indices=st.sampled_from([None, 0, [0, 2], [5], -7, "x"]))
+            def env_method(self, indices: Any) -> None:
+                bad = indices in ([5], -7, "x")
+                refuse = ResetNeededError if not self.started and not bad else EnvUsageError if bad else None
+                self.call("env_method", lambda: self.env.env_method("action_masks", indices=indices), refuse)
+                self.call("env_method", lambda: self.env.env_method("nope"), AttributeError)
+
+            @rule(name=st.sampled_from(["action_masks", "reward_scale", "render_mode", "nope", "_rng", "num_envs"]))
+            def attrs(self, name: str) -> None:
+                self.call("get_attr", lambda: self.env.get_attr(name),
+                          AttributeError if name in ("nope", "_rng") else None)
+                self.call("set_attr", lambda: self.env.set_attr(name, 1.0),
+                          None if name == "reward_scale" else AttributeError)
+
+        else:
+
+            @rule()
+            def observe(self) -> None:
+                obs, masks, _ = driver.state(self.env)
+                assert obs.shape[0] == NUM_BATCH and masks.shape == (NUM_BATCH, 107)
+
+    BatchMachine.__name__ = f"{driver.name}Machine"
+    BatchMachine.TestCase.settings = settings(
+        max_examples=25, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck)
+    )
+    return BatchMachine
+
+
+TestVectorHands = batch_machine(VectorHandsDriver()).TestCase
+TestGymVectorEnv = batch_machine(GymVectorDriver()).TestCase
+TestSB3VecEnv = batch_machine(SB3VectorDriver()).TestCase

@@ -76,3 +76,34 @@ def test_package_observation_and_policies_without_the_env_libraries() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok"
+
+
+def test_batched_core_and_its_errors_without_the_env_libraries() -> None:
+    proc = run_blocked(
+        """
+        import numpy as np
+        from gin3_env.envs.errors import InvalidActionError, InvalidSeedError
+        from gin3_env.vector import VectorHands
+        from gin3_env.vector.errors import HandActionOutOfRangeError
+        hands = VectorHands(3, seed=0)
+        before = hands.observe()
+        try:
+            hands.step(np.array([0, 200, 0]))
+        except HandActionOutOfRangeError as exc:
+            assert isinstance(exc, InvalidActionError) and exc.hand == 1 and "hand 1" in str(exc), exc
+        else:
+            raise AssertionError("an out-of-range action was taken")
+        try:
+            hands.reset(seed=-1)
+        except InvalidSeedError:
+            pass
+        else:
+            raise AssertionError("a negative seed was taken")
+        assert (hands.observe() == before).all()
+        blocked = [m for m in ("gymnasium", "pettingzoo", "torch") if m in sys.modules]
+        assert not blocked, blocked
+        print("ok")
+        """
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"

@@ -34,9 +34,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium.error import ResetNeeded
 
 from ..engine.actions import NUM_ACTIONS
+
+try:
+    from gymnasium.error import ResetNeeded
+except ModuleNotFoundError as exc:  # the batched core (gin3_env.vector) works without gymnasium
+    if exc.name != "gymnasium":
+        raise
+
+    class ResetNeeded(Exception):  # type: ignore[no-redef]
+        """Stands in for ``gymnasium.error.ResetNeeded`` where gymnasium is not installed."""
 
 
 class EnvUsageError(Exception):

@@ -11,6 +11,7 @@
 | ``learner`` | :class:`LearnerHands`: learner role, opponents, duplicate-reward twins |
 | ``gym_env``, ``sb3_env`` | :func:`vector_env` (Gymnasium ``VectorEnv``), :func:`sb3_vec_env` (SB3 ``VecEnv``) |
 | ``datasets`` | heuristic decisions for imitation |
+| ``errors`` | the named errors of misuse (subclasses of :mod:`gin3_env.envs.errors`) naming the hand |
 
 Importing this package imports numba but compiles nothing; the kernels compile on first
 use (numba's cache on: ``__pycache__`` beside the code, or numba's user cache directory where

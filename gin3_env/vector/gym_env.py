@@ -7,6 +7,9 @@
   ``infos["final_obs"][i]`` (with ``infos["_final_obs"][i]`` True), its result in
   ``infos["final_info"]``.
 - Masks: ``env.action_masks()`` -> bool ``(num_envs, 107)``, also ``infos["action_mask"]``.
+- Misuse: ``step``/``action_masks`` before ``reset`` raise ``ResetNeededError``; actions that
+  are not one int ``0..106`` per slot an ``InvalidActionError`` naming the slot (hand) and the
+  action (:mod:`gin3_env.vector.errors`); a bad seed ``InvalidSeedError``; nothing changes.
 - Reward: the learner's game points at the end of its hand (minus the baseline's with
   ``reward_baseline``), times ``reward_scale``.
 
@@ -27,6 +30,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..engine.actions import NUM_ACTIONS
+from ..envs.errors import ResetNeededError, check_seed
+from .errors import InvalidResetOptionError
 from .hands import OUTCOME_NAMES
 from .learner import LearnerHands
 
@@ -47,18 +52,26 @@ class GinVectorEnv(VectorEnv):
         self._started = False
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        if options:
-            raise ValueError(f"vector_env.reset takes no options, got {sorted(options)}")
+        seed = check_seed(seed)
+        if options is not None and (not isinstance(options, dict) or options):
+            got: Any = f"{type(options).__name__} {options!r:.40}"
+            if isinstance(options, dict):
+                got = sorted(map(str, options))
+            raise InvalidResetOptionError(f"vector_env.reset takes no options, got {got}")
+        obs = self.core.reset(seed=seed)
         if seed is not None:
             self._np_random = np.random.default_rng(seed)
-        obs = self.core.reset(seed=seed)
         self._started = True
         return obs, self._info()
 
-    def step(self, actions: Any):
+    def _check_started(self, call: str) -> None:
         if not self._started:
-            raise RuntimeError("call reset() before step()")
-        obs, rewards, terminated, truncated, extra = self.core.step(actions)
+            raise ResetNeededError(f"vector_env: {call}() before reset(); call reset() first")
+
+    def step(self, actions: Any):
+        self._check_started("step")
+        acts = self.core.check_actions(actions)  # refused before anything changes
+        obs, rewards, terminated, truncated, extra = self.core.step(acts)
         infos = self._info()
         ended = extra["ended"]
         if ended.any():
@@ -82,6 +95,7 @@ class GinVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """bool (num_envs, 107): the learner's legal actions in each slot."""
+        self._check_started("action_masks")
         return self.core.action_masks()
 
     def set_opponent(self, opponent: Any, weights: Any = None) -> None:

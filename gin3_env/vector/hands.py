@@ -22,9 +22,11 @@ import numpy as np
 
 from ..engine.actions import NUM_ACTIONS, action_str
 from ..engine.cards import NUM_CARDS, card_str
-from ..engine.hand import PLAYER_NAMES, IllegalActionError, Phase
+from ..engine.hand import PLAYER_NAMES, Phase
 from ..engine.rules import Rules
+from ..envs.errors import check_seed
 from . import hand_kernels as hk
+from .errors import BatchActionError, HandActionOutOfRangeError, IllegalHandActionError
 
 OUTCOME_NAMES = ("in_play", "gin", "knock", "undercut", "dead", "truncated")
 
@@ -47,6 +49,42 @@ def check_decks(decks: Any, num_envs: int) -> np.ndarray:
         dup = int(np.flatnonzero(counts > 1)[0])
         raise ValueError(f"deck row {row} is not a permutation of 0..51: it repeats card {card_str(dup)} ({dup})")
     return arr.astype(np.int8)
+
+
+def action_array(actions: Any, where: np.ndarray, integral_floats: bool = False) -> np.ndarray:
+    """``actions`` as int64 (len(where),) if each is an int in ``0..106``, else a :class:`BatchActionError`
+    naming the problem and, where one hand is at fault, the hand (``where[k]``) and its action.
+    With ``integral_floats``, floats that are whole numbers pass (SB3 hands some actions over as floats)."""
+    n = len(where)
+    try:
+        arr = np.asarray(actions)
+    except (ValueError, TypeError) as exc:  # ragged lists and the like
+        raise BatchActionError(f"actions must be an array of shape ({n},) of ints 0..{NUM_ACTIONS - 1}, "
+                               f"got {type(actions).__name__} ({exc})") from None
+    if arr.shape != (n,):
+        raise BatchActionError(f"actions must have shape ({n},), got {arr.shape}")
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        floats = np.issubdtype(arr.dtype, np.floating)
+        if floats and integral_floats:
+            whole = np.isfinite(arr) & (arr == np.round(arr))
+            bad_at = np.flatnonzero(~whole)
+        else:
+            bad_at = np.arange(n)
+        if len(bad_at):
+            k = int(bad_at[0])
+            value = arr[k].item() if isinstance(arr[k], np.generic) else arr[k]
+            raise BatchActionError(
+                f"actions must be integers, got dtype {arr.dtype}: hand {int(where[k])}: action {value!r:.60}",
+                int(where[k]), value,
+            )
+    bad = (arr < 0) | (arr >= NUM_ACTIONS)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        value = arr[k].item()
+        raise HandActionOutOfRangeError(
+            f"hand {int(where[k])}: action {value} out of range 0..{NUM_ACTIONS - 1}", int(where[k]), value
+        )
+    return arr.astype(np.int64)
 
 
 def rules_vector(rules: Rules) -> np.ndarray:
@@ -97,6 +135,7 @@ class VectorHands:
     def reset(self, seed: int | None = None, decks: Any = None) -> None:
         """Deal every hand again: from ``decks`` (num_envs, 52) if given, else from the generator
         (reseeded when ``seed`` is given). Results of earlier hands are cleared."""
+        seed = check_seed(seed)
         if decks is not None:
             rows = check_decks(decks, self.num_envs)
         if seed is not None or not hasattr(self, "_rng"):
@@ -203,27 +242,18 @@ class VectorHands:
 
     # ------------------------------------------------------------------ moves
     def check_actions(self, actions: Any, rows: np.ndarray | None = None) -> np.ndarray:
-        """``actions`` as int64 if each is legal in its hand, else an error naming the hand and the action."""
-        n = self.num_envs if rows is None else len(rows)
-        arr = np.asarray(actions)
-        if arr.shape != (n,):
-            raise ValueError(f"actions must have shape ({n},), got {arr.shape}")
-        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
+        """``actions`` as int64 if each is legal in its hand, else an error naming the hand and the action
+        (:class:`BatchActionError`, :class:`HandActionOutOfRangeError`, :class:`IllegalHandActionError`)."""
         where = self._all if rows is None else rows
-        bad = (arr < 0) | (arr >= NUM_ACTIONS)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"hand {int(where[k])}: action {int(arr[k])} out of range 0..{NUM_ACTIONS - 1}")
-        acts = arr.astype(np.int64)
+        acts = action_array(actions, where)
         illegal = self._mask[where, acts] == 0
         if illegal.any():
             k = int(np.flatnonzero(illegal)[0])
             i, a = int(where[k]), int(acts[k])
             legal = ", ".join(f"{x} ({action_str(int(x))})" for x in np.flatnonzero(self._mask[i]))
-            raise IllegalActionError(
+            raise IllegalHandActionError(
                 f"hand {i}: illegal action {a} ({action_str(a)}) for the {PLAYER_NAMES[self._S[i, hk.PLAYER]]} "
-                f"in phase {Phase(self._S[i, hk.PHASE]).name}; legal: {legal}"
+                f"in phase {Phase(self._S[i, hk.PHASE]).name}; legal: {legal}", i, a
             )
         return acts
 

@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import PLAYER_NAMES
 from ..engine.rules import Rules
+from ..envs.errors import check_seed
 from ..observation.features import AUGMENTED_SIZE
 from ..observation.layout import OBS_SIZE
 from . import hand_kernels as hk
-from .hands import VectorHands
+from .hands import VectorHands, action_array, check_decks
 from .players import as_batch
 
 LEARNER_ROLES = ("team", "box", "random")
@@ -80,7 +80,7 @@ class LearnerHands:
         self.obs_size = AUGMENTED_SIZE if features == "augmented" else OBS_SIZE
         self.hands = VectorHands(n, rules=rules, **rule_options)
         self.rules = self.hands.rules
-        self._seed_all(seed)
+        self._seed_all(check_seed(seed))
         self.set_opponent(opponent, weights)
         self.baseline = None if reward_baseline is None else resolve_batch(reward_baseline, None)
         self.twin = VectorHands(n, rules=self.rules) if self.baseline is not None else None
@@ -133,12 +133,16 @@ class LearnerHands:
         """Deal every slot again (reseeding roles, opponent draws, decks and random opponents when
         ``seed`` is given); ``decks`` (k >= num_envs, 52): the first num_envs are dealt, the rest
         queued for the redeals that follow. Returns the learner observations."""
+        seed = check_seed(seed)
+        later = None
+        if decks is not None:  # checked before anything changes
+            arr = np.asarray(decks)
+            decks = check_decks(arr[: self.num_envs] if arr.ndim == 2 else arr, self.num_envs)
+            later = arr[self.num_envs :]
+            if len(later):
+                check_decks(later, len(later))
         if seed is not None:
             self._seed_all(seed)
-        later = None
-        if decks is not None:
-            decks = np.asarray(decks)
-            decks, later = decks[: self.num_envs], decks[self.num_envs :]
         self.hands.reset(seed=self._deal_seed, decks=decks)
         if later is not None and len(later):
             self.hands.queue_decks(later)
@@ -181,24 +185,19 @@ class LearnerHands:
             return augment_batch(obs)
         return obs
 
+    def check_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as int64 (num_envs,) if each is an int in ``0..106`` (whole floats too: SB3 hands
+        discrete actions over as integers, others as floats), else an error naming the hand and the
+        action (:mod:`gin3_env.vector.errors`). Legality is not checked: an illegal action ends its
+        episode with the penalty."""
+        return action_array(actions, self._all, integral_floats=True)
+
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One learner action per slot. Returns (observations, rewards, terminated, truncated, extra)
         where ``extra`` holds ``final_obs`` (rows of ended episodes, else zeros), ``illegal`` (bool),
         ``ended`` (bool), ``outcome`` (codes), ``learner`` (0/1 of the ended hand), ``baseline_points``."""
         n = self.num_envs
-        arr = np.asarray(actions)
-        if arr.shape != (n,):
-            raise ValueError(f"actions must have shape ({n},), got {arr.shape}")
-        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-            if np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr)):
-                arr = arr.astype(np.int64)  # SB3 hands discrete actions over as integers, others as floats
-            else:
-                raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
-        bad = (arr < 0) | (arr >= NUM_ACTIONS)
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"env {k}: action {int(arr[k])} out of range 0..{NUM_ACTIONS - 1}")
-        acts = arr.astype(np.int64)
+        acts = self.check_actions(actions)
         illegal = self.hands._mask[self._all, acts] == 0
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
