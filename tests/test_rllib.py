@@ -298,3 +298,175 @@ def test_training_on_a_ray_start_cluster(tmp_path: Path) -> None:
             current.unlink()
     with socket.socket() as s:
         assert s.connect_ex(("127.0.0.1", port)) != 0, "the cluster is still up"
+
+
+# ------------------------------------------------------------------ Ctrl-C and the run lock
+def _children() -> dict[int, list[int]]:
+    """Every process's children, from /proc (pid -> child pids)."""
+    tree: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        tree.setdefault(ppid, []).append(int(entry.name))
+    return tree
+
+
+def _descendants(pid: int) -> set[int]:
+    tree, found, todo = _children(), set(), [pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """True for a running process (a zombie, dead but not yet reaped, is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return f"{pid} " + Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
+    except OSError:
+        return f"{pid} (gone)"
+
+
+def _in_session(sid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid and fields[0] != "Z":  # fields[3]: the session id
+                found.add(int(entry.name))
+    return found
+
+
+RUN_ARGS = ["--total-timesteps", "10000000", "--num-cpus", "1", "--train-batch-size", "200", "--minibatch-size",
+            "100", "--num-epochs", "1", "--hidden", "[32]"]
+
+
+class _Run:
+    """A real ``gin3 train --backend rllib`` subprocess in a session of its own, stdout read line by line."""
+
+    def __init__(self, tmp_path: Path, args: list[str]) -> None:
+        import threading
+
+        self.command = [sys.executable, "-m", "gin3_env.cli", "train", "--backend", "rllib", *args]
+        self.env = {**os.environ, "PYTHONPATH": str(REPO), "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+                    "RAY_USAGE_STATS_ENABLED": "0"}
+        self.stderr_path = tmp_path / "stderr.txt"
+        with self.stderr_path.open("w") as stderr:
+            self.proc = subprocess.Popen(self.command, env=self.env, stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                         start_new_session=True)
+        self.lines: list[str] = []
+        stdout = self.proc.stdout
+        assert stdout is not None
+        self.reader = threading.Thread(target=lambda: self.lines.extend(iter(stdout.readline, "")), daemon=True)
+        self.reader.start()
+        self.seen: set[int] = set()
+
+    def wait_for_iterations(self, count: int, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while sum(line.startswith("[iter") for line in self.lines) < count:
+            assert self.proc.poll() is None, f"gin3 train ended early ({self.proc.returncode}): {self.stderr()[-2000:]}"
+            assert time.monotonic() < deadline, f"not {count} iteration(s) within {timeout} s"
+            time.sleep(0.1)
+        self.seen = _descendants(self.proc.pid)
+        assert self.seen, "gin3 train started no Ray process: the process check would prove nothing"
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text()
+
+    def assert_nothing_left(self, grace: float = 15.0) -> None:
+        deadline = time.monotonic() + grace  # give Ray a few seconds to go
+        while (left := self.left()) and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert not left, f"processes of the stopped run remain: {[_cmdline(p) for p in sorted(left)]}"
+
+    def left(self) -> set[int]:
+        return {p for p in self.seen | _in_session(self.proc.pid) if _alive(p)}
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        for pid in self.left():
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_sigint_checkpoints_says_how_to_resume_and_leaves_no_process(tmp_path: Path) -> None:
+    args = ["--out-dir", str(tmp_path), "--run-name", "S", *RUN_ARGS, "--checkpoint-every", "1000"]
+    run = _Run(tmp_path, args)
+    try:
+        run.wait_for_iterations(1)
+
+        # one run, one writer: a second gin3 train on the same run folder refuses at once
+        second = subprocess.run([*run.command, "--resume"], env=run.env, capture_output=True, text=True, timeout=120)
+        assert second.returncode == 2, second.stderr[-2000:]
+        assert second.stderr.count("\n") == 1 and "is in use by another gin3 train" in second.stderr
+        assert f"(pid {run.proc.pid})" in second.stderr
+
+        os.killpg(run.proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal: the whole group, Ray's processes too
+        code = run.proc.wait(timeout=90)
+        run.reader.join(timeout=10)
+        err = run.stderr()
+        assert code == 130, err[-3000:]
+        assert "SIGINT received: stopping after the current iteration" in err
+        checkpoint = tmp_path / "S" / "checkpoint"
+        assert f"checkpoint written to {checkpoint.resolve()}" in err
+        resume = f"resume with: gin3 train --backend rllib {' '.join(args)} --resume"
+        assert resume.replace("[32]", "'[32]'") in err, err[-3000:]
+        state = json.loads((checkpoint / STATE_FILE).read_text())
+        printed = sum(line.startswith("[iter") for line in run.lines)
+        assert state["iterations"] == printed >= 1 and len(state["history"]) == printed  # the one in flight too
+        assert (checkpoint / SIDECAR).is_file()
+        assert not (tmp_path / "S" / "checkpoint.partial").exists()
+        assert not (tmp_path / "S" / "final_eval.json").exists()  # stopped: no final evaluation
+        run.assert_nothing_left()
+    finally:
+        run.kill()
+
+
+def test_a_second_sigterm_stops_at_once_and_keeps_the_last_checkpoint(tmp_path: Path) -> None:
+    args = ["--out-dir", str(tmp_path), "--run-name", "T", *RUN_ARGS, "--checkpoint-every", "1"]
+    run = _Run(tmp_path, args)
+    try:
+        run.wait_for_iterations(2)  # checkpoint_every 1: a complete checkpoint is on disk
+        os.kill(run.proc.pid, signal.SIGTERM)
+        time.sleep(0.2)
+        os.kill(run.proc.pid, signal.SIGTERM)
+        code = run.proc.wait(timeout=60)
+        err = run.stderr()
+        assert code == 143, err[-3000:]
+        assert "SIGTERM again: stopped at once" in err and "resume with" not in err
+        state = json.loads((tmp_path / "T" / "checkpoint" / STATE_FILE).read_text())  # whole, and readable
+        assert state["iterations"] >= 2
+        assert load_policy(f"rllib:{tmp_path / 'T' / 'checkpoint'}") is not None
+        run.assert_nothing_left()
+    finally:
+        run.kill()
+
+
+def test_a_held_run_folder_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gin3_env.training.rllib_train import main
+    from gin3_env.training.run_lock import RunLock
+
+    with RunLock(tmp_path / "L"):
+        code = main(["--out-dir", str(tmp_path), "--run-name", "L", "--total-timesteps", "200"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "is in use by another gin3 train" in err
+    assert [p.name for p in (tmp_path / "L").iterdir()] == [".lock"]  # nothing else written

@@ -20,13 +20,21 @@ is loaded with torch alone (:mod:`gin3_env.policies.rllib_policy`) and
 evaluated against the heuristic and random, as ``gin3 train`` does.
 
 Bad input (an unknown config key, an unreachable ``--address``, a missing or
-foreign checkpoint to resume, a run folder that already holds a run) is one
-line on stderr and exit code 2, before anything is written.
+foreign checkpoint to resume, a run folder that already holds a run, or one that
+another ``gin3 train`` is using: :class:`~.run_lock.RunLock` on ``RUN_DIR/.lock``)
+is one line on stderr and exit code 2, before anything but the lock file is written.
+
+Ctrl-C (SIGINT) or SIGTERM (:class:`~.signals.GracefulStop`): the iteration in
+flight finishes, the checkpoint is written (atomically, as always), the command
+prints where it is and how to resume (``gin3 train --backend rllib ... --resume``),
+stops Ray (a local instance) and exits 130 / 143; a second signal exits at once,
+leaving the last complete checkpoint.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import importlib.util
 import logging
@@ -41,7 +49,10 @@ from pathlib import Path
 from typing import Any
 
 from ..files import save_json
+from ..signals import Interrupted, exit_code, signal_name
 from .rllib_config import RLlibConfig, add_flags, flag_overrides, load_config
+from .run_lock import LOCK_NAME, RunLock, RunLockedError
+from .signals import GracefulStop, TrainingStopped
 
 CHECKPOINT = "checkpoint"
 STATE_FILE = "gin3_state.json"
@@ -128,6 +139,47 @@ def connect(cfg: RLlibConfig) -> bool:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise RunError(f"cannot connect to {where}: {first}") from None
     return True
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid``, from /proc (empty where there is none)."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return set()
+    for name in entries:
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def kill_local_ray() -> None:
+    """The second signal: SIGKILL the local Ray instance this process started (gcs, raylet, their
+    agents and workers, all below this process), which an immediate exit would leave running for a
+    while (Ray's agents notice a dead raylet only after some time)."""
+    import signal
+
+    pids = _descendants(os.getpid())
+    if not pids:  # no /proc: Ray's own list of the processes it started
+        node = getattr(sys.modules.get("ray._private.worker"), "_global_node", None)
+        if node is not None:
+            node.kill_all_processes(check_alive=False, allow_graceful=False)
+        return
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 # ------------------------------------------------------------------ algorithm
@@ -260,7 +312,7 @@ def check_run_folder(cfg: RLlibConfig) -> dict[str, Any] | None:
     run_dir = cfg.run_dir
     final, old = run_dir / CHECKPOINT, run_dir / f"{CHECKPOINT}.old"
     if not cfg.resume:
-        if run_dir.exists() and any(run_dir.iterdir()):
+        if run_dir.exists() and any(p.name != LOCK_NAME for p in run_dir.iterdir()):
             raise RunError(
                 f"run folder {run_dir} already holds a run: pass --resume to continue it, "
                 "or choose another --run-name / --out-dir"
@@ -376,12 +428,38 @@ def _remove_empty_logdir(algo: Any) -> None:
         os.rmdir(logdir)
 
 
-def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
-    """Run one RLlib training job (see the module docstring); returns the final evaluation summary."""
+def resume_command(argv: list[str]) -> str:
+    """The command that continues this run: the same arguments, ``--resume`` last (an earlier
+    ``--resume`` and its value, if any, dropped)."""
+    import shlex
+
+    cleaned: list[str] = []
+    previous = ""
+    for arg in argv:
+        if previous == "--resume" and arg.lower() in ("true", "false", "yes", "no", "on", "off"):
+            previous = arg
+            continue
+        previous = arg
+        if arg == "--resume" or arg.startswith("--resume="):
+            continue
+        cleaned.append(arg)
+    return shlex.join(["gin3", "train", "--backend", "rllib", *cleaned, "--resume"])
+
+
+def train_rllib(cfg: RLlibConfig, stop: GracefulStop | None = None, argv: list[str] | None = None) -> dict[str, Any]:
+    """Run one RLlib training job (see the module docstring); returns the final evaluation summary.
+
+    With ``stop`` (its handlers installed), a stop signal during the loop ends it after the
+    iteration in flight: the checkpoint is written, Ray stopped, and :class:`TrainingStopped`
+    raised with the resume command built from ``argv``."""
     saved = check_run_folder(cfg)
     from torch.utils.tensorboard import SummaryWriter
 
     started = connect(cfg)
+    if stop is not None:
+        stop.reinstall()  # ray.init replaced the SIGTERM handler with its own (it aborts the process)
+        if started:
+            stop.on_abort = kill_local_ray
     run_dir = cfg.run_dir
     state: dict[str, Any] = {"timesteps": 0, "iterations": 0, "history": []}
     algo = None
@@ -399,8 +477,12 @@ def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
         where = f"the Ray cluster at {cfg.address}" if cfg.address else "a local Ray instance (127.0.0.1)"
         print(f"RLlib PPO on {where}: env {cfg.env}, policies {cfg.policies}, "
               f"{cfg.num_env_runners} env runner(s), {cfg.total_timesteps:,} env steps", flush=True)
+        if stop is not None:
+            stop.reinstall()
+            stop.defer()  # from here a signal lets the iteration in flight finish, then checkpoints
+            print("Ctrl-C (SIGINT) or SIGTERM writes a checkpoint after the current iteration and stops", flush=True)
         with SummaryWriter(str(run_dir / "tb")) as writer:
-            while state["timesteps"] < cfg.total_timesteps:
+            while state["timesteps"] < cfg.total_timesteps and not (stop is not None and stop.requested):
                 start = time.perf_counter()
                 result = algo.train()
                 seconds = time.perf_counter() - start
@@ -424,6 +506,16 @@ def train_rllib(cfg: RLlibConfig) -> dict[str, Any]:
             import ray
 
             ray.shutdown()
+    if stop is not None and not stop.requested:
+        stop.defer(False)  # the evaluation stops at once on a signal: the checkpoint is already whole
+    if stop is not None and stop.signum is not None:
+        where = "the Ray instance stopped" if started else f"the Ray cluster at {cfg.address} left running"
+        raise TrainingStopped(
+            f"gin3 train --backend rllib: stopped by {signal_name(stop.signum)} after iteration "
+            f"{state['iterations']} ({state['timesteps']:,} env steps); checkpoint written to {checkpoint}; "
+            f"{where}\nresume with: {resume_command(argv or [])}",
+            exit_code(stop.signum),
+        )
     # Ray is no longer needed: the checkpoint is played with torch alone
     summary = evaluate_checkpoint(cfg, checkpoint, state)
     with SummaryWriter(str(run_dir / "tb")) as writer:
@@ -448,12 +540,27 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as exc:  # an unknown key, a bad value, no such config
         print(f"gin3 train --backend rllib: {exc}", file=sys.stderr)
         return 2
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        train_rllib(cfg)
-    except RunError as exc:
+        with RunLock(cfg.run_dir), GracefulStop(cfg.run_dir, words, unit="iteration") as stop:
+            train_rllib(cfg, stop, words)
+    except (RunError, RunLockedError) as exc:
         print(f"gin3 train --backend rllib: {exc}", file=sys.stderr)
         return 2
+    except TrainingStopped as exc:
+        print(exc, file=sys.stderr)
+        return exc.exit_code
+    except Interrupted as exc:  # before the loop (connecting, building): nothing to checkpoint yet
+        print(f"gin3 train --backend rllib: {exc}; {_last_checkpoint(cfg)}", file=sys.stderr)
+        return exc.exit_code
     return 0
+
+
+def _last_checkpoint(cfg: RLlibConfig) -> str:
+    checkpoint = cfg.run_dir / CHECKPOINT
+    if (checkpoint / STATE_FILE).is_file():
+        return f"the last complete checkpoint is {checkpoint} (resume with --resume)"
+    return "no checkpoint was written yet"
 
 if __name__ == "__main__":
     raise SystemExit(main())

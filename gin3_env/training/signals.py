@@ -26,6 +26,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
@@ -53,8 +54,10 @@ class GracefulStop:
         run_dir: str | os.PathLike[str] | None = None,
         argv: list[str] | None = None,
         stream: TextIO | None = None,
+        unit: str = "step",
     ) -> None:
         self.run_dir = None if run_dir is None else Path(run_dir)
+        self.unit = unit  # what the first signal lets finish: an env step (SB3), an iteration (RLlib)
         self.argv = list(argv or [])
         self.stream = stream
         self.signum: int | None = None
@@ -62,6 +65,7 @@ class GracefulStop:
         self._deferred = False
         self._vec_env: Any = None
         self._previous: dict[int, Any] = {}
+        self.on_abort: Callable[[], None] | None = None  # more to kill on the second signal (a local Ray)
 
     # ------------------------------------------------------------ handlers
     def __enter__(self) -> GracefulStop:
@@ -86,7 +90,7 @@ class GracefulStop:
         if not self._deferred:
             raise Interrupted(signum)
         self.signum = signum
-        self._say(f"\ngin3 train: {name} received: stopping after the current step and writing a checkpoint "
+        self._say(f"\ngin3 train: {name} received: stopping after the current {self.unit} and writing a checkpoint "
                   f"({name} again stops at once, without it)")
 
     def _abort(self, signum: int) -> None:
@@ -94,12 +98,28 @@ class GracefulStop:
         for process in worker_processes(self._vec_env):
             with contextlib.suppress(OSError, ValueError, AttributeError):
                 process.kill()
+        if self.on_abort is not None:
+            with contextlib.suppress(Exception):
+                self.on_abort()
         if self.run_dir is not None:
             remove_partial_files(self.run_dir)
         where = f" in {self.run_dir}" if self.run_dir is not None else ""
         self._say(f"gin3 train: {signal_name(signum)} again: stopped at once; the last complete checkpoint{where} "
                   "is unchanged")
         os._exit(exit_code(signum))
+
+    def reinstall(self) -> None:
+        """Take SIGINT and SIGTERM back after a library replaced their handlers below Python (Ray's
+        core, started by ``ray.init``, installs its own SIGTERM handler, which aborts the process)."""
+        if self._previous and threading.current_thread() is threading.main_thread():
+            for sig in STOP_SIGNALS:
+                signal.signal(sig, self._handle)
+
+    def defer(self, on: bool = True) -> None:
+        """From now on the first signal only sets the flag (:attr:`requested`), checked by the caller's
+        loop (the RLlib backend checks it between ``algo.train()`` iterations); ``defer(False)``: a
+        signal stops at once again (:class:`Interrupted`)."""
+        self._deferred = on
 
     @property
     def requested(self) -> bool:
