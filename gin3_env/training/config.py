@@ -183,25 +183,32 @@ def check_schedule(schedule: list[dict[str, Any]]) -> None:
         raise ValueError("the last phase of 'opponent_schedule' must have until: 1.0")
 
 
-def resolve_config_path(spec: str) -> Path:
-    """A config file path, or the name of a shipped config (``quick``, ``default``, ``selfplay``)."""
+def resolve_config_path(spec: str, folder: Path = CONFIG_DIR, kind: str = "config") -> Path:
+    """A config file path, or the name of a shipped config in ``folder`` (``quick``, ``default``, ...)."""
     path = Path(spec)
     if path.is_file():
         return path
-    shipped = CONFIG_DIR / f"{spec}.yaml"
+    shipped = folder / f"{spec}.yaml"
     if shipped.is_file():
         return shipped
-    names = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
-    raise FileNotFoundError(f"no config file {spec!r} (shipped configs: {', '.join(names)})")
+    names = sorted(p.stem for p in folder.glob("*.yaml"))
+    raise FileNotFoundError(f"no {kind} file {spec!r} (shipped {kind}s: {', '.join(names)})")
 
 
-def load_config(spec: str | None, overrides: dict[str, Any] | None = None) -> TrainConfig:
-    """Read a YAML config (path or shipped name) and apply overrides; validate all."""
+def read_config(
+    spec: str | None,
+    overrides: dict[str, Any] | None,
+    record: type,
+    folder: Path = CONFIG_DIR,
+    kind: str = "config",
+) -> dict[str, Any]:
+    """The keys of a YAML config (path or shipped name) with ``overrides`` applied, each one a field
+    of the dataclass ``record`` (an unknown key is a ``ValueError`` naming it)."""
     import yaml
 
     data: dict[str, Any] = {}
     if spec:
-        path = resolve_config_path(spec)
+        path = resolve_config_path(spec, folder, kind)
         try:
             loaded = yaml.safe_load(path.read_text())
         except yaml.YAMLError as exc:
@@ -212,11 +219,16 @@ def load_config(spec: str | None, overrides: dict[str, Any] | None = None) -> Tr
             raise ValueError(f"config {path} must be a mapping of keys to values")
         data.update(loaded)
     data.update(overrides or {})
-    known = {f.name for f in dataclasses.fields(TrainConfig)}
+    known = {f.name for f in dataclasses.fields(record)}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"unknown config key(s) {unknown} (known: {', '.join(sorted(known))})")
-    return TrainConfig(**data)
+    return data
+
+
+def load_config(spec: str | None, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read a YAML config (path or shipped name) and apply overrides; validate all."""
+    return TrainConfig(**read_config(spec, overrides, TrainConfig))
 
 
 # What each key means, for ``gin3 train --help`` (type and default are added from the dataclass).

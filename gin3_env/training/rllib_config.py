@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from .config import CONFIG_DIR as TRAIN_CONFIG_DIR
-from .config import _check_type
+from .config import _check_type, read_config
 
 CONFIG_DIR = TRAIN_CONFIG_DIR / "rllib"  # configs/rllib/ in a checkout, copied into a wheel (setup.py)
 POLICY_MAPPINGS = ("shared", "per_seat", "vs_heuristic")
@@ -108,40 +108,9 @@ def validate(cfg: RLlibConfig) -> None:
     Rules.from_dict(dict(cfg.rules))  # an unknown or bad rules option is a ValueError naming it
 
 
-def resolve_config_path(spec: str) -> Path:
-    """A config file path, or the name of a shipped RLlib config (``quick``, ``selfplay``, ...)."""
-    path = Path(spec)
-    if path.is_file():
-        return path
-    shipped = CONFIG_DIR / f"{spec}.yaml"
-    if shipped.is_file():
-        return shipped
-    names = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
-    raise FileNotFoundError(f"no RLlib config file {spec!r} (shipped RLlib configs: {', '.join(names)})")
-
-
 def load_config(spec: str | None, overrides: dict[str, Any] | None = None) -> RLlibConfig:
-    """Read a YAML config (path or shipped name) and apply overrides; validate all."""
-    import yaml
-
-    data: dict[str, Any] = {}
-    if spec:
-        path = resolve_config_path(spec)
-        try:
-            loaded = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as exc:
-            raise ValueError(f"config {path} is not valid YAML: {exc}") from None
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise ValueError(f"config {path} must be a mapping of keys to values")
-        data.update(loaded)
-    data.update(overrides or {})
-    known = {f.name for f in dataclasses.fields(RLlibConfig)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(f"unknown config key(s) {unknown} (known: {', '.join(sorted(known))})")
-    return RLlibConfig(**data)
+    """Read a YAML config (path or shipped RLlib config name) and apply overrides; validate all."""
+    return RLlibConfig(**read_config(spec, overrides, RLlibConfig, CONFIG_DIR, "RLlib config"))
 
 
 def _flag(name: str) -> str:

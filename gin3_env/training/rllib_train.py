@@ -525,6 +525,7 @@ def train_rllib(cfg: RLlibConfig, stop: GracefulStop | None = None, argv: list[s
     print_summary(cfg, summary)
     return summary
 
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="gin3 train --backend rllib",
@@ -541,10 +542,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"gin3 train --backend rllib: {exc}", file=sys.stderr)
         return 2
     words = list(sys.argv[1:] if argv is None else argv)
+    # what the lock makes (folders, the lock file) goes again if the run is refused
+    created = [p for p in (Path(cfg.out_dir), cfg.run_dir, cfg.run_dir / LOCK_NAME) if not p.exists()]
     try:
         with RunLock(cfg.run_dir), GracefulStop(cfg.run_dir, words, unit="iteration") as stop:
             train_rllib(cfg, stop, words)
     except (RunError, RunLockedError) as exc:
+        _remove_if_empty(created)  # a refused run leaves nothing behind
         print(f"gin3 train --backend rllib: {exc}", file=sys.stderr)
         return 2
     except TrainingStopped as exc:
@@ -556,11 +560,23 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _remove_if_empty(created: list[Path]) -> None:
+    """Remove the lock file and the folders this refused run created; a folder that holds
+    anything else stays."""
+    for path in reversed(created):
+        with contextlib.suppress(OSError):  # a folder not empty: something was written, keep it
+            if path.name == LOCK_NAME:
+                path.unlink()
+            else:
+                path.rmdir()
+
+
 def _last_checkpoint(cfg: RLlibConfig) -> str:
     checkpoint = cfg.run_dir / CHECKPOINT
     if (checkpoint / STATE_FILE).is_file():
         return f"the last complete checkpoint is {checkpoint} (resume with --resume)"
     return "no checkpoint was written yet"
+
 
 if __name__ == "__main__":
     raise SystemExit(main())
