@@ -5,6 +5,7 @@ from .text import (
     DIM,
     RED,
     RESET,
+    deadwood_text,
     describe_action,
     fmt_card,
     fmt_cards,
@@ -15,6 +16,7 @@ from .text import (
     render_result,
     render_table,
     says,
+    scores_text,
 )
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "DIM",
     "RED",
     "RESET",
+    "deadwood_text",
     "describe_action",
     "fmt_card",
     "fmt_cards",
@@ -32,4 +35,5 @@ __all__ = [
     "render_result",
     "render_table",
     "says",
+    "scores_text",
 ]

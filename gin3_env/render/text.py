@@ -43,6 +43,7 @@ DIM = "\x1b[2m"
 RESET = "\x1b[0m"
 
 __all__ = [
+    "deadwood_text",
     "describe_action",
     "fmt_card",
     "fmt_cards",
@@ -53,6 +54,7 @@ __all__ = [
     "render_result",
     "render_table",
     "says",
+    "scores_text",
 ]
 
 
@@ -137,7 +139,9 @@ def _phase_text(state: HandState, names: tuple[str, str], symbols: bool) -> str:
     return f"Hand over after {state.turns} turn{'' if state.turns == 1 else 's'}"
 
 
-def _deadwood_text(state: HandState, player: int) -> str:
+def deadwood_text(state: HandState, player: int) -> str:
+    """``"deadwood 9 (best discard leaves 4: can knock)"``: the player's deadwood, and to the one to discard
+    what his best discard leaves."""
     mask = state.hands[player]
     arrangement = best_arrangement(mask)
     text = f"deadwood {arrangement.deadwood}"
@@ -149,7 +153,8 @@ def _deadwood_text(state: HandState, player: int) -> str:
     return text
 
 
-def _scores_line(scores: Sequence[int], roles: Roles | None, seat_names: Sequence[str] | None) -> str:
+def scores_text(scores: Sequence[int], roles: Roles | None, seat_names: Sequence[str] | None) -> str:
+    """``"Scores: seat 0 (captain) 12 | seat 1 (box) 30 | seat 2 (sitter) 5"``."""
     parts = []
     for seat, score in enumerate(scores):
         label = seat_names[seat] if seat_names is not None else f"seat {seat}"
@@ -183,7 +188,7 @@ def render_table(
     kw = {"symbols": symbols, "color": color}
     lines = [_bold(f"-- {_phase_text(state, who, symbols)} --", color)]
     if scores is not None:
-        lines.append(_scores_line(scores, roles, seat_names))
+        lines.append(scores_text(scores, roles, seat_names))
     shown = (TEAM, BOX) if viewer is None else (viewer,)
     if viewer is not None:  # the other side as the viewer knows it
         view = state.view(viewer)
@@ -211,7 +216,7 @@ def render_table(
     lines.append(f"{pile_text}   Stock: {_count(len(state.stock))}")
     for p in shown:
         owner = "Your" if _short(who[p]).lower() == "you" else f"{who[p]}"
-        line = f"{owner} hand: {fmt_hand(state.hands[p], **kw)}  {_deadwood_text(state, p)}"
+        line = f"{owner} hand: {fmt_hand(state.hands[p], **kw)}  {deadwood_text(state, p)}"
         if viewer is None and state.known[p]:
             line += f"; known to hold {fmt_cards(sorted(cards_of(state.known[p]), key=sort_key), **kw)}"
         lines.append(line)

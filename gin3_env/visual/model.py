@@ -51,13 +51,22 @@ from ..engine.cards import cards_of, sort_key
 from ..engine.hand import BOX, TEAM, HandState, Phase
 from ..engine.match import Roles
 from ..engine.melds import best_arrangement
-from ..render import describe_action, fmt_card, fmt_cards, player_names, render_result, render_table
+from ..render import (
+    deadwood_text,
+    describe_action,
+    fmt_card,
+    fmt_cards,
+    player_names,
+    render_result,
+    render_table,
+    scores_text,
+)
 
 HIDDEN = -1
 MOVES_SHOWN = 6
 Card = list[Any]  # [card or HIDDEN, mark]
 
-__all__ = ["HIDDEN", "MOVES_SHOWN", "move_lines", "scores_text", "table_model"]
+__all__ = ["HIDDEN", "MOVES_SHOWN", "move_lines", "table_model"]
 
 
 def _cards(cards: Sequence[int], mark: str = "", marks: dict[int, str] | None = None) -> list[Card]:
@@ -77,28 +86,6 @@ def _hand_groups(mask: int, marks: dict[int, str]) -> list[dict[str, Any]]:
 
 def _count(n: int) -> str:
     return f"{n} card" if n == 1 else f"{n} cards"
-
-
-def _deadwood_info(state: HandState, player: int) -> str:
-    """``"deadwood 9 (best discard leaves 4: can knock)"``, as the text table words it."""
-    text = f"deadwood {best_arrangement(state.hands[player]).deadwood}"
-    if state.phase is Phase.DISCARD and state.player == player:
-        best = min(state.knock_deadwoods().values())
-        limit = state.rules.knock_limit
-        can = "gin!" if best == 0 else ("can knock" if best <= limit else f"knock needs <= {limit}")
-        text += f" (best discard leaves {best}: {can})"
-    return text
-
-
-def scores_text(scores: Sequence[int], roles: Roles | None, seat_names: Sequence[str] | None) -> str:
-    """``"Scores: seat 0 (captain) 12 | seat 1 (box) 30 | seat 2 (sitter) 5"``."""
-    parts = []
-    for seat, score in enumerate(scores):
-        label = seat_names[seat] if seat_names is not None else f"seat {seat}"
-        if roles is not None:
-            label += f" ({roles.role_of(seat)})"
-        parts.append(f"{label} {score}")
-    return "Scores: " + " | ".join(parts)
 
 
 def move_lines(state: HandState, viewer: int | None, names: Sequence[str], limit: int | None = None) -> list[str]:
@@ -176,7 +163,7 @@ def table_model(
             marks = {**dict.fromkeys(known, "known"), **marks}
         if viewer is None or viewer == p:
             groups = _hand_groups(mask, marks)
-            info = f"{_count(n)} - {_deadwood_info(state, p)}"
+            info = f"{_count(n)} - {deadwood_text(state, p)}"
             if viewer is None and known:
                 info += f" - known to hold {fmt_cards(known)}"
         else:
