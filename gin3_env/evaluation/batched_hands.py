@@ -90,8 +90,7 @@ def evaluate_hands_batched(policy_a: Any, policy_b: Any, batch_a: Any, batch_b: 
                            rules: Rules, seat_baseline: bool) -> Any:
     from ..observation.policy import policy_name
     from ..vector.hands import OUTCOME_NAMES
-    from .hands_report import OUTCOMES, HandsReport
-    from .stats import mean_ci
+    from .hands_report import HandsReport
 
     start = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -107,28 +106,8 @@ def evaluate_hands_batched(policy_a: Any, policy_b: Any, batch_a: Any, batch_b: 
         for w, o in zip(win, out, strict=True):
             name = OUTCOME_NAMES[o]
             counter[name if w < 0 else ("a_" if w == a_player else "b_") + name] += 1
-    wins = {
-        "a": sum(counter[f"a_{o}"] for o in OUTCOMES),
-        "b": sum(counter[f"b_{o}"] for o in OUTCOMES),
-        "none": counter["dead"] + counter["truncated"],
-    }
-    keys = [f"{side}_{o}" for side in "ab" for o in OUTCOMES] + ["dead", "truncated"]
-    turns = played["turns"].reshape(-1, modes)[:, :2].sum()
-    base_team = pts[:, 2] if seat_baseline else None
-    return HandsReport(
-        policy_a=policy_name(policy_a),
-        policy_b=policy_name(policy_b),
-        n_deals=int(n_hands),
-        seed=seed,
-        rules=rules.to_dict(),
-        overall=mean_ci(list((team_pts + box_pts) / 2)),
-        as_team=mean_ci(list(team_pts)),
-        as_box=mean_ci(list(box_pts)),
-        seat_adjusted=None
-        if base_team is None
-        else (mean_ci(list(team_pts - base_team)), mean_ci(list(box_pts + base_team))),
-        wins=wins,
-        outcomes={k: counter[k] for k in keys},
-        mean_turns=int(turns) / (2 * n_hands),
-        seconds=time.perf_counter() - start,
-    )
+    turns = int(played["turns"].reshape(-1, modes)[:, :2].sum())
+    base_team = list(pts[:, 2]) if seat_baseline else None
+    names = (policy_name(policy_a), policy_name(policy_b))
+    team, box = list(team_pts), list(box_pts)
+    return HandsReport.of_deals(names, seed, rules.to_dict(), team, box, base_team, counter, turns, start)

@@ -31,8 +31,7 @@ from ..engine.hand import BOX, TEAM, HandResult, HandState
 from ..engine.rules import Rules
 from ..observation.driver import run_hand
 from ..observation.policy import Policy, policy_name
-from .hands_report import OUTCOMES, HandsReport
-from .stats import mean_ci
+from .hands_report import HandsReport
 from .util import progress_bar
 
 
@@ -102,30 +101,6 @@ def evaluate_hands(
         _count(counter, first.result, TEAM)
         _count(counter, second.result, BOX)
         turns += first.turns + second.turns
-    pairs = [(t + b) / 2 for t, b in zip(team_pts, box_pts, strict=True)]
-    wins = {
-        "a": sum(counter[f"a_{o}"] for o in OUTCOMES),
-        "b": sum(counter[f"b_{o}"] for o in OUTCOMES),
-        "none": counter["dead"] + counter["truncated"],
-    }
-    keys = [f"{side}_{o}" for side in "ab" for o in OUTCOMES] + ["dead", "truncated"]
-    return HandsReport(
-        policy_a=policy_name(policy_a),
-        policy_b=policy_name(policy_b),
-        n_deals=int(n_hands),
-        seed=seed,
-        rules=rules.to_dict(),
-        overall=mean_ci(pairs),
-        as_team=mean_ci(team_pts),
-        as_box=mean_ci(box_pts),
-        seat_adjusted=None
-        if not seat_baseline
-        else (
-            mean_ci([a - b for a, b in zip(team_pts, base_team, strict=True)]),
-            mean_ci([a + b for a, b in zip(box_pts, base_team, strict=True)]),  # B's box points = -team
-        ),
-        wins=wins,
-        outcomes={k: counter[k] for k in keys},
-        mean_turns=turns / (2 * n_hands),
-        seconds=time.perf_counter() - start,
-    )
+    names = (policy_name(policy_a), policy_name(policy_b))
+    base = base_team if seat_baseline else None
+    return HandsReport.of_deals(names, seed, rules.to_dict(), team_pts, box_pts, base, counter, turns, start)

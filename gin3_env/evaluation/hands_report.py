@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import time
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .stats import MeanCI, signed
+from .stats import MeanCI, mean_ci, signed
 
 OUTCOMES = ("gin", "knock", "undercut")
 # The text report's notes on keys that do not say who did what to whom (a_undercut: A scored by undercutting).
 OUTCOME_NOTES = {"a_undercut": " (B knocked, A undercut)", "b_undercut": " (A knocked, B undercut)"}
-
 
 
 @dataclass
@@ -33,6 +35,50 @@ class HandsReport:
     kind: str = field(default="hands")
     title: str = field(default="Hands")
     role_names: tuple[str, str] = field(default=("team", "box"))
+
+    @classmethod
+    def of_deals(
+        cls,
+        names: tuple[str, str],
+        seed: int,
+        rules: dict[str, Any],
+        team_pts: Sequence[float],
+        box_pts: Sequence[float],
+        base_team: Sequence[float] | None,
+        counter: Counter[str],
+        turns: int,
+        start: float,
+    ) -> HandsReport:
+        """The report of deals played: A's points per deal as the team and as the box, B's as the
+        team on the same deal against itself (``seat_baseline``, else None), the outcome counts
+        (``"a_gin"``, ..., ``"dead"``), the turns of A's hands and the ``perf_counter`` at the start."""
+        n = len(team_pts)
+        seat_adjusted = None
+        if base_team is not None:  # B's box points on the deal are minus its team points
+            seat_adjusted = (
+                mean_ci([a - b for a, b in zip(team_pts, base_team, strict=True)]),
+                mean_ci([a + b for a, b in zip(box_pts, base_team, strict=True)]),
+            )
+        keys = [f"{side}_{o}" for side in "ab" for o in OUTCOMES] + ["dead", "truncated"]
+        return cls(
+            policy_a=names[0],
+            policy_b=names[1],
+            n_deals=n,
+            seed=seed,
+            rules=rules,
+            overall=mean_ci([(t + b) / 2 for t, b in zip(team_pts, box_pts, strict=True)]),
+            as_team=mean_ci(list(team_pts)),
+            as_box=mean_ci(list(box_pts)),
+            seat_adjusted=seat_adjusted,
+            wins={
+                "a": sum(counter[f"a_{o}"] for o in OUTCOMES),
+                "b": sum(counter[f"b_{o}"] for o in OUTCOMES),
+                "none": counter["dead"] + counter["truncated"],
+            },
+            outcomes={k: counter[k] for k in keys},
+            mean_turns=turns / (2 * n),
+            seconds=time.perf_counter() - start,
+        )
 
     @property
     def n_hands(self) -> int:
