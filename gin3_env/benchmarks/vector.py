@@ -25,7 +25,6 @@ in the ``envs`` suite, with numba held to one thread unless a row says otherwise
 from __future__ import annotations
 
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .envs import measure_openspiel
 
 TARGETS = {"random_play": 50.0, "learner_vs_heuristic": 30.0, "train": 10.0}
 
@@ -63,29 +64,6 @@ def random_play(seconds: float, num_envs: int = 4096) -> dict[str, float]:
         obs, mask = hands.observe(), hands.action_mask
         hands.step(player.act(obs, mask))
         steps += num_envs
-    return _rates(steps, time.perf_counter() - wall, time.process_time() - cpu)
-
-
-def openspiel_play(seconds: float) -> dict[str, Any]:
-    try:
-        import pyspiel
-    except ImportError as exc:
-        return {"skipped": f"open_spiel is not installed ({exc})"}
-    game = pyspiel.load_game("gin_rummy")
-    pick = random.Random(0)
-    steps = 0
-    wall, cpu = time.perf_counter(), time.process_time()
-    while time.perf_counter() - wall < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                state.apply_action(outcomes[pick.randrange(len(outcomes))][0])
-            else:
-                state.observation_tensor()
-                legal = state.legal_actions()
-                state.apply_action(legal[pick.randrange(len(legal))])
-                steps += 1
     return _rates(steps, time.perf_counter() - wall, time.process_time() - cpu)
 
 
@@ -260,7 +238,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     seconds = 1.0 if quick else 3.0
     _threads(1)
     results: dict[str, Any] = {}
-    results["random_play"] = {"ours": random_play(seconds), "peer": openspiel_play(seconds)}
+    results["random_play"] = {"ours": random_play(seconds), "peer": measure_openspiel(seconds)}
     results["learner_vs_heuristic"] = {"ours": learner_batched(seconds), "peer": learner_scalar(seconds)}
     b_steps, s_steps = (4096, 1024) if quick else (32768, 4096)
     results["train"] = {"ours": train_rate("batched", b_steps), "peer": train_rate("subproc", s_steps)}
