@@ -10,8 +10,8 @@ from test_view import hands, play_to, players
 
 from gin3_env.engine import HandState, MatchState, Rules
 from gin3_env.envs.single_agent import ThreeHandedGinMatchEnv
+from gin3_env.game.driver import run_hand, run_match
 from gin3_env.observation import augment, augment_view, decode, encode, observe
-from gin3_env.observation.driver import run_hand, run_match
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
 from gin3_env.policies.loading import AUGMENTED_SIZE, model_features
 

@@ -13,10 +13,10 @@ from gin3_env.engine.hand import HandState, IllegalActionError
 from gin3_env.engine.phases import Phase
 from gin3_env.engine.rules import Rules
 from gin3_env.evaluation.hands import evaluate_hands, play_deal
+from gin3_env.kernels.rollout import Rollouts
 from gin3_env.observation.encoding import action_mask, encode
 from gin3_env.policies import HeuristicPolicy, load_policy
 from gin3_env.policies.search import SearchConfig, SearchPolicy, parse_options
-from gin3_env.vector.rollout import Rollouts
 
 
 def _mask(cards: list[int]) -> int:

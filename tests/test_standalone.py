@@ -58,7 +58,7 @@ def test_package_observation_and_policies_without_the_env_libraries() -> None:
         import gin3_env
         from gin3_env.engine import HandState
         from gin3_env.observation import observe
-        from gin3_env.observation.driver import run_hand
+        from gin3_env.game.driver import run_hand
         from gin3_env.policies import HeuristicPolicy, RandomPolicy
         state = HandState.deal(rng=np.random.default_rng(2))
         obs = observe(state.view(0))
@@ -84,7 +84,7 @@ def test_batched_core_and_its_errors_without_the_env_libraries() -> None:
         import numpy as np
         from gin3_env.envs.errors import InvalidActionError, InvalidSeedError
         from gin3_env.vector import VectorHands
-        from gin3_env.vector.errors import HandActionOutOfRangeError
+        from gin3_env.errors import HandActionOutOfRangeError
         hands = VectorHands(3, seed=0)
         before = hands.observe()
         try:

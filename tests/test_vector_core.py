@@ -16,9 +16,9 @@ import pytest
 
 from gin3_env.engine.hand import HandState, IllegalActionError
 from gin3_env.engine.rules import Rules
+from gin3_env.kernels import meld_kernels as mk
 from gin3_env.observation import encoding
 from gin3_env.vector import OUTCOME_NAMES, HeuristicBatch, VectorHands
-from gin3_env.vector import meld_kernels as mk
 
 HEURISTIC = HeuristicBatch()
 

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from gin3_env.engine.hand import HandState, Phase
+from gin3_env.kernels.features import augment_batch
 from gin3_env.observation import encoding
 from gin3_env.observation.features import augment
 from gin3_env.policies.heuristic import SIMPLE, HeuristicPolicy
 from gin3_env.vector import HeuristicBatch, RandomBatch, as_batch
-from gin3_env.vector.features import augment_batch
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -156,7 +156,7 @@ def test_kernels_cache_where_the_package_is_read_only() -> None:
         home.chmod(0o777)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "XDG_"))}
         env.update(PYTHONPATH=str(site), HOME=str(home))
-        code = "from gin3_env.vector import meld_kernels as m; print(m.deadwood(0b111 | 1 << 20))"  # A-2-3C and 8D
+        code = "from gin3_env.kernels import meld_kernels as m; print(m.deadwood(0b111 | 1 << 20))"  # A-2-3C and 8D
         assert _run(code, env=env, cwd=home, prefix=prefix).strip() == "8"
         assert not list(site.rglob("*.nbi"))  # nothing could be written beside the code
         assert list(home.rglob("*.nbi")), "numba wrote no cache index in the user cache dir"

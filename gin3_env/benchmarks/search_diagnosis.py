@@ -34,10 +34,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from gin3_env.engine.actions import KNOCK_BASE
     from gin3_env.engine.hand import HandState
+    from gin3_env.kernels.rollout import Rollouts
     from gin3_env.observation.encoding import action_mask, encode
     from gin3_env.policies import HeuristicPolicy
     from gin3_env.policies.search import SearchPolicy
-    from gin3_env.vector.rollout import Rollouts
 
     heuristic, roll = HeuristicPolicy(), Rollouts()
     opts: dict[str, Any] = {"seed": 1, "samples": args.samples, "time_budget": None, "margin_z": args.margin_z,

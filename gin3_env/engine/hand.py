@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import IllegalActionError  # the usage errors' module, below the engine
 from .actions import (
     DISCARD_BASE,
     DRAW_STOCK,
@@ -42,10 +43,6 @@ from .view import PlayerView
 
 LOG_VERSION = 1
 _OVER, _DISCARD = Phase.OVER, Phase.DISCARD
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal in the current state."""
 
 
 def check_deck(deck: Sequence[int]) -> list[int]:

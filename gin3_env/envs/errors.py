@@ -25,7 +25,8 @@ engine's ``IllegalActionError`` (a ``ValueError``) in the raw AEC envs; the
 wrapped AEC envs and the Gymnasium envs end the episode with a penalty instead
 (their documented behaviour). All of these share the base
 :class:`EnvUsageError`, except ``IllegalActionError``, which belongs to the
-engine.
+engine. The classes live in :mod:`gin3_env.errors` with the batched core's; this
+module re-exports them beside the checks.
 """
 
 from __future__ import annotations
@@ -36,50 +37,35 @@ from typing import Any
 import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
+from ..errors import (
+    ActionOutOfRangeError,
+    CallOrderError,
+    EnvUsageError,
+    InvalidActionError,
+    InvalidSeedError,
+    ResetNeededError,
+    UnknownAgentError,
+    check_seed,
+)
 
-try:
-    from gymnasium.error import ResetNeeded
-except ModuleNotFoundError as exc:  # the batched core (gin3_env.vector) works without gymnasium
-    if exc.name != "gymnasium":
-        raise
-
-    class ResetNeeded(Exception):  # type: ignore[no-redef]
-        """Stands in for ``gymnasium.error.ResetNeeded`` where gymnasium is not installed."""
-
-
-class EnvUsageError(Exception):
-    """An env method called in a state, or with an argument, that the env refuses; nothing changed."""
-
-
-class ResetNeededError(EnvUsageError, ResetNeeded, RuntimeError):
-    """The env must be reset first: not reset yet, or its episode is over."""
-
-
-class UnknownAgentError(EnvUsageError, ValueError):
-    """An agent name that the env does not have."""
-
-
-class InvalidActionError(EnvUsageError, ValueError):
-    """An action that is not a valid action value for the agent to step."""
-
-
-class ActionOutOfRangeError(InvalidActionError, AssertionError):
-    """``env().step`` got an action outside the agent's action space (the wrapped envs' bounds check).
-
-    A ``ValueError`` like ``raw_env``'s refusal, and an ``AssertionError`` like the bare
-    ``assert`` of PettingZoo's ``AssertOutOfBoundsWrapper`` it replaces, but naming the
-    action and the space (and not removed by ``python -O``)."""
-
+__all__ = [
+    "ActionOutOfBoundsError",
+    "ActionOutOfRangeError",
+    "CallOrderError",
+    "EnvUsageError",
+    "InvalidActionError",
+    "InvalidSeedError",
+    "ResetNeededError",
+    "UnknownAgentError",
+    "action_value",
+    "agent_index",
+    "check_action_value",
+    "check_seed",
+    "describe_action",
+    "unknown_agent",
+]
 
 ActionOutOfBoundsError = ActionOutOfRangeError  # the name issue 15 gave it; one class
-
-
-class CallOrderError(EnvUsageError, AssertionError):
-    """Calls in an order the env refuses (two agents from ``agent_iter`` without a ``step``)."""
-
-
-class InvalidSeedError(EnvUsageError, ValueError):
-    """A ``reset`` seed that is not ``None`` or a non-negative int."""
 
 
 def action_value(action: Any) -> int | None:
@@ -130,14 +116,3 @@ def agent_index(agent: Any, index: Mapping[str, int], agents: Sequence[str]) -> 
 
 def unknown_agent(agent: object, agents: Sequence[str]) -> UnknownAgentError:
     return UnknownAgentError(f"unknown agent {agent!r:.60}; the agents are {', '.join(agents)}")
-
-
-def check_seed(seed: Any) -> int | None:
-    """``None`` or a non-negative int (numpy integers too); else :class:`InvalidSeedError`."""
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise InvalidSeedError(f"seed must be None or an int >= 0, got {type(seed).__name__} {seed!r:.60}")
-    if seed < 0:
-        raise InvalidSeedError(f"seed must be None or an int >= 0, got {seed}")
-    return int(seed)

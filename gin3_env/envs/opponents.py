@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..observation.policy import Policy, check_policy
+from ..game.policy import Policy, check_policy
 
 __all__ = ["OpponentPool", "resolve_policy", "set_policy_loader"]
 

@@ -63,10 +63,10 @@ from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState, check_deck
 from ..engine.match import MatchState
 from ..engine.rules import Rules
 from ..engine.view import PlayerView
-from ..observation.driver import run_hand, run_match
+from ..game.driver import run_hand, run_match
+from ..game.policy import Policy
 from ..observation.encoding import action_mask, encode, encode_match, match_side
 from ..observation.layout import MATCH_OBS_SIZE, OBS_SIZE
-from ..observation.policy import Policy
 from .aec_base import (
     RENDER_MODES,
     check_match_options,

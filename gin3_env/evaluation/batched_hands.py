@@ -43,8 +43,8 @@ def play_deals(
 ) -> dict[str, np.ndarray]:
     """Play game ``g`` = deck ``g // modes`` in mode ``g % modes`` (0: A team, B box; 1: B team,
     A box; 2: B against B). Returns per game the team's points, winner, outcome code and turns."""
+    from ..kernels import hand_kernels as hk
     from ..vector import VectorHands
-    from ..vector import hand_kernels as hk
 
     games = len(decks) * modes
     n = min(num_envs, games)
@@ -88,8 +88,8 @@ def play_deals(
 
 def evaluate_hands_batched(policy_a: Any, policy_b: Any, batch_a: Any, batch_b: Any, n_hands: int, seed: int,
                            rules: Rules, seat_baseline: bool) -> Any:
-    from ..observation.policy import policy_name
-    from ..vector.hands import OUTCOME_NAMES
+    from ..game.policy import policy_name
+    from ..kernels.hands import OUTCOME_NAMES
     from .hands_report import HandsReport
 
     start = time.perf_counter()

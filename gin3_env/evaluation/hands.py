@@ -15,7 +15,7 @@ same seat on the same deal against the same opponent (B): "A as box minus B as
 box". These paired differences say whether A plays a seat better than B does,
 free of the seat's own worth, and with a narrower interval.
 
-Hands are played by the shared driver (:func:`gin3_env.observation.driver.run_hand`),
+Hands are played by the shared driver (:func:`gin3_env.game.driver.run_hand`),
 which builds observations from each player's view exactly as the environments do.
 """
 
@@ -29,8 +29,8 @@ import numpy as np
 
 from ..engine.hand import BOX, TEAM, HandResult, HandState
 from ..engine.rules import Rules
-from ..observation.driver import run_hand
-from ..observation.policy import Policy, policy_name
+from ..game.driver import run_hand
+from ..game.policy import Policy, policy_name
 from .hands_report import HandsReport
 from .util import progress_bar
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..engine.match import NUM_SEATS
 from ..engine.rules import Rules
 from ..files import save_json
-from ..observation.policy import Policy
+from ..game.policy import Policy
 from .hands import play_deal
 from .matches import play_seats
 

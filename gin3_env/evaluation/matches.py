@@ -21,8 +21,8 @@ import numpy as np
 
 from ..engine.match import NUM_SEATS, MatchState
 from ..engine.rules import Rules
-from ..observation.driver import run_match
-from ..observation.policy import Policy, policy_name
+from ..game.driver import run_match
+from ..game.policy import Policy, policy_name
 from .stats import MeanCI, RateCI, mean_ci, signed, wilson_ci
 from .util import progress_bar
 

@@ -1,6 +1,6 @@
 """Shared helpers of the evaluation package: progress.
 
-(The ``Policy`` protocol and ``policy_name`` live in :mod:`gin3_env.observation.policy`.)"""
+(The ``Policy`` protocol and ``policy_name`` live in :mod:`gin3_env.game.policy`.)"""
 
 from __future__ import annotations
 

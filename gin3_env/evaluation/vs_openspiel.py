@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from ..game.policy import Policy, policy_name
 from ..interop.openspiel import OPENSPIEL_PARAMS, OpenSpielHand, load_game, play_openspiel_hand
-from ..observation.policy import Policy, policy_name
 from .hands import HandsReport
 from .matches import MatchesReport
 from .stats import mean_ci, wilson_ci

@@ -3,9 +3,10 @@
 - :mod:`.layout`: the vector's layout table and offsets;
 - :mod:`.encoding`: ``encode(view)``, ``action_mask(view)``, the match observation;
 - :mod:`.decoding`: the inverse, for policies (``decode(vector) -> View``);
-- :mod:`.features`: the derived card features learners get (``augment``);
-- :mod:`.policy` and :mod:`.driver`: the ``Policy`` protocol, and playing policies
-  through a hand or a match from their observations.
+- :mod:`.features`: the derived card features learners get (``augment``).
+
+The ``Policy`` protocol and the driver that plays policies through a hand or a match
+from their observations are in :mod:`gin3_env.game`.
 
 Pure Python and numpy, like the engine under it.
 """

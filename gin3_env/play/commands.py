@@ -15,7 +15,7 @@ from ..engine.hand import BOX, TEAM, HandState
 from ..engine.match import MatchState, Roles, draw_roles
 from ..engine.rules import Rules
 from ..files import save_json
-from ..observation.policy import Policy
+from ..game.policy import Policy
 from ..render import says
 from .game import Console, Quit, play_hand, play_match
 from .replay import load_log, replay_log

@@ -6,7 +6,7 @@ person types ``quit`` or closes the input (EOF) to leave: :class:`Quit` is raise
 and the command line says goodbye and exits with code 0.
 
 Policies act from the same observation dict a learning agent gets, through the
-shared driver (:mod:`gin3_env.observation.driver`): the hand observation in a
+shared driver (:mod:`gin3_env.game.driver`): the hand observation in a
 single hand, the match observation in a match, as the environments build them.
 """
 
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from ..engine.actions import DISCARD_BASE, PASS
 from ..engine.hand import BOX, TEAM, HandResult, HandState
 from ..engine.match import MatchState, Roles
-from ..observation.driver import run_hand, run_match
-from ..observation.policy import Policy
+from ..game.driver import run_hand, run_match
+from ..game.policy import Policy
 from ..render import describe_action, render_moves, render_table, says
 from .moves import HELP, parse_move
 

@@ -11,7 +11,7 @@ every policy gets, one per decision of that player) and keeps:
   carried through the hand. Each opponent turn reweights every particle by how likely the
   opponent's observed decisions are under a model of it: the heuristic's take rule and its
   "knock when you can" (deterministic with a small ``eps``), and a softmax with temperature
-  ``tau`` over the heuristic's own discard scores (:mod:`gin3_env.vector.belief_kernels`).
+  ``tau`` over the heuristic's own discard scores (:mod:`gin3_env.kernels.belief_kernels`).
   A card the player draws from the stock cannot be in the opponent's hand: particles holding
   it trade it for another unseen card (an approximation: their weights are kept).
 
@@ -106,8 +106,8 @@ class ParticleBelief:
     """Weighted guesses of the opponent's hidden cards (see the module doc)."""
 
     def __init__(self, config: BeliefConfig, rng: np.random.Generator, rules: Rules) -> None:
-        from ..vector import belief_kernels as bk
-        from ..vector.heuristic_params import heuristic_params
+        from ..kernels import belief_kernels as bk
+        from ..kernels.heuristic_params import heuristic_params
 
         self._bk = bk
         self.config = config

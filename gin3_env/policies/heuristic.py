@@ -40,37 +40,17 @@ decision costs about 2 ms (the look-ahead), the others well under 1 ms.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from ..engine.cards import CARD_POINTS, cards_of
 from ..engine.melds import best_arrangement, deadwood_of_mask, knock_deadwoods
 from ..engine.phases import Phase
+from ..kernels.heuristic_params import SIMPLE, HeuristicConfig, heuristic_config
 from ..observation.decoding import View, check_observation, decode, mask_actions
 from ..observation.features import meld_outs
 
-
-@dataclass(frozen=True)
-class HeuristicConfig:
-    """Knobs of :class:`HeuristicPolicy` (defaults: the tuned player)."""
-
-    knock_limit: int = 10  # the rules' knock limit (only used to judge a take)
-    outs_weight: float = 4.0  # weight of the one-card look-ahead potential in discards
-    danger_weight: float = 5.0  # points per unit chance the opponent melds the discard
-    take_on_knock: bool = True  # take the discard when it lets us knock at once
-    knock_early_max: int = 10  # knock early in the hand only at or below this deadwood
-    early_stock: int = 31  # "early" means more than this many cards in the stock
-    knock_late_max: int = 10  # knock late in the hand only at or below this deadwood
-    late_stock: int = -1  # "late" means at most this many cards in the stock
-    outs_stock_scale: int = 20  # if > 0, the outs weight shrinks as stock / this (capped at 1)
-    simple: bool = False  # play exactly the EAAI Simple rules (baseline for tuning)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-SIMPLE = HeuristicConfig(simple=True, take_on_knock=False)
+__all__ = ["SIMPLE", "HeuristicConfig", "HeuristicPolicy", "partner_pairs"]
 
 
 # ---------------------------------------------------------------- card geometry
@@ -102,13 +82,7 @@ class HeuristicPolicy:
     """
 
     def __init__(self, config: HeuristicConfig | None = None, **overrides: Any) -> None:
-        config = config or HeuristicConfig()
-        if overrides:
-            unknown = set(overrides) - set(HeuristicConfig.__dataclass_fields__)
-            if unknown:
-                raise ValueError(f"unknown HeuristicPolicy option(s): {sorted(unknown)}")
-            config = replace(config, **overrides)
-        self.config = config
+        self.config = config = heuristic_config(config, **overrides)
         self.name = "simple" if config.simple else "heuristic"
 
     def __repr__(self) -> str:

@@ -8,7 +8,7 @@ At each decision with more than one sensible move the policy
    particle belief (conditioned on the opponent's decisions so far; ``belief=None``: uniform),
    the stock order uniformly, through :func:`gin3_env.engine.determinise`;
 3. plays every candidate move on every sampled state and the hand out to its end with the
-   batched heuristic for both players (:class:`gin3_env.vector.rollout.Rollouts`); every move
+   batched heuristic for both players (:class:`gin3_env.kernels.rollout.Rollouts`); every move
    is played on the same samples (common random numbers), so the comparisons are paired;
 4. plays the move of best mean, but leaves the heuristic's own move only where the paired
    mean gain is more than ``margin_z`` standard errors above zero (at small budgets the
@@ -137,7 +137,7 @@ class SearchPolicy:
             if unknown:
                 raise ValueError(f"unknown SearchPolicy option(s): {sorted(unknown)}")
             config = replace(config, **overrides)
-        from ..vector.rollout import Rollouts
+        from ..kernels.rollout import Rollouts
 
         self.config = config
         self.rules = rules or Rules()

@@ -19,8 +19,8 @@ import numpy as np
 from ..engine.hand import HandState
 from ..envs.opponents import resolve_policy
 from ..envs.single_agent import ThreeHandedGinEnv
-from ..observation.driver import run_hand
-from ..observation.policy import Policy
+from ..game.driver import run_hand
+from ..game.policy import Policy
 
 __all__ = ["DuplicateReward"]
 

@@ -1,7 +1,7 @@
 """Warm start: behaviour cloning of the heuristic before PPO.
 
 Hands of heuristic against heuristic are played by the shared driver
-(:func:`gin3_env.observation.driver.run_hand`); every decision
+(:func:`gin3_env.game.driver.run_hand`); every decision
 of either side gives (observation, mask, action, final points of that side). The
 policy head learns the heuristic's action (masked cross-entropy) and the value
 head the scaled final points, so PPO starts from a sound player.
@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from ..engine.hand import HandState
-from ..observation.driver import run_hand
+from ..game.driver import run_hand
+from ..game.policy import Observation, Policy
 from ..observation.features import augment
-from ..observation.policy import Observation, Policy
 from .config import TrainConfig
 
 

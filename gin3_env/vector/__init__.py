@@ -1,29 +1,26 @@
-"""The batched, compiled core (numba): many hands per call, and the learner envs on top.
+"""The batched players and the learner envs, standing on the policies and the compiled core.
 
 | module | what it holds |
 |---|---|
-| ``tables`` | lookup tables, built from the scalar engine's own |
-| ``meld_kernels`` | deadwood, knock deadwoods, best arrangement, the showdown |
-| ``hand_kernels`` | deal, legal mask, one move, the observation |
-| ``hands`` | :class:`VectorHands` (DESIGN.md, "Batched core") |
-| ``heuristic_kernels``, ``players`` | :class:`RandomBatch`, :class:`HeuristicBatch`, :class:`ModelBatch` |
-| ``features`` | the 586-entry learner input, batched |
+| ``players`` | :class:`RandomBatch`, :class:`HeuristicBatch`, :class:`ModelBatch`, :func:`as_batch` |
 | ``learner`` | :class:`LearnerHands`: learner role, opponents, duplicate-reward twins |
 | ``gym_env``, ``sb3_env`` | :func:`vector_env` (Gymnasium ``VectorEnv``), :func:`sb3_vec_env` (SB3 ``VecEnv``) |
 | ``datasets`` | heuristic decisions for imitation |
-| ``errors`` | the named errors of misuse (subclasses of :mod:`gin3_env.envs.errors`) naming the hand |
+
+:class:`VectorHands`, :data:`OUTCOME_NAMES`, :func:`check_decks` and :func:`set_num_threads`
+are the compiled core's (:mod:`gin3_env.kernels`), exported here too; its named errors of
+misuse, naming the hand, are in :mod:`gin3_env.errors`.
 
 Importing this package imports numba but compiles nothing; the kernels compile on first
-use (numba's cache on: ``__pycache__`` beside the code, or numba's user cache directory where
-that is read-only). ``import gin3_env`` does not import this package.
+use. ``import gin3_env`` does not import this package.
 """
 
 from typing import Any
 
-from .hands import OUTCOME_NAMES, VectorHands, check_decks
+from ..kernels.hands import OUTCOME_NAMES, VectorHands, check_decks
+from ..kernels.threads import set_num_threads
 from .learner import LearnerHands
 from .players import HeuristicBatch, ModelBatch, RandomBatch, as_batch
-from .threads import set_num_threads
 
 
 def vector_env(num_envs: int = 64, **kwargs: Any) -> Any:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .features import augment_batch
-from .hands import VectorHands
+from ..kernels.features import augment_batch
+from ..kernels.hands import VectorHands
 from .players import HeuristicBatch
 
 

@@ -9,7 +9,7 @@
 - Masks: ``env.action_masks()`` -> bool ``(num_envs, 107)``, also ``infos["action_mask"]``.
 - Misuse: ``step``/``action_masks`` before ``reset`` raise ``ResetNeededError``; actions that
   are not one int ``0..106`` per slot an ``InvalidActionError`` naming the slot (hand) and the
-  action (:mod:`gin3_env.vector.errors`); a bad seed ``InvalidSeedError``; nothing changes.
+  action (:mod:`gin3_env.errors`); a bad seed ``InvalidSeedError``; nothing changes.
 - Reward: the learner's game points at the end of its hand (minus the baseline's with
   ``reward_baseline``), times ``reward_scale``.
 
@@ -30,9 +30,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..engine.actions import NUM_ACTIONS
-from ..envs.errors import ResetNeededError, check_seed
-from .errors import InvalidResetOptionError
-from .hands import OUTCOME_NAMES
+from ..errors import InvalidResetOptionError, ResetNeededError, check_seed
+from ..kernels.hands import OUTCOME_NAMES
 from .learner import LearnerHands
 
 

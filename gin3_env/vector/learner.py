@@ -22,11 +22,11 @@ import numpy as np
 
 from ..engine.hand import PLAYER_NAMES
 from ..engine.rules import Rules
-from ..envs.errors import check_seed
+from ..errors import check_seed
+from ..kernels import hand_kernels as hk
+from ..kernels.hands import VectorHands, action_array, check_decks
 from ..observation.features import AUGMENTED_SIZE
 from ..observation.layout import OBS_SIZE
-from . import hand_kernels as hk
-from .hands import VectorHands, action_array, check_decks
 from .players import as_batch
 
 LEARNER_ROLES = ("team", "box", "random")
@@ -180,7 +180,7 @@ class LearnerHands:
 
     def _encode(self, obs: np.ndarray) -> np.ndarray:
         if self.features == "augmented":
-            from .features import augment_batch
+            from ..kernels.features import augment_batch
 
             return augment_batch(obs)
         return obs
@@ -188,7 +188,7 @@ class LearnerHands:
     def check_actions(self, actions: Any) -> np.ndarray:
         """``actions`` as int64 (num_envs,) if each is an int in ``0..106`` (whole floats too: SB3 hands
         discrete actions over as integers, others as floats), else an error naming the hand and the
-        action (:mod:`gin3_env.vector.errors`). Legality is not checked: an illegal action ends its
+        action (:mod:`gin3_env.errors`). Legality is not checked: an illegal action ends its
         episode with the penalty."""
         return action_array(actions, self._all, integral_floats=True)
 

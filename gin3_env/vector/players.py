@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
+from ..kernels import heuristic_kernels as hk
+from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
+from ..kernels.threads import use_threads
 from ..observation.layout import OBS_SIZE
-from ..policies.heuristic import HeuristicConfig, HeuristicPolicy
-from . import heuristic_kernels as hk
-from .heuristic_params import heuristic_params
-from .threads import use_threads
+from ..policies.heuristic import HeuristicPolicy
 
 
 def check_batch(observations: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -97,7 +97,7 @@ class ModelBatch:
 
         obs, mask = check_batch(observations, masks)
         if self.obs_dim == AUGMENTED_SIZE:
-            from .features import augment_batch
+            from ..kernels.features import augment_batch
 
             model_input = augment_batch(obs)
         else:

@@ -26,9 +26,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import PLAYER_NAMES
-from ..envs.errors import CallOrderError, ResetNeededError, check_seed
-from .errors import InvalidIndicesError, UnknownAttributeError
-from .hands import OUTCOME_NAMES
+from ..errors import CallOrderError, InvalidIndicesError, ResetNeededError, UnknownAttributeError, check_seed
+from ..kernels.hands import OUTCOME_NAMES
 from .learner import LearnerHands
 
 METHODS = ("action_masks", "set_opponent")

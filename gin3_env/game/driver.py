@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from ..engine.hand import HandResult, HandState, IllegalActionError
 from ..engine.match import MatchState, Roles
-from .encoding import action_mask, encode, encode_match
+from ..observation.encoding import action_mask, encode, encode_match
 from .policy import Observation, Policy, policy_name
 
 HandMove = Callable[[HandState, int], None]  # (state before the move, action)

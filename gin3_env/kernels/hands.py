@@ -24,9 +24,8 @@ from ..engine.actions import NUM_ACTIONS, action_str
 from ..engine.cards import NUM_CARDS, card_str
 from ..engine.hand import PLAYER_NAMES, Phase
 from ..engine.rules import Rules
-from ..envs.errors import check_seed
+from ..errors import BatchActionError, HandActionOutOfRangeError, IllegalHandActionError, check_seed
 from . import hand_kernels as hk
-from .errors import BatchActionError, HandActionOutOfRangeError, IllegalHandActionError
 
 OUTCOME_NAMES = ("in_play", "gin", "knock", "undercut", "dead", "truncated")
 

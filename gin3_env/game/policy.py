@@ -1,7 +1,7 @@
 """The one ``Policy`` protocol: anything with ``act(observation) -> int``.
 
 ``observation`` is the dict an agent gets from the AEC envs: ``{"observation":
-float32 vector (:mod:`.layout`, maybe with match features appended), "action_mask":
+float32 vector (:mod:`gin3_env.observation.layout`, maybe with match features appended), "action_mask":
 int8 (107,)}``; ``act`` returns a legal action id. Evaluation, imitation, the
 Gymnasium envs' opponents and ``gin3 play`` all take policies of this type.
 """

@@ -5,7 +5,7 @@ knows, then a first action). :class:`Rollouts` loads :class:`~gin3_env.engine.ha
 objects into the arrays of the batched core (the layout of :mod:`.hand_kernels`: phase,
 player, turns, the stock as ``deck[POS:]``, the discard pile, masks of hands, known and
 declined cards), plays each row's first action, then lets a
-:class:`~gin3_env.policies.HeuristicPolicy` configuration choose every later move for both
+:class:`~gin3_env.kernels.heuristic_params.HeuristicConfig` choose every later move for both
 players until the hand ends, all inside one numba kernel (no Python between moves).
 
     roll = Rollouts(rules)                       # rollout policy: the heuristic's defaults
@@ -25,13 +25,13 @@ import numpy as np
 from numba import njit
 
 from ..engine.actions import action_str
-from ..engine.hand import HandState, IllegalActionError
+from ..engine.hand import HandState
 from ..engine.rules import Rules
-from ..policies.heuristic import HeuristicConfig, HeuristicPolicy
+from ..errors import IllegalActionError
 from . import hand_kernels as hk
 from .hands import rules_vector
 from .heuristic_kernels import act_row
-from .heuristic_params import heuristic_params
+from .heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 
 __all__ = ["Rollouts", "load_states"]
 
@@ -108,14 +108,14 @@ def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, m
 class Rollouts:
     """Playouts of hand states by a heuristic configuration (both players), compiled.
 
-    ``policy`` is a :class:`~gin3_env.policies.HeuristicConfig` (default: the tuned heuristic);
+    ``policy`` is a :class:`~.heuristic_params.HeuristicConfig` (default: the tuned heuristic);
     ``HeuristicConfig(outs_weight=0)`` drops the one-card look-ahead and is several times faster.
     """
 
     def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None) -> None:
         self.rules = rules or Rules()
         self._R = rules_vector(self.rules)
-        self.policy = HeuristicPolicy(policy).config  # its options checked as the scalar player's
+        self.policy = heuristic_config(policy)  # its options checked as the scalar player's
         self._fp, self._ip = heuristic_params(self.policy)
 
     def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray) -> np.ndarray:
