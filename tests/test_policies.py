@@ -16,7 +16,7 @@ from gin3_env.engine.view import PlayerView
 from gin3_env.evaluation import evaluate_hands
 from gin3_env.observation import action_mask, encode
 from gin3_env.observation.decoding import decode
-from gin3_env.policies import SIMPLE, HeuristicPolicy, RandomPolicy, SB3Policy, load_policy
+from gin3_env.policies import SIMPLE, HeuristicConfig, HeuristicPolicy, RandomPolicy, SB3Policy, load_policy
 from gin3_env.policies.heuristic import meld_outs, partner_pairs
 
 
@@ -304,3 +304,17 @@ def test_a_model_acts_with_one_torch_thread_unless_told_otherwise() -> None:
             SB3Policy(Recorder(), threads=0)
     finally:
         torch.set_num_threads(before)
+
+
+def test_heuristic_config_is_validated_plain_data() -> None:
+    from gin3_env.kernels.heuristic_params import HeuristicConfig as Below
+
+    assert HeuristicConfig is Below  # the policies re-export the compiled core's plain data
+    assert HeuristicConfig(outs_weight=3, late_stock=np.int64(4)) == HeuristicConfig(outs_weight=3.0, late_stock=4)
+    for bad, name in [({"knock_limit": 2.5}, "knock_limit"), ({"knock_limit": True}, "knock_limit"),
+                      ({"outs_weight": "4"}, "outs_weight"), ({"danger_weight": float("nan")}, "danger_weight"),
+                      ({"simple": 1}, "simple")]:
+        with pytest.raises(ValueError, match=name):
+            HeuristicConfig(**bad)
+    with pytest.raises(ValueError, match="unknown HeuristicPolicy option"):
+        HeuristicPolicy(knock_limt=9)

@@ -198,7 +198,7 @@ class LearnerHands:
         ``ended`` (bool), ``outcome`` (codes), ``learner`` (0/1 of the ended hand), ``baseline_points``."""
         n = self.num_envs
         acts = self.check_actions(actions)
-        illegal = self.hands._mask[self._all, acts] == 0
+        illegal = self.hands.mask_view[self._all, acts] == 0
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
