@@ -12,6 +12,7 @@ pytest.importorskip("numba")
 from gin3_env.engine.hand import HandState
 from gin3_env.engine.rules import Rules
 from gin3_env.evaluation.belief import evaluate_belief
+from gin3_env.observation.decoding import decode
 from gin3_env.observation.encoding import action_mask, encode
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
 from gin3_env.policies.belief import BeliefConfig, HandTracker
@@ -36,7 +37,7 @@ def test_tracker_view_equals_engine_view_and_particles_fit_it(opponent: str) -> 
         while not state.is_over:
             p = state.player
             obs, mask = encode(state.view(p)), action_mask(state.view(p))
-            view = trackers[p].observe(obs, mask)
+            view = trackers[p].observe(decode(obs, rules))
             assert view == _sorted_pile(state.view(p))
             hidden = state.hands[1 - p] & ~state.known[1 - p]
             assert view.opponent_hidden == hidden.bit_count()
@@ -62,7 +63,7 @@ def test_sampled_states_agree_with_the_view() -> None:
         p = state.player
         obs, mask = encode(state.view(p)), action_mask(state.view(p))
         if p == 0:
-            view = tracker.observe(obs, mask)
+            view = tracker.observe(decode(obs, state.rules))
             for sample in tracker.sample_states(5):
                 assert _sorted_pile(sample.view(0)) == view
         action = policy.act({"observation": obs, "action_mask": mask})

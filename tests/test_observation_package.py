@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_view import hands, play_to, players
 
-from gin3_env.engine import HandState, MatchState, Rules
+from gin3_env.engine import HandState, MatchState, PlayerView, Rules
 from gin3_env.envs.single_agent import ThreeHandedGinMatchEnv
 from gin3_env.game.driver import run_hand, run_match
 from gin3_env.observation import augment, augment_view, decode, encode, observe
@@ -25,16 +27,36 @@ def test_features_from_the_view_equal_features_from_the_vector(hand, player) -> 
     assert np.array_equal(augment_view(view, vector), augment(vector))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(hands, players)
 def test_the_decoder_reads_back_the_view(hand, player) -> None:
     state, _ = play_to(*hand)
     view = state.view(player)
-    seen = decode(encode(view))
-    assert (seen.hand, seen.top, seen.opp_known, seen.phase) == (view.hand, view.top, view.opponent_known, view.phase)
-    assert seen.pile == view.pile_mask and seen.stock == view.stock_size and seen.deadwood == view.deadwood
-    assert seen.unseen == view.unseen and seen.role == player
-    assert seen.taken == (view.taken if view.is_acting else None)
+    seen = decode(encode(view), view.rules)
+    assert type(seen) is PlayerView
+    assert (seen.player, seen.phase, seen.hand, seen.top, seen.pile_mask) == (
+        player, view.phase, view.hand, view.top, view.pile_mask)
+    assert (seen.opponent_known, seen.opponent_declined, seen.own_declined) == (
+        view.opponent_known, view.opponent_declined, view.own_declined)
+    assert (seen.stock_size, seen.turns, seen.stock_only, seen.rules) == (
+        view.stock_size, view.turns, view.stock_only, view.rules)
+    assert seen.unseen == view.unseen and seen.pile == tuple(sorted(view.pile)) and seen.own_known == 0
+    if view.is_acting or view.to_act is None:  # the observation of the player to act, or of a hand that is over
+        assert seen == replace(view, pile=tuple(sorted(view.pile)), own_known=0)
+        assert seen.deadwood == view.deadwood and seen.legal_actions() == view.legal_actions()
+
+
+def test_the_decoder_takes_the_rules_for_the_turns() -> None:
+    rules = Rules(max_turns=40)
+    rng = np.random.default_rng(5)
+    state = HandState.deal(rules, rng=rng)
+    while state.turns < 7:
+        state.apply(int(rng.choice(state.legal_actions())))
+        if state.is_over:
+            state = HandState.deal(rules, rng=rng)
+    vector = encode(state.view(state.player))
+    assert decode(vector, rules).turns == state.turns
+    assert decode(vector).rules == Rules() and decode(vector).turns != state.turns  # read with max_turns 200
 
 
 class Illegal:

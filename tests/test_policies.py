@@ -12,10 +12,11 @@ from gin3_env.engine.actions import PASS, TAKE_DISCARD, discard_action, knock_ac
 from gin3_env.engine.cards import mask_of, parse_card, parse_cards
 from gin3_env.engine.hand import BOX, TEAM, HandState, Phase
 from gin3_env.engine.rules import Rules
+from gin3_env.engine.view import PlayerView
 from gin3_env.evaluation import evaluate_hands
 from gin3_env.observation import action_mask, encode
-from gin3_env.observation.decoding import View, decode
-from gin3_env.policies import SIMPLE, HeuristicPolicy, RandomPolicy, SB3Policy, load_policy
+from gin3_env.observation.decoding import decode
+from gin3_env.policies import SIMPLE, HeuristicConfig, HeuristicPolicy, RandomPolicy, SB3Policy, load_policy
 from gin3_env.policies.heuristic import meld_outs, partner_pairs
 
 
@@ -44,17 +45,19 @@ def random_states(n: int, seed: int, rules: Rules | None = None) -> list[HandSta
 def test_decode_reads_back_what_encode_wrote() -> None:
     for state in random_states(60, seed=1):
         p = state.player
-        view = decode(encode(state.view(p)))
+        view = decode(encode(state.view(p)), state.rules)
+        assert isinstance(view, PlayerView) and view.player == view.to_act == p
         assert view.hand == state.hands[p]
         assert view.top == (state.discards[-1] if state.discards else None)
-        assert view.pile == mask_of(state.discards[:-1])
-        assert view.opp_known == state.known[1 - p]
-        assert view.opp_declined == state.declined[1 - p]
+        assert view.pile == tuple(sorted(state.discards[:-1])) and view.pile_mask == mask_of(state.discards[:-1])
+        assert view.opponent_known == state.known[1 - p]
+        assert view.opponent_declined == state.declined[1 - p]
         assert view.own_declined == state.declined[p]
         assert view.taken == state.taken
         assert view.phase is state.phase
-        assert view.role == p
-        assert view.stock == len(state.stock)
+        assert view.stock_size == len(state.stock) and view.turns == state.turns
+        assert view.stock_only == state.stock_only
+        assert view.legal_actions() == state.legal_actions()
         assert view.unseen & (state.hands[p] | state.known[1 - p]) == 0
 
 
@@ -161,27 +164,31 @@ def test_heuristic_avoids_feeding_the_opponent() -> None:
 def test_danger_counts_known_cards_and_declines() -> None:
     policy = HeuristicPolicy()
     card = parse_card("QD")
-    base = View(
+    fields = dict(
+        player=TEAM,
+        to_act=TEAM,
+        phase=Phase.DISCARD,
         hand=mask_of([card]),
         top=None,
-        pile=0,
-        opp_known=0,
-        opp_declined=0,
+        pile=(),
+        opponent_known=0,
+        opponent_declined=0,
         own_declined=0,
         taken=None,
-        phase=Phase.DISCARD,
-        role=TEAM,
-        stock=20,
-        deadwood=30,
-        turns=0.0,
+        opponent_hand_size=10,
+        stock_size=20,
+        turns=0,
+        stock_only=False,
+        rules=Rules(),
     )
+    base = PlayerView(**fields)
     p = 0.3
     free = policy.danger(card, base, p)
-    known = policy.danger(card, View(**{**base.__dict__, "opp_known": mask_of(parse_cards("JD KD"))}), p)
+    known = policy.danger(card, PlayerView(**{**fields, "opponent_known": mask_of(parse_cards("JD KD"))}), p)
     assert known > free + 0.5
-    declined = View(**{**base.__dict__, "opp_declined": mask_of(parse_cards("QC"))})
+    declined = PlayerView(**{**fields, "opponent_declined": mask_of(parse_cards("QC"))})
     assert policy.danger(card, declined, p) < free  # QC refused: a pair of queens is unlikely
-    dead = View(**{**base.__dict__, "pile": mask_of(parse_cards("JD QC QH"))})
+    dead = PlayerView(**{**fields, "pile": tuple(parse_cards("JD QC QH"))})
     assert policy.danger(card, dead, p) < free / 2
 
 
@@ -297,3 +304,17 @@ def test_a_model_acts_with_one_torch_thread_unless_told_otherwise() -> None:
             SB3Policy(Recorder(), threads=0)
     finally:
         torch.set_num_threads(before)
+
+
+def test_heuristic_config_is_validated_plain_data() -> None:
+    from gin3_env.kernels.heuristic_params import HeuristicConfig as Below
+
+    assert HeuristicConfig is Below  # the policies re-export the compiled core's plain data
+    assert HeuristicConfig(outs_weight=3, late_stock=np.int64(4)) == HeuristicConfig(outs_weight=3.0, late_stock=4)
+    for bad, name in [({"knock_limit": 2.5}, "knock_limit"), ({"knock_limit": True}, "knock_limit"),
+                      ({"outs_weight": "4"}, "outs_weight"), ({"danger_weight": float("nan")}, "danger_weight"),
+                      ({"simple": 1}, "simple")]:
+        with pytest.raises(ValueError, match=name):
+            HeuristicConfig(**bad)
+    with pytest.raises(ValueError, match="unknown HeuristicPolicy option"):
+        HeuristicPolicy(knock_limt=9)

@@ -18,7 +18,7 @@ from gin3_env.engine.hand import HandState, IllegalActionError
 from gin3_env.engine.rules import Rules
 from gin3_env.kernels import meld_kernels as mk
 from gin3_env.observation import encoding
-from gin3_env.vector import OUTCOME_NAMES, HeuristicBatch, VectorHands
+from gin3_env.vector import OUTCOME_NAMES, HeuristicBatch, RandomBatch, VectorHands
 
 HEURISTIC = HeuristicBatch()
 
@@ -331,3 +331,21 @@ def test_observations_equal_the_aec_envs_observe() -> None:
         for i, a in zip(np.flatnonzero(live), acts, strict=True):
             envs[i].step(int(a))
         live[rows[live][ended != 0]] = False
+
+
+def test_the_public_views_follow_the_hands_and_refuse_writes() -> None:
+    hands = VectorHands(4, seed=3)
+    views = (hands.players_view, hands.mask_view, hands.winner_view, hands.turns_view)
+    for view in views:
+        assert not view.flags.writeable
+        with pytest.raises(ValueError):
+            view[0] = 0
+    np.testing.assert_array_equal(hands.mask_view, hands.action_mask)
+    np.testing.assert_array_equal(hands.players_view, hands.current_player)
+    players, mask = views[0], views[1]
+    for _ in range(30):
+        hands.step(RandomBatch(0).act(hands.observe(), hands.action_mask))
+        np.testing.assert_array_equal(mask, hands.action_mask)  # the same views, no copy
+        np.testing.assert_array_equal(players, hands.current_player)
+        np.testing.assert_array_equal(hands.winner_view, hands.winner)
+        np.testing.assert_array_equal(hands.turns_view, hands.turns)

@@ -83,12 +83,12 @@ def main(argv: list[str] | None = None) -> int:
             obs = {"observation": encode(state.view(player)), "action_mask": action_mask(state.view(player))}
             a_h = heuristic.act(obs)
             current["state"] = state
-            tracker = search._tracker(player)
+            tracker = search.tracker(player)
             if args.belief == "oracle":
                 tracker.sample_states = oracle  # type: ignore[method-assign]
-            own_known = tracker._own_known
+            own_known = tracker.own_known
             a_s = search.act(obs)
-            tracker._own_known = own_known  # the heuristic's move is the one played: record that instead
+            tracker.own_known = own_known  # the heuristic's move is the one played: record that instead
             tracker.record(a_h)
             decisions += 1
             if a_s != a_h:

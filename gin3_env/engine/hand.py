@@ -1,5 +1,7 @@
 """One hand of three-handed gin: the captain (for the team) against the box.
 
+Compiled twin: :mod:`gin3_env.kernels.hand_kernels` (``VectorHands``), tied by ``tests/test_vector_core.py``.
+
 Players inside a hand are ``TEAM = 0`` (the captain, who plays first) and
 ``BOX = 1`` (the dealer). The hand moves through explicit phases::
 
@@ -42,6 +44,8 @@ from .showdown import showdown
 from .view import PlayerView
 
 LOG_VERSION = 1
+HAND_SIZE = 10
+UPCARD = 2 * HAND_SIZE  # the deck's cards 0..19 are dealt alternately (team first), card 20 is the upcard
 _OVER, _DISCARD = Phase.OVER, Phase.DISCARD
 
 
@@ -108,14 +112,14 @@ class HandState:
             order = [int(c) for c in rng.permutation(NUM_CARDS)]
         else:
             order = check_deck(deck)
-        team = sum(1 << c for c in order[0:20:2])
-        box = sum(1 << c for c in order[1:20:2])
+        team = sum(1 << c for c in order[0:UPCARD:2])
+        box = sum(1 << c for c in order[1:UPCARD:2])
         return cls(
             rules=rules,
             deck=tuple(order),
             hands=[team, box],
-            stock=order[:20:-1],
-            discards=[order[20]],
+            stock=order[:UPCARD:-1],
+            discards=[order[UPCARD]],
         )
 
     def clone(self) -> HandState:

@@ -1,5 +1,7 @@
 """Layoffs: the defender's best reply to a knock (RULES §6.1).
 
+Compiled twin: the layoffs of :func:`gin3_env.kernels.meld_kernels.showdown`, tied by ``tests/test_vector_core.py``.
+
 Cards go onto a 3-card set as its fourth card, or extend a run at either end,
 chained; :func:`best_layoffs` searches every choice for the least deadwood.
 """
@@ -10,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .cards import NUM_RANKS, card_rank, card_suit
-from .melds import Arrangement, Meld, _as_mask, best_arrangement, deadwood_of_mask
+from .melds import Arrangement, Meld, as_mask, best_arrangement, deadwood_of_mask
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ def best_layoffs(defender_cards: Iterable[int] | int, knocker_melds: Iterable[Me
 
     Cards go onto a 3-card set as its fourth card, or extend a run at either end,
     chained (a laid-off card may be extended further). A card is used once."""
-    defender = _as_mask(defender_cards)
+    defender = as_mask(defender_cards)
     melds = list(knocker_melds)
     per_meld = [_layoff_options(defender, m) for m in melds]
     best_dw = deadwood_of_mask(defender)

@@ -1,5 +1,7 @@
 """Melds and deadwood: exact, fast, pure Python.
 
+Compiled twin: :mod:`gin3_env.kernels.meld_kernels`, tied by ``tests/test_vector_core.py``.
+
 Sets live within a rank and runs within a suit, so an arrangement of a hand is
 fixed by (a) which cards go into sets, rank by rank, and (b) the runs of each
 suit on what is left. (b) is settled once for all 8192 possible suits of one
@@ -112,7 +114,7 @@ def _set_choices(mask: int) -> Iterator[tuple[list[int], tuple[tuple[int, int], 
 
 
 # ------------------------------------------------------------------ deadwood
-def _as_mask(cards: Iterable[int] | int) -> int:
+def as_mask(cards: Iterable[int] | int) -> int:
     """A 52-bit mask from a mask or an iterable of distinct card indices (checked)."""
     kind = type(cards)
     seq: Sequence[int]
@@ -160,7 +162,7 @@ def deadwood(cards: Iterable[int] | int) -> int:
     """Minimum deadwood over all arrangements of ``cards`` (any number of distinct cards).
 
     ``cards`` is an iterable of card indices or a 52-bit mask."""
-    return deadwood_of_mask(_as_mask(cards))
+    return deadwood_of_mask(as_mask(cards))
 
 
 def knock_deadwoods(cards: Iterable[int] | int) -> dict[int, int]:
@@ -168,7 +170,7 @@ def knock_deadwoods(cards: Iterable[int] | int) -> dict[int, int]:
 
     For an 11-card hand this is the deadwood left after discarding each card,
     all derived from one pass over the set choices."""
-    mask = _as_mask(cards)
+    mask = as_mask(cards)
     rd, drop = RUN_DEADWOOD, DROP
     a, b, c, d = mask & SUIT_BITS, mask >> 13 & SUIT_BITS, mask >> 26 & SUIT_BITS, mask >> 39
     if not (a & b & (c | d)) | (c & d & (a | b)):  # no rank can form a set: runs only, one pass
@@ -233,7 +235,7 @@ def _arrangement_from(mask: int, sets: Iterable[tuple[int, int]], suits: list[in
 
 def best_arrangement(cards: Iterable[int] | int) -> Arrangement:
     """An arrangement of ``cards`` with the minimum deadwood."""
-    mask = _as_mask(cards)
+    mask = as_mask(cards)
     choices = _set_choices(mask)
     if choices is None:
         return _dp_arrangement(mask)[1]
@@ -351,7 +353,7 @@ for _m in ALL_MELDS:
 
 def is_meld(cards: Iterable[int]) -> bool:
     """True if the cards form one set or one run."""
-    mask = _as_mask(cards)
+    mask = as_mask(cards)
     return mask in _MELD_SET
 
 
@@ -363,7 +365,7 @@ def arrangements(cards: Iterable[int] | int, max_deadwood: int) -> list[Arrangem
 
     Melds may be left unspread (their cards then count as deadwood); a run may be
     split into shorter runs. Each collection of melds appears once."""
-    mask = _as_mask(cards)
+    mask = as_mask(cards)
     out: list[Arrangement] = []
 
     def rec(left: int, dead_mask: int, dead: int, melds: list[int]) -> None:

@@ -1,5 +1,7 @@
 """The phases of a hand and the one function that decides legality in each.
 
+Compiled twin: :func:`gin3_env.kernels.hand_kernels.legal_row`, tied by ``tests/test_vector_core.py``.
+
 :func:`legal_in_phase` is used by :meth:`HandState.legal_actions` (the full state)
 and by :meth:`PlayerView.legal_actions` (what the player to act knows): both hold
 everything legality depends on, so both answer from the same code.

@@ -10,8 +10,11 @@ from .melds import Arrangement
 
 TEAM, BOX = 0, 1  # the players of a hand: the captain (for the team) and the box
 PLAYER_NAMES = ("team", "box")
+# How a hand stands or ended, by code (the compiled core stores the code): OUTCOMES[code].
+OUTCOMES = ("in_play", "gin", "knock", "undercut", "dead", "truncated")
+IN_PLAY, GIN, KNOCK, UNDERCUT, DEAD, TRUNCATED = range(len(OUTCOMES))
 
-__all__ = ["BOX", "PLAYER_NAMES", "TEAM", "HandResult", "Spread"]
+__all__ = ["BOX", "OUTCOMES", "PLAYER_NAMES", "TEAM", "HandResult", "Spread"]
 
 
 @dataclass(frozen=True)

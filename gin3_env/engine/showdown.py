@@ -1,5 +1,7 @@
 """The showdown after a knock (RULES.md §6): spreads, layoffs and the score.
 
+Compiled twin: :func:`gin3_env.kernels.meld_kernels.showdown` (and knock_score), tied by ``tests/test_vector_core.py``.
+
 The knocker chooses, among every spread of his 10 cards with deadwood <= the
 knock limit, the one that scores best for him against the defender's best reply
 (melds plus layoffs that minimise the defender's deadwood). A gin spread needs no
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 from .layoffs import LayoffResult, best_layoffs
 from .melds import Arrangement, arrangements, best_arrangement
+from .result import GIN, KNOCK, OUTCOMES, UNDERCUT
 from .rules import Rules
 
 
@@ -29,14 +32,24 @@ class Showdown:
     points: int  # to the winner
 
 
-def score_knock(knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> tuple[str, bool, int]:
-    """(outcome, knocker won, points) for deadwoods K and D (RULES §6.3)."""
+def knock_score(
+    knocker_deadwood: int, defender_deadwood: int, gin_bonus: int, undercut_bonus: int
+) -> tuple[int, bool, int]:
+    """(outcome code of :data:`~.result.OUTCOMES`, knocker won, points) for deadwoods K and D
+    (RULES §6.3). Plain ints in and out: the compiled core compiles this very function, so the
+    score is written once."""
     k, d = knocker_deadwood, defender_deadwood
     if k == 0:
-        return "gin", True, rules.gin_bonus + d
+        return GIN, True, gin_bonus + d
     if k < d:
-        return "knock", True, d - k
-    return "undercut", False, rules.undercut_bonus + (k - d)
+        return KNOCK, True, d - k
+    return UNDERCUT, False, undercut_bonus + (k - d)
+
+
+def score_knock(knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> tuple[str, bool, int]:
+    """(outcome, knocker won, points) for deadwoods K and D (RULES §6.3)."""
+    code, won, points = knock_score(knocker_deadwood, defender_deadwood, rules.gin_bonus, rules.undercut_bonus)
+    return OUTCOMES[code], won, points
 
 
 def showdown(knocker: int, defender: int, rules: Rules) -> Showdown:
@@ -44,7 +57,8 @@ def showdown(knocker: int, defender: int, rules: Rules) -> Showdown:
     own = best_arrangement(defender)
     gin = best_arrangement(knocker)
     if gin.deadwood == 0:
-        return Showdown("gin", gin, own, (), 0, own.deadwood, True, rules.gin_bonus + own.deadwood)
+        outcome, won, points = score_knock(0, own.deadwood, rules)
+        return Showdown(outcome, gin, own, (), 0, own.deadwood, won, points)
     spreads = arrangements(knocker, rules.knock_limit)
     if not spreads:
         raise ValueError(f"knocker's deadwood {gin.deadwood} is above the knock limit {rules.knock_limit}")

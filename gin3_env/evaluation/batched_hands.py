@@ -43,7 +43,6 @@ def play_deals(
 ) -> dict[str, np.ndarray]:
     """Play game ``g`` = deck ``g // modes`` in mode ``g % modes`` (0: A team, B box; 1: B team,
     A box; 2: B against B). Returns per game the team's points, winner, outcome code and turns."""
-    from ..kernels import hand_kernels as hk
     from ..vector import VectorHands
 
     games = len(decks) * modes
@@ -62,10 +61,10 @@ def play_deals(
         rows = np.flatnonzero(live)
         game = hands.deal_index[rows]
         mode = game % modes
-        player = hands._S[rows, hk.PLAYER]
+        player = hands.players_view[rows]
         by_a = ((mode == 0) & (player == TEAM)) | ((mode == 1) & (player == BOX))
         obs = hands.observe_rows(rows)
-        masks = hands._mask[rows]
+        masks = hands.mask_view[rows]
         acts = np.empty(len(rows), dtype=np.int64)
         if by_a.any():
             acts[by_a] = a.act(obs[by_a], masks[by_a])
@@ -76,9 +75,9 @@ def play_deals(
         if done.any():
             d, g = rows[done], game[done]
             team_points[g] = rewards[done, 0]
-            winner[g] = hands._S[d, hk.WINNER]
+            winner[g] = hands.winner_view[d]
             outcome[g] = ended[done]
-            turns[g] = hands._S[d, hk.TURNS]
+            turns[g] = hands.turns_view[d]
             again = d[: max(0, games - dealt)]
             hands.redeal(again)
             dealt += len(again)

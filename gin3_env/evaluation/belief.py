@@ -23,6 +23,7 @@ import numpy as np
 
 from ..engine.hand import HandState
 from ..engine.rules import Rules
+from ..observation.decoding import decode
 from ..observation.encoding import action_mask, encode
 from ..policies.belief import BeliefConfig, HandTracker
 from ..policies.heuristic import HeuristicPolicy
@@ -94,7 +95,7 @@ def evaluate_belief(n_deals: int, seed: int = 0, config: BeliefConfig | None = N
             obs = encode(state.view(p))
             mask = action_mask(state.view(p))
             tracker = trackers[p]
-            view = tracker.observe(obs, mask)
+            view = tracker.observe(decode(obs, rules))
             unseen = np.array([c for c in range(52) if view.unseen >> c & 1])
             hidden = state.hands[1 - p] & ~state.known[1 - p]
             y = np.array([hidden >> int(c) & 1 for c in unseen], dtype=float)

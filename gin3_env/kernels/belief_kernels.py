@@ -4,7 +4,7 @@ A particle is one guess of the opponent's hidden cards (a 52-bit mask). One oppo
 as the player saw it, updates every particle at once (:func:`opponent_turn`):
 
 1. its pickup decision (take the offered card, or pass / draw from the stock) is scored
-   under the heuristic's take rule (``heuristic_kernels._wants_take``): ``1 - eps_take`` if
+   under the heuristic's take rule (``heuristic_kernels.wants_take``): ``1 - eps_take`` if
    the heuristic holding the particle's hand would have done the same, else ``eps_take``;
 2. a stock draw adds a card drawn from ``pool`` (the cards the player had not seen, less the
    particle's). Where the opponent then discards a card the player never saw and the particle
@@ -13,7 +13,7 @@ as the player saw it, updates every particle at once (:func:`opponent_turn`):
 3. its discard decision: the heuristic knocks whenever it can, so a hand that could have
    knocked and did not scores ``eps_knock``; the discard ``d`` scores its softmax probability
    ``exp(-score(d) / tau) / sum_c exp(-score(c) / tau)`` over the heuristic's own discard scores
-   (``heuristic_kernels._scores``, the opponent's view: its hand, the pile, the player's known
+   (``heuristic_kernels.discard_scores``, the opponent's view: its hand, the pile, the player's known
    and declined cards).
 
 Log-weights are added to ``logw``; the particles' hidden cards are updated in place.
@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .heuristic_kernels import _scores, _should_knock, _wants_take
+from .heuristic_kernels import discard_scores, should_knock, wants_take
 from .meld_kernels import knock_deadwoods, popcount
 
 FULL = (1 << 52) - 1
@@ -66,7 +66,7 @@ def opponent_turn(hidden: np.ndarray, logw: np.ndarray, u: np.ndarray, known_opp
         h = hidden[k]
         hand = h | known_opp
         if kind != KIND_FORCED and top >= 0:
-            wants = _wants_take(hand, top, ip, kd, order)
+            wants = wants_take(hand, top, ip, kd, order)
             logw[k] += log_take_ok if wants == took else log_take_bad
         if d < 0:
             continue
@@ -106,10 +106,10 @@ def opponent_turn(hidden: np.ndarray, logw: np.ndarray, u: np.ndarray, known_opp
                 nc += 1
                 if kd[c] < low:
                     low = kd[c]
-        if low <= knock_limit and _should_knock(low, stock_after, ip):
+        if low <= knock_limit and should_knock(low, stock_after, ip):
             logw[k] += log_knock_bad
         unseen_all = FULL & ~(hand | disc_pile | top_bit | my_known)
-        _scores(hand, cands, nc, kd, unseen_all, my_known, my_declined, stock_after, fp, ip, scores)
+        discard_scores(hand, cands, nc, kd, unseen_all, my_known, my_declined, stock_after, fp, ip, scores)
         m = np.inf
         sd = 0.0
         for j in range(nc):

@@ -9,13 +9,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ..observation.features import AUGMENTED_SIZE
-from ..observation.layout import OBS_SIZE
-from .heuristic_kernels import _plane, meld_outs
+from ..engine.cards import FULL_MASK, NUM_CARDS
+from ..engine.phases import Phase
+from ..observation.features import AUGMENTED_SIZE, DANGER_AT, DEADWOOD_AT, IN_MELD_AT, OUTS_AT, SCALARS_AT
+from ..observation.layout import HAND_PLANE, OBS_SIZE, OPP_KNOWN_PLANE, PHASE_OFFSET, PILE_PLANE, TOP_PLANE
+from .heuristic_kernels import meld_outs, obs_plane
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .threads import use_threads
 
-FULL = (1 << 52) - 1
+FULL = FULL_MASK
+DISCARD_AT = PHASE_OFFSET + int(Phase.DISCARD)  # the discard phase's entry of the phase one-hot
 
 
 @njit(cache=True)
@@ -25,27 +28,28 @@ def _augment_row(obs: np.ndarray, k: int, out: np.ndarray) -> None:
     e = OBS_SIZE
     for j in range(AUGMENTED_SIZE - OBS_SIZE):
         out[k, e + j] = 0.0
-    hand = _plane(obs, k, 0)
-    top = _plane(obs, k, 1)
-    seen = hand | top | _plane(obs, k, 2) | _plane(obs, k, 3)
+    hand = obs_plane(obs, k, HAND_PLANE)
+    top = obs_plane(obs, k, TOP_PLANE)
+    known = obs_plane(obs, k, OPP_KNOWN_PLANE)
+    seen = hand | top | obs_plane(obs, k, PILE_PLANE) | known
     unseen = FULL & ~seen
-    danger = meld_outs(_plane(obs, k, 3))
+    danger = meld_outs(known)
     if hand:
-        kd = np.zeros(52, np.int64)
-        order = np.zeros(52, np.int64)
+        kd = np.zeros(NUM_CARDS, np.int64)
+        order = np.zeros(NUM_CARDS, np.int64)
         n = knock_deadwoods(hand, kd, order)
         for j in range(n):
             card = order[j]
-            out[k, e + card] = kd[card] / 100.0
+            out[k, e + DEADWOOD_AT + card] = kd[card] / 100.0
             outs = popcount(meld_outs(hand & ~(1 << card)) & unseen)
-            out[k, e + 104 + card] = min(outs / 20.0, 1.0)
-            out[k, e + 156 + card] = 1.0 if (danger >> card) & 1 else 0.0
+            out[k, e + OUTS_AT + card] = min(outs / 20.0, 1.0)
+            out[k, e + DANGER_AT + card] = 1.0 if (danger >> card) & 1 else 0.0
         in_melds = hand & ~best_deadwood_cards(hand)
-        for c in range(52):
+        for c in range(NUM_CARDS):
             if (in_melds >> c) & 1:
-                out[k, e + 52 + c] = 1.0
-    base = e + 208
-    if top and obs[k, 364 + 3] < 0.5 and not hand & top:
+                out[k, e + IN_MELD_AT + c] = 1.0
+    base = e + SCALARS_AT
+    if top and obs[k, DISCARD_AT] < 0.5 and not hand & top:
         after = knock_min(hand | top)
         out[k, base] = after / 100.0
         out[k, base + 1] = 1.0 if after < deadwood(hand) else 0.0

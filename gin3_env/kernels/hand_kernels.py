@@ -8,7 +8,9 @@ State of hand ``i`` (see :class:`gin3_env.vector.VectorHands`):
 - ``pile[i]`` (int8, 52) with ``S[i, PILE_LEN]``: the discard pile, bottom first;
 - ``mask[i]`` (int8, 107): the legal mask of the player to act (zeros once over).
 
-Each move follows :meth:`gin3_env.engine.hand.HandState.apply` line by line.
+Each move follows :meth:`gin3_env.engine.hand.HandState.apply` line by line. The action ids,
+the phase and outcome codes and the observation's offsets are the engine's and the layout
+table's own names (module globals, which numba compiles in as constants).
 """
 
 from __future__ import annotations
@@ -16,6 +18,28 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
+from ..engine.cards import NUM_CARDS
+from ..engine.hand import UPCARD
+from ..engine.phases import Phase
+from ..engine.result import DEAD, TRUNCATED
+from ..observation.layout import (
+    DEADWOOD_INDEX,
+    HAND_PLANE,
+    OBS_SIZE,
+    OPP_DECLINED_PLANE,
+    OPP_KNOWN_PLANE,
+    OWN_DECLINED_PLANE,
+    PHASE_OFFSET,
+    PILE_PLANE,
+    PLANE,
+    ROLE_OFFSET,
+    STOCK_INDEX,
+    STOCK_SCALE,
+    TAKEN_PLANE,
+    TOP_PLANE,
+    TURN_INDEX,
+)
 from .meld_kernels import deadwood, knock_deadwoods, showdown
 
 # S columns
@@ -24,31 +48,28 @@ OUTCOME, KNOCKER, WINNER, POINTS, KNOCKER_DW, DEFENDER_DW, KNOCK_CARD = 8, 9, 10
 NUM_COLS = 15
 # M columns
 HAND0, KNOWN0, DECLINED0 = 0, 2, 4
-# phases (engine.hand.Phase)
-OFFER_TEAM, OFFER_BOX, DRAW, DISCARD, OVER = 0, 1, 2, 3, 4
-# outcomes
-IN_PLAY, GIN, KNOCK, UNDERCUT, DEAD, TRUNCATED = 0, 1, 2, 3, 4, 5
+# phases, as ints (numba compiles module-level ints in as constants)
+OFFER_TEAM, OFFER_BOX, DRAW, DISCARD, OVER = (int(p) for p in Phase)
 # rules vector
 R_GIN, R_UNDERCUT, R_KNOCK_LIMIT, R_DEAD_STOCK, R_ALLOW_TAKEN, R_MAX_TURNS = 0, 1, 2, 3, 4, 5
-
-NUM_ACTIONS = 107
-DISCARD_BASE, KNOCK_BASE = 3, 55
-OBS_SIZE = 374
+# where each card plane starts in the observation
+HAND_AT, TOP_AT, PILE_AT, KNOWN_AT = HAND_PLANE * PLANE, TOP_PLANE * PLANE, PILE_PLANE * PLANE, OPP_KNOWN_PLANE * PLANE
+OPP_DECLINED_AT, OWN_DECLINED_AT, TAKEN_AT = OPP_DECLINED_PLANE * PLANE, OWN_DECLINED_PLANE * PLANE, TAKEN_PLANE * PLANE
 
 
 @njit(cache=True)
-def _legal(i: int, S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray, kd: np.ndarray,
+def legal_row(i: int, S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray, kd: np.ndarray,
            order: np.ndarray) -> None:
     for a in range(NUM_ACTIONS):
         mask[i, a] = 0
     phase = S[i, PHASE]
     if phase in (OFFER_TEAM, OFFER_BOX):
-        mask[i, 1] = 1
-        mask[i, 2] = 1
+        mask[i, TAKE_DISCARD] = 1
+        mask[i, PASS] = 1
     elif phase == DRAW:
-        mask[i, 0] = 1
+        mask[i, DRAW_STOCK] = 1
         if S[i, STOCK_ONLY] == 0 and S[i, PILE_LEN] > 0:
-            mask[i, 1] = 1
+            mask[i, TAKE_DISCARD] = 1
     elif phase == DISCARD:
         hand = M[i, HAND0 + S[i, PLAYER]]
         forbidden = -1 if R[R_ALLOW_TAKEN] else S[i, TAKEN]
@@ -69,31 +90,31 @@ def _legal(i: int, S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray
 def deal_rows(rows: np.ndarray, decks: np.ndarray, S: np.ndarray, M: np.ndarray, deck: np.ndarray,
               pile: np.ndarray, mask: np.ndarray, R: np.ndarray) -> None:
     """Deal ``decks[k]`` (RULES §4.3) to hand ``rows[k]``; the last result stays in ``S``."""
-    kd = np.zeros(52, np.int64)
-    order = np.zeros(52, np.int64)
+    kd = np.zeros(NUM_CARDS, np.int64)
+    order = np.zeros(NUM_CARDS, np.int64)
     for k in range(rows.shape[0]):
         i = rows[k]
         team = 0
         box = 0
-        for j in range(52):
+        for j in range(NUM_CARDS):
             deck[i, j] = decks[k, j]
-        for j in range(0, 20, 2):
+        for j in range(0, UPCARD, 2):
             team |= 1 << np.int64(decks[k, j])
             box |= 1 << np.int64(decks[k, j + 1])
         M[i, 0] = team
         M[i, 1] = box
         for j in range(2, 6):
             M[i, j] = 0
-        pile[i, 0] = decks[k, 20]
+        pile[i, 0] = decks[k, UPCARD]
         S[i, PILE_LEN] = 1
-        S[i, POS] = 21
+        S[i, POS] = UPCARD + 1
         S[i, PHASE] = OFFER_TEAM
         S[i, PLAYER] = 0
         S[i, TURNS] = 0
         S[i, STOCK_ONLY] = 0
         S[i, TAKEN] = -1
         S[i, KDMIN] = 0
-        _legal(i, S, M, mask, R, kd, order)
+        legal_row(i, S, M, mask, R, kd, order)
 
 
 @njit(cache=True)
@@ -114,8 +135,8 @@ def apply_rows(rows: np.ndarray, actions: np.ndarray, S: np.ndarray, M: np.ndarr
                pile: np.ndarray, mask: np.ndarray, R: np.ndarray, rewards: np.ndarray, ended: np.ndarray) -> None:
     """Play ``actions[k]`` in hand ``rows[k]`` (already checked legal). ``rewards[k]`` gets the
     zero-sum points (team, box) of a hand that ends, ``ended[k]`` its outcome (0 if it goes on)."""
-    kd = np.zeros(52, np.int64)
-    order = np.zeros(52, np.int64)
+    kd = np.zeros(NUM_CARDS, np.int64)
+    order = np.zeros(NUM_CARDS, np.int64)
     for k in range(rows.shape[0]):
         i = rows[k]
         a = actions[k]
@@ -124,7 +145,7 @@ def apply_rows(rows: np.ndarray, actions: np.ndarray, S: np.ndarray, M: np.ndarr
         rewards[k, 1] = 0.0
         ended[k] = 0
         top_n = S[i, PILE_LEN]
-        if a == 2:  # pass
+        if a == PASS:
             M[i, DECLINED0 + p] |= 1 << np.int64(pile[i, top_n - 1])
             if S[i, PHASE] == OFFER_TEAM:
                 S[i, PHASE] = OFFER_BOX
@@ -133,14 +154,14 @@ def apply_rows(rows: np.ndarray, actions: np.ndarray, S: np.ndarray, M: np.ndarr
                 S[i, PHASE] = DRAW
                 S[i, PLAYER] = 0
                 S[i, STOCK_ONLY] = 1
-        elif a == 1:  # take the top discard
+        elif a == TAKE_DISCARD:
             card = np.int64(pile[i, top_n - 1])
             S[i, PILE_LEN] = top_n - 1
             M[i, HAND0 + p] |= 1 << card
             M[i, KNOWN0 + p] |= 1 << card
             S[i, TAKEN] = card
             S[i, PHASE] = DISCARD
-        elif a == 0:  # draw from the stock
+        elif a == DRAW_STOCK:
             if top_n > 0:
                 M[i, DECLINED0 + p] |= 1 << np.int64(pile[i, top_n - 1])
             M[i, HAND0 + p] |= 1 << np.int64(deck[i, S[i, POS]])
@@ -157,7 +178,7 @@ def apply_rows(rows: np.ndarray, actions: np.ndarray, S: np.ndarray, M: np.ndarr
             S[i, PILE_LEN] = top_n + 1
             S[i, TAKEN] = -1
             S[i, TURNS] += 1
-            if 52 - S[i, POS] <= R[R_DEAD_STOCK]:
+            if NUM_CARDS - S[i, POS] <= R[R_DEAD_STOCK]:
                 _end(i, S, DEAD, -1, -1, 0, -1, -1, -1)
                 ended[k] = DEAD
             elif S[i, TURNS] >= R[R_MAX_TURNS]:
@@ -180,7 +201,7 @@ def apply_rows(rows: np.ndarray, actions: np.ndarray, S: np.ndarray, M: np.ndarr
             ended[k] = outcome
             rewards[k, winner] = points
             rewards[k, 1 - winner] = -points
-        _legal(i, S, M, mask, R, kd, order)
+        legal_row(i, S, M, mask, R, kd, order)
 
 
 @njit(cache=True)
@@ -199,29 +220,29 @@ def observe_rows(rows: np.ndarray, players: np.ndarray, S: np.ndarray, M: np.nda
         known = M[i, KNOWN0 + opp]
         odecl = M[i, DECLINED0 + opp]
         sdecl = M[i, DECLINED0 + player]
-        for c in range(52):
+        for c in range(PLANE):
             if (hand >> c) & 1:
-                out[k, c] = 1.0
+                out[k, HAND_AT + c] = 1.0
             if (known >> c) & 1:
-                out[k, 156 + c] = 1.0
+                out[k, KNOWN_AT + c] = 1.0
             if (odecl >> c) & 1:
-                out[k, 208 + c] = 1.0
+                out[k, OPP_DECLINED_AT + c] = 1.0
             if (sdecl >> c) & 1:
-                out[k, 260 + c] = 1.0
+                out[k, OWN_DECLINED_AT + c] = 1.0
         n = S[i, PILE_LEN]
         if n > 0:
-            out[k, 52 + pile[i, n - 1]] = 1.0
+            out[k, TOP_AT + pile[i, n - 1]] = 1.0
             for j in range(n - 1):
-                out[k, 104 + pile[i, j]] = 1.0
+                out[k, PILE_AT + pile[i, j]] = 1.0
         acting = S[i, PLAYER] == player and phase != OVER
         if acting and S[i, TAKEN] >= 0:
-            out[k, 312 + S[i, TAKEN]] = 1.0
-        out[k, 364 + phase] = 1.0
-        out[k, 369 + player] = 1.0
-        out[k, 371] = (52 - S[i, POS]) / 31
+            out[k, TAKEN_AT + S[i, TAKEN]] = 1.0
+        out[k, PHASE_OFFSET + phase] = 1.0
+        out[k, ROLE_OFFSET + player] = 1.0
+        out[k, STOCK_INDEX] = (NUM_CARDS - S[i, POS]) / STOCK_SCALE
         if acting and phase == DISCARD:
             dw = S[i, KDMIN]
         else:
             dw = deadwood(hand)
-        out[k, 372] = dw / 100.0
-        out[k, 373] = S[i, TURNS] / R[R_MAX_TURNS]
+        out[k, DEADWOOD_INDEX] = dw / 100.0
+        out[k, TURN_INDEX] = S[i, TURNS] / R[R_MAX_TURNS]

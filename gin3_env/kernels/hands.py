@@ -23,11 +23,12 @@ import numpy as np
 from ..engine.actions import NUM_ACTIONS, action_str
 from ..engine.cards import NUM_CARDS, card_str
 from ..engine.hand import PLAYER_NAMES, Phase
+from ..engine.result import IN_PLAY, OUTCOMES
 from ..engine.rules import Rules
 from ..errors import BatchActionError, HandActionOutOfRangeError, IllegalHandActionError, check_seed
 from . import hand_kernels as hk
 
-OUTCOME_NAMES = ("in_play", "gin", "knock", "undercut", "dead", "truncated")
+OUTCOME_NAMES = OUTCOMES  # the engine's names of the outcome codes in the column hk.OUTCOME
 
 
 def check_decks(decks: Any, num_envs: int) -> np.ndarray:
@@ -86,6 +87,12 @@ def action_array(actions: Any, where: np.ndarray, integral_floats: bool = False)
     return arr.astype(np.int64)
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 def rules_vector(rules: Rules) -> np.ndarray:
     return np.array(
         [rules.gin_bonus, rules.undercut_bonus, rules.knock_limit, rules.dead_stock,
@@ -141,7 +148,7 @@ class VectorHands:
             self._rng = np.random.default_rng(seed)
         if decks is None:
             rows = self._draw_decks(self.num_envs)
-        self._S[:, hk.OUTCOME] = hk.IN_PLAY
+        self._S[:, hk.OUTCOME] = IN_PLAY
         self._S[:, hk.KNOCKER : hk.KNOCK_CARD + 1] = -1
         self._S[:, hk.POINTS] = 0
         self._queue = np.zeros((0, NUM_CARDS), dtype=np.int8)
@@ -172,6 +179,15 @@ class VectorHands:
         hk.deal_rows(rows, decks, self._S, self._M, self._deck, self._pile, self._mask, self._R)
         self.deal_index[rows] = self._deals + np.arange(len(rows))
         self._deals += len(rows)
+
+    def deal_like(self, rows: np.ndarray, other: VectorHands) -> None:
+        """Deal ``rows`` again from the decks ``other``'s hands in ``rows`` were dealt from (a twin
+        of those hands: the same cards, to be played by other players)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if other.num_envs != self.num_envs:
+            raise ValueError(f"the other hands hold {other.num_envs} hands, these {self.num_envs}")
+        if len(rows):
+            self._deal(rows, other._deck[rows])
 
     def redeal(self, rows: np.ndarray) -> None:
         """Deal new hands in ``rows`` (the next queued decks, else from the generator)."""
@@ -206,6 +222,28 @@ class VectorHands:
         who = np.full(len(rows), -1, np.int64) if players is None else np.asarray(players, dtype=np.int64)
         hk.observe_rows(rows, who, self._S, self._M, self._pile, self._R, out)
         return out
+
+    # Zero-copy, read-only views of the state arrays: they follow the hands as they are played
+    # (copy one to keep it), and writing to them is refused.
+    @property
+    def players_view(self) -> np.ndarray:
+        """int64 (num_envs,): the player to act in each hand (0 the team, 1 the box); a read-only view."""
+        return _read_only(self._S[:, hk.PLAYER])
+
+    @property
+    def mask_view(self) -> np.ndarray:
+        """int8 (num_envs, 107): the legal mask of the player to act in each hand; a read-only view."""
+        return _read_only(self._mask)
+
+    @property
+    def winner_view(self) -> np.ndarray:
+        """int64 (num_envs,): the winner of each hand's last end (-1 none); a read-only view."""
+        return _read_only(self._S[:, hk.WINNER])
+
+    @property
+    def turns_view(self) -> np.ndarray:
+        """int64 (num_envs,): the turns played in each hand (at its end: of its last end); a read-only view."""
+        return _read_only(self._S[:, hk.TURNS])
 
     @property
     def hands(self) -> np.ndarray:

@@ -3,6 +3,8 @@
 Each function is the kernel twin of a method of
 :class:`gin3_env.policies.heuristic.HeuristicPolicy`, with its floating-point operations in
 the same order (so equal scores tie the same way) and its dict iterations in the same order.
+The action ids, the phase codes and the observation's offsets are the engine's and the layout
+table's own names (module globals, which numba compiles in as constants).
 """
 
 from __future__ import annotations
@@ -10,11 +12,28 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
+from ..engine.cards import FULL_MASK, NUM_CARDS
+from ..engine.hand import HAND_SIZE
+from ..engine.phases import Phase
+from ..observation.layout import (
+    HAND_PLANE,
+    OPP_DECLINED_PLANE,
+    OPP_KNOWN_PLANE,
+    PHASE_OFFSET,
+    PILE_PLANE,
+    PLANE,
+    STOCK_INDEX,
+    STOCK_SCALE,
+    TOP_PLANE,
+)
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .tables import POINTS
 
 SUIT = 0x1FFF
-FULL = (1 << 52) - 1
+FULL = FULL_MASK
+NUM_PHASES = len(Phase)
+DISCARD = int(Phase.DISCARD)
 # float params
 F_OUTS, F_DANGER = 0, 1
 # int params
@@ -22,10 +41,10 @@ I_KNOCK_LIMIT, I_TAKE_ON_KNOCK, I_EARLY_MAX, I_EARLY_STOCK, I_LATE_MAX, I_LATE_S
 
 
 @njit(cache=True)
-def _plane(obs: np.ndarray, k: int, plane: int) -> int:
+def obs_plane(obs: np.ndarray, k: int, plane: int) -> int:
     m = 0
-    base = plane * 52
-    for c in range(52):
+    base = plane * PLANE
+    for c in range(PLANE):
         if obs[k, base + c] > 0.5:
             m |= 1 << c
     return m
@@ -145,7 +164,7 @@ def danger(card: int, opp_declined: int, known: int, unseen: int, p_hidden: floa
 
 
 @njit(cache=True)
-def _scores(hand: int, cands: np.ndarray, nc: int, kd: np.ndarray, unseen_all: int, known: int,
+def discard_scores(hand: int, cands: np.ndarray, nc: int, kd: np.ndarray, unseen_all: int, known: int,
             opp_declined: int, stock: int, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
     """out[j] = score of discarding cands[j] (lower is better): _discard_scores."""
     if ip[I_SIMPLE]:
@@ -156,7 +175,7 @@ def _scores(hand: int, cands: np.ndarray, nc: int, kd: np.ndarray, unseen_all: i
             out[j] = v - POINTS[c] / 100
         return
     n_unseen = popcount(unseen_all)
-    hidden = max(0, 10 - popcount(known))
+    hidden = max(0, HAND_SIZE - popcount(known))
     p_hidden = min(1.0, hidden / n_unseen) if n_unseen else 0.0
     unseen = unseen_all & ~hand
     best = 1 << 30
@@ -186,7 +205,7 @@ def _argmin(cands: np.ndarray, scores: np.ndarray, nc: int) -> int:
 
 
 @njit(cache=True)
-def _should_knock(dw: int, stock: int, ip: np.ndarray) -> bool:
+def should_knock(dw: int, stock: int, ip: np.ndarray) -> bool:
     if dw == 0 or ip[I_SIMPLE]:
         return True
     if stock > ip[I_EARLY_STOCK]:
@@ -197,7 +216,7 @@ def _should_knock(dw: int, stock: int, ip: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _wants_take(hand: int, top: int, ip: np.ndarray, kd: np.ndarray, order: np.ndarray) -> bool:
+def wants_take(hand: int, top: int, ip: np.ndarray, kd: np.ndarray, order: np.ndarray) -> bool:
     with_top = hand | (1 << top)
     n = knock_deadwoods(with_top, kd, order)
     after = 1 << 30
@@ -222,7 +241,7 @@ def act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.nd
     """HeuristicPolicy.act on row ``k`` of (observations, masks)."""
     n_legal = 0
     first = -1
-    for a in range(107):
+    for a in range(NUM_ACTIONS):
         if mask[k, a]:
             n_legal += 1
             if first < 0:
@@ -230,26 +249,26 @@ def act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.nd
     if n_legal == 1:
         return first
     phase = 0
-    for j in range(1, 5):
-        if obs[k, 364 + j] > obs[k, 364 + phase]:
+    for j in range(1, NUM_PHASES):
+        if obs[k, PHASE_OFFSET + j] > obs[k, PHASE_OFFSET + phase]:
             phase = j
-    hand = _plane(obs, k, 0)
-    top = _single(_plane(obs, k, 1))
-    pile = _plane(obs, k, 2)
-    known = _plane(obs, k, 3)
-    opp_declined = _plane(obs, k, 4)
-    stock = int(np.rint(np.float64(obs[k, 371]) * 31))
-    kd = np.zeros(52, np.int64)
-    order = np.zeros(52, np.int64)
-    if phase == 3:
+    hand = obs_plane(obs, k, HAND_PLANE)
+    top = _single(obs_plane(obs, k, TOP_PLANE))
+    pile = obs_plane(obs, k, PILE_PLANE)
+    known = obs_plane(obs, k, OPP_KNOWN_PLANE)
+    opp_declined = obs_plane(obs, k, OPP_DECLINED_PLANE)
+    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
+    kd = np.zeros(NUM_CARDS, np.int64)
+    order = np.zeros(NUM_CARDS, np.int64)
+    if phase == DISCARD:
         top_bit = 0 if top < 0 else (1 << top)
         unseen_all = FULL & ~(hand | pile | top_bit | known)
-        cands = np.zeros(52, np.int64)
-        scores = np.zeros(52, np.float64)
+        cands = np.zeros(NUM_CARDS, np.int64)
+        scores = np.zeros(NUM_CARDS, np.float64)
         knock_deadwoods(hand, kd, order)
         nk = 0
-        for c in range(52):
-            if mask[k, 55 + c]:
+        for c in range(NUM_CARDS):
+            if mask[k, KNOCK_BASE + c]:
                 cands[nk] = c
                 nk += 1
         if nk:
@@ -257,27 +276,27 @@ def act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.nd
             for j in range(nk):
                 if kd[cands[j]] < low:
                     low = kd[cands[j]]
-            if _should_knock(low, stock, ip):
+            if should_knock(low, stock, ip):
                 nb = 0
                 for j in range(nk):
                     if kd[cands[j]] == low:
                         cands[nb] = cands[j]
                         nb += 1
                 if nb == 1:
-                    return 55 + cands[0]
-                _scores(hand, cands, nb, kd, unseen_all, known, opp_declined, stock, fp, ip, scores)
-                return 55 + _argmin(cands, scores, nb)
+                    return KNOCK_BASE + cands[0]
+                discard_scores(hand, cands, nb, kd, unseen_all, known, opp_declined, stock, fp, ip, scores)
+                return KNOCK_BASE + _argmin(cands, scores, nb)
         nd = 0
-        for c in range(52):
-            if mask[k, 3 + c]:
+        for c in range(NUM_CARDS):
+            if mask[k, DISCARD_BASE + c]:
                 cands[nd] = c
                 nd += 1
-        _scores(hand, cands, nd, kd, unseen_all, known, opp_declined, stock, fp, ip, scores)
-        return 3 + _argmin(cands, scores, nd)
-    if mask[k, 1] and top >= 0:
-        if _wants_take(hand, top, ip, kd, order):
-            return 1
-        return 2 if mask[k, 2] else 0
+        discard_scores(hand, cands, nd, kd, unseen_all, known, opp_declined, stock, fp, ip, scores)
+        return DISCARD_BASE + _argmin(cands, scores, nd)
+    if mask[k, TAKE_DISCARD] and top >= 0:
+        if wants_take(hand, top, ip, kd, order):
+            return TAKE_DISCARD
+        return PASS if mask[k, PASS] else DRAW_STOCK
     return first
 
 

@@ -12,7 +12,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine.result import UNDERCUT
+from ..engine.showdown import knock_score as scalar_knock_score
 from .tables import MELD_START, MELDS, POINTS, RUN_COVER, RUN_DW
+
+# The score of a knock: the scalar engine's own function, compiled (written once).
+knock_score = njit(cache=True)(scalar_knock_score)
 
 SUIT = 0x1FFF
 # combinations(range(4), 3) as suit masks, in itertools order
@@ -282,10 +287,12 @@ def _layoff_deadwood(defender: int, melds: np.ndarray, n_melds: int) -> int:
 
 @njit(cache=True)
 def showdown(knocker: int, defender: int, gin_bonus: int, undercut_bonus: int, limit: int):
-    """(outcome 1 gin / 2 knock / 3 undercut, knocker won, points, knocker dw, defender dw)."""
+    """(outcome code of :data:`gin3_env.engine.result.OUTCOMES`, knocker won, points, knocker dw,
+    defender dw)."""
     own = deadwood(defender)
     if deadwood(knocker) == 0:
-        return 1, True, gin_bonus + own, 0, own
+        outcome, won, pts = knock_score(0, own, gin_bonus, undercut_bonus)
+        return outcome, won, pts, 0, own
     # Every spread with deadwood <= limit, by a depth-first walk over the lowest card left.
     left = np.zeros(12, np.int64)
     dead = np.zeros(12, np.int64)
@@ -293,7 +300,7 @@ def showdown(knocker: int, defender: int, gin_bonus: int, undercut_bonus: int, l
     chosen = np.zeros(12, np.int64)
     melds = np.zeros(12, np.int64)
     best_key0, best_key1 = -(1 << 30), -(1 << 30)
-    best = (3, False, 0, 0, 0)
+    best = (UNDERCUT, False, 0, 0, 0)
     found = False
     d = 0
     left[0] = knocker
@@ -308,12 +315,7 @@ def showdown(knocker: int, defender: int, gin_bonus: int, undercut_bonus: int, l
                     nm += 1
             k = dead[d]
             dd = _layoff_deadwood(defender, melds, nm)
-            if k == 0:
-                outcome, won, pts = 1, True, gin_bonus + dd
-            elif k < dd:
-                outcome, won, pts = 2, True, dd - k
-            else:
-                outcome, won, pts = 3, False, undercut_bonus + (k - dd)
+            outcome, won, pts = knock_score(k, dd, gin_bonus, undercut_bonus)
             key0 = pts if won else -pts
             key1 = -k
             if not found or key0 > best_key0 or (key0 == best_key0 and key1 > best_key1):

@@ -74,7 +74,7 @@ def _legal_rows(S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray) -
     kd = np.zeros(52, np.int64)
     order = np.zeros(52, np.int64)
     for i in range(S.shape[0]):
-        hk._legal(i, S, M, mask, R, kd, order)
+        hk.legal_row(i, S, M, mask, R, kd, order)
 
 
 @njit(cache=True)

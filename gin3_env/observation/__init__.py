@@ -2,7 +2,7 @@
 
 - :mod:`.layout`: the vector's layout table and offsets;
 - :mod:`.encoding`: ``encode(view)``, ``action_mask(view)``, the match observation;
-- :mod:`.decoding`: the inverse, for policies (``decode(vector) -> View``);
+- :mod:`.decoding`: the inverse, for policies (``decode(vector) -> PlayerView``);
 - :mod:`.features`: the derived card features learners get (``augment``).
 
 The ``Policy`` protocol and the driver that plays policies through a hand or a match
@@ -11,7 +11,7 @@ from their observations are in :mod:`gin3_env.game`.
 Pure Python and numpy, like the engine under it.
 """
 
-from .decoding import View, check_observation, decode, mask_actions
+from .decoding import check_observation, decode, mask_actions
 from .encoding import action_mask, encode, encode_match, match_action_mask, observe, observe_match
 from .features import AUGMENTED_SIZE, augment, augment_view
 from .layout import LAYOUT, MATCH_LAYOUT, MATCH_OBS_SIZE, OBS_SIZE
@@ -22,7 +22,6 @@ __all__ = [
     "MATCH_LAYOUT",
     "MATCH_OBS_SIZE",
     "OBS_SIZE",
-    "View",
     "action_mask",
     "augment",
     "augment_view",

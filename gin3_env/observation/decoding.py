@@ -1,21 +1,33 @@
-"""The inverse of :func:`~.encoding.encode`: an observation vector back to what the player knows.
+"""The inverse of :func:`~.encoding.encode`: an observation vector back to the player's
+:class:`~gin3_env.engine.PlayerView`, the one type for what a player knows.
 
-The layout is the one of :mod:`.layout` (the first 374 entries; the match
-environment appends more, which is ignored here). Cards come back as 52-bit
-masks, the convention of :mod:`gin3_env.engine`. The vector holds the discard
-pile as a set (not its order), so :class:`View` is the part of a
-:class:`~gin3_env.engine.PlayerView` that a policy can read back from it.
+The layout is the one of :mod:`.layout` (the first 374 entries; the match environment
+appends more, which is ignored here). The vector is the observation of the player to act,
+and it holds most of the view; what it cannot hold, :func:`decode` fills in as follows:
+
+- ``to_act``: the vector is the acting player's, so ``player`` (``None`` once the hand is over);
+- ``pile``: the vector holds its cards, not their order: in ascending card order;
+- ``opponent_hand_size``: not held: 10 (the opponent of the player to act holds 10 cards);
+- ``turns``: held as turns / ``max_turns``: read back with ``rules.max_turns``;
+- ``stock_only``: held as the upcard both players declined: the draw phase with the top
+  declined by both (no one has drawn yet, so only the stock may be drawn);
+- ``rules``: not held: the ``rules`` argument (default ``Rules()``);
+- ``own_known``: not held: 0 (a caller that tracked it may put it back with ``dataclasses.replace``).
+
+Every other field comes back exactly: ``decode(encode(v), v.rules) == v`` for the player to
+act, up to the pile's order and ``own_known`` (``tests/test_observation_package.py``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.phases import Phase
+from ..engine.rules import Rules
+from ..engine.view import PlayerView
 from .layout import (
     DEADWOOD_INDEX,
     HAND_PLANE,
@@ -34,34 +46,7 @@ from .layout import (
     TURN_INDEX,
 )
 
-
-@dataclass(frozen=True)
-class View:
-    """What one player sees, decoded from the observation vector."""
-
-    hand: int  # own cards (mask)
-    top: int | None  # top of the discard pile (the upcard in the opening)
-    pile: int  # the rest of the discard pile (mask)
-    opp_known: int  # cards the opponent took from the pile and still holds
-    opp_declined: int  # cards the opponent refused
-    own_declined: int  # cards this player refused
-    taken: int | None  # card taken from the pile this turn (not discardable)
-    phase: Phase
-    role: int  # 0 team (captain), 1 box
-    stock: int  # cards left in the stock
-    deadwood: int  # own deadwood as encoded
-    turns: float  # turns played / max_turns
-
-    @property
-    def seen(self) -> int:
-        """Cards whose place is known to this player (hand, pile, opponent's known cards)."""
-        top = 0 if self.top is None else 1 << self.top
-        return self.hand | self.pile | top | self.opp_known
-
-    @property
-    def unseen(self) -> int:
-        """Cards that are in the stock or hidden in the opponent's hand."""
-        return ((1 << 52) - 1) & ~self.seen
+_DEFAULT_RULES = Rules()
 
 
 def plane_mask(vector: np.ndarray, plane: int) -> int:
@@ -89,22 +74,36 @@ def check_observation(observation: Any) -> tuple[np.ndarray, np.ndarray]:
     return vector, mask
 
 
-def decode(vector: np.ndarray) -> View:
-    """Decode an observation vector (see :mod:`.layout`)."""
-    phase = int(np.argmax(vector[PHASE_OFFSET : PHASE_OFFSET + 5]))
-    return View(
+def decode(vector: np.ndarray, rules: Rules | None = None) -> PlayerView:
+    """The :class:`~gin3_env.engine.PlayerView` of the player to act, from its observation vector
+    (see :mod:`.layout`; the fields the vector cannot hold as the module doc says)."""
+    rules = rules if rules is not None else _DEFAULT_RULES
+    phase = Phase(int(np.argmax(vector[PHASE_OFFSET : PHASE_OFFSET + 5])))
+    player = int(np.argmax(vector[ROLE_OFFSET : ROLE_OFFSET + 2]))
+    top = _single(plane_mask(vector, TOP_PLANE))
+    pile = plane_mask(vector, PILE_PLANE)
+    own_declined = plane_mask(vector, OWN_DECLINED_PLANE)
+    opponent_declined = plane_mask(vector, OPP_DECLINED_PLANE)
+    # Both players refused the upcard, and nobody has drawn yet: only the stock may be drawn.
+    stock_only = phase is Phase.DRAW and top is not None and bool((own_declined & opponent_declined) >> top & 1)
+    return PlayerView(
+        player=player,
+        to_act=None if phase is Phase.OVER else player,
+        phase=phase,
         hand=plane_mask(vector, HAND_PLANE),
-        top=_single(plane_mask(vector, TOP_PLANE)),
-        pile=plane_mask(vector, PILE_PLANE),
-        opp_known=plane_mask(vector, OPP_KNOWN_PLANE),
-        opp_declined=plane_mask(vector, OPP_DECLINED_PLANE),
-        own_declined=plane_mask(vector, OWN_DECLINED_PLANE),
+        top=top,
+        pile=tuple(c for c in range(PLANE) if pile >> c & 1),
+        opponent_known=plane_mask(vector, OPP_KNOWN_PLANE),
+        opponent_declined=opponent_declined,
+        own_declined=own_declined,
         taken=_single(plane_mask(vector, TAKEN_PLANE)),
-        phase=Phase(phase),
-        role=int(np.argmax(vector[ROLE_OFFSET : ROLE_OFFSET + 2])),
-        stock=round(float(vector[STOCK_INDEX]) * STOCK_SCALE),
-        deadwood=round(float(vector[DEADWOOD_INDEX]) * 100),
-        turns=float(vector[TURN_INDEX]),
+        opponent_hand_size=10,
+        stock_size=round(float(vector[STOCK_INDEX]) * STOCK_SCALE),
+        turns=round(float(vector[TURN_INDEX]) * rules.max_turns),
+        stock_only=stock_only,
+        rules=rules,
+        _pile_mask=pile,
+        _deadwood=round(float(vector[DEADWOOD_INDEX]) * 100),
     )
 
 

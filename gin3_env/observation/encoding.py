@@ -1,5 +1,7 @@
 """Observation encoding: what one player knows (a :class:`PlayerView`), as a vector.
 
+Compiled twin: :func:`gin3_env.kernels.hand_kernels.observe_rows`, tied by ``tests/test_vector_core.py``.
+
 ``encode(view)`` is the observation vector (layout in :mod:`.layout`);
 ``action_mask(view)`` the ``int8`` mask of the legal actions. Both read the view
 only, so nothing here can see the opponent's hidden cards or the stock order.
@@ -78,8 +80,7 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
         obs = out
         obs[:] = flags
     obs[STOCK_INDEX] = view.stock_size / STOCK_SCALE
-    dw = view._deadwood  # the view's cache of .deadwood, filled by HandState.view
-    obs[DEADWOOD_INDEX] = (view.deadwood if dw is None else dw) / 100.0
+    obs[DEADWOOD_INDEX] = view.deadwood / 100.0  # cached by the view (HandState.view fills it)
     obs[TURN_INDEX] = view.turns / view.rules.max_turns
     return obs
 
@@ -87,8 +88,7 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
 def action_mask(view: PlayerView) -> np.ndarray:
     """``int8`` mask of shape (107,): the view's legal actions if its player is to act, else zeros."""
     mask = bytearray(_NO_ACTIONS)
-    legal = view._legal  # the view's own cache of legal_actions()
-    for a in legal if legal is not None else view.legal_actions():
+    for a in view.legal_actions():  # cached by the view
         mask[a] = 1
     return _frombuffer(mask, _INT8)
 

@@ -1,5 +1,7 @@
 """Derived card features for learning agents, computed from what the player knows alone.
 
+Compiled twin: :func:`gin3_env.kernels.features.augment_batch`, tied by ``tests/test_vector_players.py``.
+
 The environments' observation is kept minimal (what the player knows). A learner
 trains far faster when meld arithmetic is handed to it, so :func:`augment`
 appends features that are pure functions of what the observation already shows
@@ -49,6 +51,9 @@ EXTRA_SCALARS = 4
 EXTRA_SIZE = CARD_PLANES * PLANE + EXTRA_SCALARS
 AUGMENTED_SIZE = OBS_SIZE + EXTRA_SIZE  # 586
 CARD_PLANES_OFFSET = OBS_SIZE  # where the per-card planes start in an augmented vector
+# where each per-card plane and the scalars start among the derived features (the table above)
+DEADWOOD_AT, IN_MELD_AT, OUTS_AT, DANGER_AT = (k * PLANE for k in range(CARD_PLANES))
+SCALARS_AT = CARD_PLANES * PLANE
 SUIT = 0x1FFF
 _PHASE_DISCARD = int(Phase.DISCARD)
 
@@ -73,13 +78,13 @@ def card_features(hand: int, top: int, pile: int, opp_known: int, discard_phase:
     danger = meld_outs(opp_known)
     if hand:
         for card, dw in knock_deadwoods(hand).items():
-            extra[card] = dw / 100.0
+            extra[DEADWOOD_AT + card] = dw / 100.0
             outs = (meld_outs(hand & ~(1 << card)) & unseen).bit_count()
-            extra[2 * PLANE + card] = min(outs / 20.0, 1.0)
-            extra[3 * PLANE + card] = float(danger >> card & 1)
+            extra[OUTS_AT + card] = min(outs / 20.0, 1.0)
+            extra[DANGER_AT + card] = float(danger >> card & 1)
         for meld in best_arrangement(hand).melds:
-            extra[PLANE + np.asarray(meld)] = 1.0
-    base = CARD_PLANES * PLANE
+            extra[IN_MELD_AT + np.asarray(meld)] = 1.0
+    base = SCALARS_AT
     if top and not discard_phase and not hand & top:
         after = min(knock_deadwoods(hand | top).values())
         extra[base] = after / 100.0

@@ -1,10 +1,11 @@
 """A belief over the opponent's hidden cards, built from what the player saw it do.
 
 :class:`HandTracker` follows one player through a hand from its own observations (the dict
-every policy gets, one per decision of that player) and keeps:
+every policy gets, one per decision of that player, decoded once by the policy with
+:func:`gin3_env.observation.decode`) and keeps:
 
-- the :class:`~gin3_env.engine.PlayerView` of each decision (``view``), rebuilt from the
-  observation plus the little the vector does not hold and the player remembers: the cards
+- the :class:`~gin3_env.engine.PlayerView` of each decision (``view``): the decoded view plus
+  the little the vector does not hold and the player remembers: the cards
   it took from the pile and still holds (``own_known``, which the opponent knows too);
 - a particle belief (:class:`ParticleBelief`): ``n_particles`` guesses of the opponent's
   hidden cards with log-weights, started uniform over the cards the player has not seen and
@@ -27,7 +28,7 @@ recognised when an observation cannot follow the last one (the hand, turns or ph
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -39,42 +40,11 @@ from ..engine.hand import HandState
 from ..engine.phases import Phase
 from ..engine.rules import Rules
 from ..engine.view import PlayerView
-from ..observation.decoding import decode
 from .heuristic import HeuristicConfig, HeuristicPolicy
 
-__all__ = ["BeliefConfig", "HandTracker", "ParticleBelief", "view_from_observation"]
+__all__ = ["BeliefConfig", "HandTracker", "ParticleBelief"]
 
 INITIAL_STOCK = 31
-
-
-def view_from_observation(vector: np.ndarray, mask: np.ndarray, rules: Rules, own_known: int = 0) -> PlayerView:
-    """The acting player's :class:`PlayerView` from its observation vector and action mask.
-
-    ``pile`` comes in card order (the vector holds it as a set); ``own_known`` is what the
-    caller tracked (the vector does not hold it)."""
-    v = decode(vector)
-    phase = v.phase
-    top = v.top
-    stock_only = phase is Phase.DRAW and top is not None and not mask[TAKE_DISCARD]
-    pile = tuple(c for c in range(52) if v.pile >> c & 1)
-    return PlayerView(
-        player=v.role,
-        to_act=v.role,
-        phase=phase,
-        hand=v.hand,
-        top=top,
-        pile=pile,
-        opponent_known=v.opp_known,
-        opponent_declined=v.opp_declined,
-        own_declined=v.own_declined,
-        taken=v.taken,
-        opponent_hand_size=10,
-        stock_size=v.stock,
-        turns=round(v.turns * rules.max_turns),
-        stock_only=stock_only,
-        rules=rules,
-        own_known=own_known & v.hand,
-    )
 
 
 @dataclass(frozen=True)
@@ -216,19 +186,21 @@ class HandTracker:
         self.view: PlayerView | None = None
         self._last: PlayerView | None = None
         self._last_action: int | None = None
-        self._own_known = 0
+        self.own_known = 0  # own cards taken from the pile and still held (the vector lacks them)
         self.new_hand = True
         self.consistent = True  # False once the particles disagree with the view (then restarted)
 
     # ------------------------------------------------------------ per decision
-    def observe(self, vector: np.ndarray, mask: np.ndarray) -> PlayerView:
-        """Take the observation of this seat's next decision; returns its view."""
-        view = view_from_observation(vector, mask, self.rules, self._own_known)
+    def observe(self, decoded: PlayerView) -> PlayerView:
+        """Take this seat's next decision, its view decoded from the observation
+        (:func:`gin3_env.observation.decode` with the tracker's rules); returns the view with the
+        cards this seat took from the pile and still holds (``own_known``, which the vector lacks)."""
+        view = replace(decoded, own_known=self.own_known & decoded.hand)
         last, action = self._last, self._last_action
         self.belief.pool, self.belief.size = view.unseen, view.opponent_hidden
         if last is None or action is None or not self._follows(last, action, view):
-            self._own_known = 0
-            view = view_from_observation(vector, mask, self.rules, 0)
+            self.own_known = 0
+            view = replace(decoded, own_known=0)
             self.new_hand = True
             self._start(view)
         else:
@@ -243,10 +215,10 @@ class HandTracker:
         view = self.view
         assert view is not None
         if action == TAKE_DISCARD and view.top is not None:
-            self._own_known |= 1 << view.top
+            self.own_known |= 1 << view.top
         elif action >= DISCARD_BASE:
             card = (action - DISCARD_BASE) if action < KNOCK_BASE else (action - KNOCK_BASE)
-            self._own_known &= ~(1 << card)
+            self.own_known &= ~(1 << card)
         self._last, self._last_action = view, action
         if action >= KNOCK_BASE:  # the hand is over
             self._last = self._last_action = None
@@ -348,7 +320,7 @@ class HandTracker:
         c = action - DISCARD_BASE
         took = bool(view.opponent_known >> c & 1)
         d_hidden = not (last.opponent_known >> top & 1)
-        my_known = self._own_known  # after this seat's discard (record() removed c)
+        my_known = self.own_known  # after this seat's discard (record() removed c)
         pile_below = last.pile_mask | (0 if last.top is None else 1 << last.top)
         if took:
             disc_top = -1 if last.top is None else last.top

@@ -1,5 +1,7 @@
 """A rule-based player that acts from its observation only.
 
+Compiled twin: :mod:`gin3_env.kernels.heuristic_kernels` (``HeuristicBatch``), tied by ``tests/test_vector_players.py``.
+
 It starts from the EAAI "Simple" gin player (take the discard only when it
 joins a meld, else draw from the stock; discard the highest deadwood card;
 knock as soon as allowed; :data:`SIMPLE` plays exactly that) and adds what
@@ -46,8 +48,9 @@ from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DI
 from ..engine.cards import CARD_POINTS, cards_of
 from ..engine.melds import best_arrangement, deadwood_of_mask, knock_deadwoods
 from ..engine.phases import Phase
+from ..engine.view import PlayerView
 from ..kernels.heuristic_params import SIMPLE, HeuristicConfig, heuristic_config
-from ..observation.decoding import View, check_observation, decode, mask_actions
+from ..observation.decoding import check_observation, decode, mask_actions
 from ..observation.features import meld_outs
 
 __all__ = ["SIMPLE", "HeuristicConfig", "HeuristicPolicy", "partner_pairs"]
@@ -91,8 +94,11 @@ class HeuristicPolicy:
     # ------------------------------------------------------------ entry point
     def act(self, observation: dict[str, Any]) -> int:
         vector, mask = check_observation(observation)
-        view = decode(vector)
-        legal = mask_actions(mask)
+        return self.choose(decode(vector), mask_actions(mask))
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        """The action for the acting player's ``view`` among its ``legal`` actions (ascending), as
+        :meth:`act` chooses on the observation: a caller that decoded the view passes it on."""
         if len(legal) == 1:
             return legal[0]
         if view.phase is Phase.DISCARD:
@@ -105,10 +111,10 @@ class HeuristicPolicy:
         return legal[0]
 
     # ------------------------------------------------------------- estimates
-    def _p_opp_holds(self, view: View) -> float:
+    def _p_opp_holds(self, view: PlayerView) -> float:
         """Chance that a given unseen card is in the opponent's hidden cards."""
         unseen = view.unseen.bit_count()
-        hidden = max(0, 10 - view.opp_known.bit_count())
+        hidden = max(0, 10 - view.opponent_known.bit_count())
         return min(1.0, hidden / unseen) if unseen else 0.0
 
     def potential(self, hand: int, unseen: int) -> float:
@@ -124,15 +130,15 @@ class HeuristicPolicy:
                 gain += base - after
         return gain / n
 
-    def danger(self, card: int, view: View, p_hidden: float) -> float:
+    def danger(self, card: int, view: PlayerView, p_hidden: float) -> float:
         """Chance-weighted count of melds the opponent could make with ``card``."""
-        if view.opp_declined >> card & 1:
+        if view.opponent_declined >> card & 1:
             return 0.0
-        declined = cards_of(view.opp_declined)
+        declined = cards_of(view.opponent_declined)
         total = 0.0
         for a, b in partner_pairs(card):
-            pa = 1.0 if view.opp_known >> a & 1 else (p_hidden if view.unseen >> a & 1 else 0.0)
-            pb = 1.0 if view.opp_known >> b & 1 else (p_hidden if view.unseen >> b & 1 else 0.0)
+            pa = 1.0 if view.opponent_known >> a & 1 else (p_hidden if view.unseen >> a & 1 else 0.0)
+            pb = 1.0 if view.opponent_known >> b & 1 else (p_hidden if view.unseen >> b & 1 else 0.0)
             p = pa * pb
             if p and any(_is_meld3(d, a, b) for d in declined):
                 p *= 0.25
@@ -140,7 +146,7 @@ class HeuristicPolicy:
         return total
 
     # ------------------------------------------------------------- discards
-    def _discard_scores(self, hand: int, candidates: list[int], view: View) -> dict[int, float]:
+    def discard_scores(self, hand: int, candidates: list[int], view: PlayerView) -> dict[int, float]:
         """Score (lower is better) of each candidate discard from an 11-card ``hand``."""
         cfg = self.config
         kd = knock_deadwoods(hand)
@@ -153,7 +159,7 @@ class HeuristicPolicy:
         best = min(kd[c] for c in candidates)
         outs_weight = cfg.outs_weight
         if cfg.outs_stock_scale > 0:
-            outs_weight *= min(1.0, view.stock / cfg.outs_stock_scale)
+            outs_weight *= min(1.0, view.stock_size / cfg.outs_stock_scale)
         scores: dict[int, float] = {}
         for c in candidates:
             score = float(kd[c])
@@ -163,7 +169,7 @@ class HeuristicPolicy:
             scores[c] = score - CARD_POINTS[c] / 100  # ties: keep the lower card
         return scores
 
-    def _discard_or_knock(self, view: View, legal: list[int]) -> int:
+    def _discard_or_knock(self, view: PlayerView, legal: list[int]) -> int:
         knocks = [a - KNOCK_BASE for a in legal if a >= KNOCK_BASE]
         discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < KNOCK_BASE]
         hand = view.hand
@@ -174,23 +180,23 @@ class HeuristicPolicy:
                 best = [c for c in knocks if kd[c] == low]
                 if len(best) == 1:
                     return KNOCK_BASE + best[0]
-                scores = self._discard_scores(hand, best, view)
+                scores = self.discard_scores(hand, best, view)
                 return KNOCK_BASE + min(best, key=lambda c: (scores[c], c))
-        scores = self._discard_scores(hand, discards, view)
+        scores = self.discard_scores(hand, discards, view)
         return DISCARD_BASE + min(discards, key=lambda c: (scores[c], c))
 
-    def _should_knock(self, deadwood: int, view: View) -> bool:
+    def _should_knock(self, deadwood: int, view: PlayerView) -> bool:
         cfg = self.config
         if deadwood == 0 or cfg.simple:
             return True
-        if view.stock > cfg.early_stock:
+        if view.stock_size > cfg.early_stock:
             return deadwood <= cfg.knock_early_max
-        if view.stock <= cfg.late_stock:
+        if view.stock_size <= cfg.late_stock:
             return deadwood <= cfg.knock_late_max
         return True
 
     # ------------------------------------------------------------- draws
-    def _wants_take(self, view: View) -> bool:
+    def _wants_take(self, view: PlayerView) -> bool:
         cfg = self.config
         top = view.top
         assert top is not None

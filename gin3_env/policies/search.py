@@ -54,13 +54,12 @@ import numpy as np
 from ..engine.actions import DISCARD_BASE, KNOCK_BASE
 from ..engine.phases import Phase
 from ..engine.rules import Rules
-from ..observation.decoding import check_observation, decode
+from ..engine.view import PlayerView
+from ..observation.decoding import check_observation, decode, mask_actions
 from .belief import BeliefConfig, HandTracker
 from .heuristic import HeuristicConfig, HeuristicPolicy
 
 __all__ = ["SearchConfig", "SearchPolicy"]
-
-OBS_SIZE = 374
 
 
 @dataclass(frozen=True)
@@ -152,7 +151,8 @@ class SearchPolicy:
     def __repr__(self) -> str:
         return f"SearchPolicy({self.config})"
 
-    def _tracker(self, role: int) -> HandTracker:
+    def tracker(self, role: int) -> HandTracker:
+        """The belief tracker of the seat playing ``role`` (0 the team, 1 the box), made on first use."""
         tracker = self._trackers.get(role)
         if tracker is None:
             belief = self.config.belief or BeliefConfig(n_particles=1)
@@ -163,15 +163,14 @@ class SearchPolicy:
     def act(self, observation: dict[str, Any]) -> int:
         start = time.perf_counter()
         vector, mask = check_observation(observation)
-        vector = vector[:OBS_SIZE]
-        decoded = decode(vector)
-        tracker = self._tracker(decoded.role)
-        view = tracker.observe(vector, mask)
+        decoded = decode(vector, self.rules)  # once: the tracker and the heuristic take the view
+        tracker = self.tracker(decoded.player)
+        view = tracker.observe(decoded)
         if self.config.belief is None:  # uniform: a fresh uniform draw each decision
             tracker.belief.start(view.unseen, view.opponent_hidden)
-        obs = {"observation": vector, "action_mask": mask}
-        default = self.heuristic.act(obs)
-        candidates = self._candidates(view.phase, decoded, mask, default)
+        legal = mask_actions(mask)
+        default = self.heuristic.choose(view, legal)
+        candidates = self._candidates(view, legal, default)
         if len(candidates) < 2:
             action = default
             self.last_stats = {"searched": False}
@@ -182,8 +181,8 @@ class SearchPolicy:
         return action
 
     # ------------------------------------------------------------ search
-    def _candidates(self, phase: Phase, decoded: Any, mask: np.ndarray, default: int) -> list[int]:
-        legal = [int(a) for a in np.flatnonzero(mask)]
+    def _candidates(self, view: PlayerView, legal: list[int], default: int) -> list[int]:
+        phase = view.phase
         if len(legal) < 2:
             return legal
         if phase is Phase.DRAW and not self.config.search_draws:
@@ -195,13 +194,11 @@ class SearchPolicy:
             return [default]
         cands = {default}
         discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < KNOCK_BASE]
-        scores = self.heuristic._discard_scores(decoded.hand, discards, decoded)
+        scores = self.heuristic.discard_scores(view.hand, discards, view)
         ranked = sorted(discards, key=lambda c: (scores[c], c))
         cands.update(DISCARD_BASE + c for c in ranked[: self.config.max_candidates])
         if knocks:
-            from ..engine.melds import knock_deadwoods
-
-            kd = knock_deadwoods(decoded.hand)
+            kd = view.knock_deadwoods()
             cands.add(KNOCK_BASE + min(knocks, key=lambda c: (kd[c], scores.get(c, 0.0), c)))
         return sorted(cands)
 

@@ -90,7 +90,7 @@ class GinVectorEnv(VectorEnv):
         return obs, rewards, terminated, truncated, infos
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.core.hands._mask.copy(), "learner": self.core.learner_player.copy()}
+        return {"action_mask": self.core.hands.mask_view.copy(), "learner": self.core.learner_player.copy()}
 
     def action_masks(self) -> np.ndarray:
         """bool (num_envs, 107): the learner's legal actions in each slot."""

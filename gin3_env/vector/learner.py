@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from ..engine.hand import PLAYER_NAMES
+from ..engine.result import TRUNCATED
 from ..engine.rules import Rules
 from ..errors import check_seed
-from ..kernels import hand_kernels as hk
 from ..kernels.hands import VectorHands, action_array, check_decks
 from ..observation.features import AUGMENTED_SIZE
 from ..observation.layout import OBS_SIZE
@@ -166,7 +166,7 @@ class LearnerHands:
         self._draw(rows)
         self._fresh[rows] = True
         if self.twin is not None and len(rows):
-            self.twin._deal(rows, self.hands._deck[rows])
+            self.twin.deal_like(rows, self.hands)
             self._twin_live[rows] = True
             self.baseline_points[rows] = 0.0
 
@@ -176,7 +176,7 @@ class LearnerHands:
 
     def action_masks(self) -> np.ndarray:
         """bool (num_envs, 107): the learner's legal actions in each slot."""
-        return self.hands._mask.astype(bool)
+        return self.hands.mask_view.astype(bool)
 
     def _encode(self, obs: np.ndarray) -> np.ndarray:
         if self.features == "augmented":
@@ -198,7 +198,7 @@ class LearnerHands:
         ``ended`` (bool), ``outcome`` (codes), ``learner`` (0/1 of the ended hand), ``baseline_points``."""
         n = self.num_envs
         acts = self.check_actions(actions)
-        illegal = self.hands._mask[self._all, acts] == 0
+        illegal = self.hands.mask_view[self._all, acts] == 0
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
@@ -256,8 +256,8 @@ class LearnerHands:
         final["outcome"][rows] = ended
         final["learner"][rows] = lp
         final["deal"][rows] = self.hands.deal_index[rows]
-        truncated[rows] = ended == hk.TRUNCATED
-        terminated[rows] = ended != hk.TRUNCATED
+        truncated[rows] = ended == TRUNCATED
+        terminated[rows] = ended != TRUNCATED
         self.hands.redeal(rows)
         self._new_hands(rows)
 
@@ -266,7 +266,7 @@ class LearnerHands:
         """Let the opponents (and the twins) move until every slot is at a learner decision."""
         skips = 0
         while True:
-            waiting = np.flatnonzero(self.hands._S[:, hk.PLAYER] != self.learner_player)
+            waiting = np.flatnonzero(self.hands.players_view != self.learner_player)
             if not len(waiting):
                 break
             acts = self._act(self.hands, waiting, self.opponent_index[waiting], None)
@@ -288,7 +288,7 @@ class LearnerHands:
         """Actions of the players to act in ``rows`` of ``hands``: the slot's opponent, or the
         baseline where ``use_baseline`` is set."""
         obs = hands.observe_rows(rows)
-        mask = hands._mask[rows]
+        mask = hands.mask_view[rows]
         acts = np.empty(len(rows), dtype=np.int64)
         groups = opp.copy()
         if use_baseline is not None:
@@ -305,7 +305,7 @@ class LearnerHands:
         if self.twin is None or not len(rows):
             return
         twin = self.twin
-        by_baseline = twin._S[rows, hk.PLAYER] == self.learner_player[rows]
+        by_baseline = twin.players_view[rows] == self.learner_player[rows]
         acts = self._act(twin, rows, self.opponent_index[rows], by_baseline)
         r, ended = twin.apply(rows, acts)
         done = ended != 0
