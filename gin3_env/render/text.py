@@ -55,6 +55,7 @@ __all__ = [
     "render_table",
     "says",
     "scores_text",
+    "table_pile",
 ]
 
 
@@ -165,6 +166,18 @@ def scores_text(scores: Sequence[int], roles: Roles | None, seat_names: Sequence
 
 
 # ------------------------------------------------------------------ table
+def table_pile(state: HandState) -> tuple[list[int], bool]:
+    """The discard pile as every picture of the table shows it, bottom card first, and whether its
+    top card is the knock's discard: once a hand ends by a knock or gin, that discard lies on top.
+
+    The text table, the frames, the videos and the HTML viewer all take the pile from here."""
+    pile = list(state.discards)
+    knock_card = state.result.knock_discard if state.result is not None else None
+    if knock_card is not None and (not pile or pile[-1] != knock_card):
+        pile.append(knock_card)
+    return pile, knock_card is not None and pile[-1] == knock_card
+
+
 def render_table(
     state: HandState,
     viewer: int | None = None,
@@ -199,17 +212,14 @@ def render_table(
             known = fmt_cards(sorted(cards_of(view.opponent_known), key=sort_key), **kw)
             line += f", holds {known} (taken from the pile)"
         lines.append(line)
-    pile = list(state.discards)
-    knock_card = state.result.knock_discard if state.result is not None else None
-    if knock_card is not None and (not pile or pile[-1] != knock_card):
-        pile.append(knock_card)  # the knock's discard ends the hand on the pile
+    pile, knock_on_top = table_pile(state)
     if pile:
         below = pile[-2::-1]
         rest = ""
         if below:
             shown_below = fmt_cards(below[:8], **kw) + (" ..." if len(below) > 8 else "")
             rest = f"; below: {shown_below}"
-        note = ", the knock's discard" if knock_card is not None and pile[-1] == knock_card else ""
+        note = ", the knock's discard" if knock_on_top else ""
         pile_text = f"Discard pile: {fmt_card(pile[-1], **kw)} on top{note} ({_count(len(pile))}{rest})"
     else:
         pile_text = "Discard pile: empty"
