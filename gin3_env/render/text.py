@@ -155,12 +155,14 @@ def deadwood_text(state: HandState, player: int) -> str:
 
 
 def scores_text(scores: Sequence[int], roles: Roles | None, seat_names: Sequence[str] | None) -> str:
-    """``"Scores: seat 0 (captain) 12 | seat 1 (box) 30 | seat 2 (sitter) 5"``."""
+    """``"Scores: seat 0 (captain) 12 | seat 1 (box) 30 | seat 2 (sitter) 5"``; a seat name that ends in a
+    parenthesis takes the role inside it: ``"Seat 0 (heuristic, captain) 12"``."""
     parts = []
     for seat, score in enumerate(scores):
         label = seat_names[seat] if seat_names is not None else f"seat {seat}"
         if roles is not None:
-            label += f" ({roles.role_of(seat)})"
+            role = roles.role_of(seat)
+            label = f"{label[:-1]}, {role})" if label.endswith(")") else f"{label} ({role})"
         parts.append(f"{label} {score}")
     return "Scores: " + " | ".join(parts)
 
