@@ -265,7 +265,7 @@ def test_stacked_deck_showdown_and_saved_log_replay(tmp_path: Path) -> None:
     child = spawn("replay", str(log), "--ascii", "--no-color")
     child.expect(PAUSE)
     child.sendline("")
-    child.expect("#1: Team takes 5D")
+    child.expect(re.escape("#1: Team (you) takes 5D"))
     child.expect(PAUSE)
     child.sendline("q")
     child.expect("Goodbye.")
