@@ -47,6 +47,8 @@ def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> N
     assert summary["num_timesteps"] >= 512
     assert set(summary["vs"]) == {"heuristic", "random"}
     assert "points/hand" in done.stdout and "heuristic" in done.stdout
+    history = json.loads((run / "eval_history.json").read_text())
+    assert history[0]["step"] == 0 and history[0]["start"] == "cloned"  # the curve starts before PPO
 
     # shipping copies best.zip without the optimizer state, with a description beside it
     from gin3_env.policies import load_policy

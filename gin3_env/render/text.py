@@ -343,7 +343,8 @@ def render_moves(state: HandState, *, symbols: bool = False, columns: int = 1) -
 
 
 def describe_action(state: HandState, action: int, name: str, *, reveal: bool = False, symbols: bool = False) -> str:
-    """One line for a move about to be played in ``state`` by ``name``: ``"Box discards 7S"``.
+    """One line for a move about to be played in ``state`` by ``name``: ``"Box discards 7S"``; a knock
+    that leaves no deadwood reads as the showdown words it: ``"Team goes gin, discarding 2C"``.
 
     A card drawn from the stock is named only with ``reveal`` (replays). A name
     ``"You"`` (or ``"You (...)"``) gets the second person: ``"You discard 7S"``."""
@@ -361,5 +362,6 @@ def describe_action(state: HandState, action: int, name: str, *, reveal: bool = 
     card = action_card(action)
     assert card is not None
     if is_knock(action):
-        return f"{says(name, 'knocks')}, discarding {card_str(card, symbols)}"
+        gin = state.phase is Phase.DISCARD and state.knock_deadwoods().get(card) == 0
+        return f"{says(name, 'goes gin' if gin else 'knocks')}, discarding {card_str(card, symbols)}"
     return f"{says(name, 'discards')} {card_str(card, symbols)}"
