@@ -238,6 +238,7 @@ def test_replay_hand_log_all_and_stepwise(tmp_path: Any) -> None:
     text = "\n".join(out)
     assert "#3: Team draws KH from the stock" in text
     assert "#7: Team takes 4C from the discard pile" in text
+    assert "#8: Team goes gin, discarding 4D" in text  # worded as the showdown words it
     assert "Box hand:" in text and "Team hand:" in text
     assert text.rstrip().endswith("Result: gin: Team scores 25 (gin bonus) + 72 (Box's deadwood) = 97")
     io, out = scripted(["", "", "q"])
