@@ -116,7 +116,7 @@ def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
     assert summary["num_timesteps"] == 768
     history = json.loads((run / "eval_history.json").read_text())
     steps = [record["step"] for record in history]
-    assert steps == [256, 512, 768], steps  # 768 once, not again after learn()
+    assert steps == [0, 256, 512, 768], steps  # step 0 (before PPO), 768 once, not again after learn()
     assert "in-training deals" in done.stdout
 
     selection = summary["selection"]
