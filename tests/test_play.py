@@ -335,7 +335,7 @@ def test_a_sitter_who_asks_for_the_summary_sees_no_moves() -> None:
     io, out = scripted(match_person)
     play_match(io, match, 0, {1: Greedy(), 2: Greedy()}, seat_names=["You", "Player 1", "Player 2"])
     text = "\n".join(out)
-    first = text.split("=== Hand 1:", 1)[1].split("Totals:", 1)[0]
+    first = text.split("=== Hand 1:", 1)[1].split("Match scores after hand 1:", 1)[0]
     assert "Summary: the hand is played out without its moves" in first
     assert not re.search(r"\b(discards|draws|passes|takes)\b", first), first
     assert "== Showdown ==" in first or "Dead hand" in first or "Truncated" in first

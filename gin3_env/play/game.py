@@ -232,7 +232,7 @@ def play_match(
             winner_seat = roles.seat_of(result.winner)
             io.say(f"{says(seat_names[winner_seat], 'scores')} {result.points}.")
         totals = ", ".join(f"{seat_names[s]} {match.scores[s]}" for s in range(3))
-        io.say(f"Totals: {totals} (target {match.rules.target_score})")
+        io.say(f"Match scores after hand {number}: {totals} (reaching {match.rules.target_score} wins)")
         if match.is_over:
             break
         io.say(f"Next hand: {_roles_text(match.roles, seat_names)}.")
