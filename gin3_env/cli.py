@@ -19,6 +19,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .policies.loading import policy_spec_help
+
 # subcommand -> (module, function, one-line help)
 DELEGATED: dict[str, tuple[str, str, str]] = {
     "train": ("gin3_env.training.train", "main", "train an agent (needs the 'train' extra)"),
@@ -92,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponent",
         default="heuristic",
         metavar="SPEC",
-        help="heuristic (default), random, trained, or the path of a saved model",
+        help=f"the policy you play against (default heuristic): {policy_spec_help()}",
     )
     play.add_argument(
         "--role",
@@ -118,11 +120,17 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser(
         "replay",
         help="step through a saved hand or match log",
-        description="Show a saved hand log or match log move by move with both hands visible: "
+        description="Show a saved hand log or match log (from gin3 evaluate A B --save-logs DIR, or gin3 play "
+        "--save-log FILE) move by move with both hands visible: "
         "Enter for the next move, a to print the rest, q to quit. With --video or --html, write a "
         "video or a browser viewer page of it instead.",
     )
-    replay.add_argument("file", help="a JSON log written by gin3 play --save-log, HandState.log() or MatchState.log()")
+    replay.add_argument(
+        "file",
+        help="a JSON log: gin3 evaluate A B --save-logs DIR writes some of its games there (hand_000_a_team.json, "
+        "match_000_a_seat0.json, ...), gin3 play --save-log FILE the game played; or HandState.log() / "
+        "MatchState.log() saved as JSON",
+    )
     replay.add_argument("--all", action="store_true", help="print every step without waiting")
     replay.add_argument("--no-color", action="store_true", help="no ANSI colours")
     replay.add_argument("--ascii", action="store_true", help="cards as 7S instead of 7♠")
@@ -148,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_play(args)
         return run_replay(args)
     except ValueError as exc:
-        print(f"gin3 {args.command}: {exc}", file=sys.stderr)
+        print(f"gin3 {args.command}: error: {exc}", file=sys.stderr)
         return 2
 
 

@@ -246,14 +246,16 @@ def test_stacked_deck_showdown_and_saved_log_replay(tmp_path: Path) -> None:
     assert f"Log saved to {log}" in text
     saved = json.loads(log.read_text())
     assert replay(saved).result.points == 47  # type: ignore[union-attr]
+    assert saved["players"] == ["you", "heuristic"]  # the team, the box
 
     out = run_cli("replay", str(log), "--all", "--ascii")
     assert out.returncode == 0, out.stderr
-    assert "#1: Team takes 5D from the discard pile" in out.stdout
-    assert "#2: Team knocks, discarding 4D" in out.stdout
-    assert "Box hand: 4C 7C 9C KC 2D QD 6H 8H 5S KS" in out.stdout  # both hands visible
+    assert "#1: Team (you) takes 5D from the discard pile" in out.stdout
+    assert "#2: Team (you) knocks, discarding 4D" in out.stdout
+    assert "Box (heuristic) hand: 4C 7C 9C KC 2D QD 6H 8H 5S KS" in out.stdout  # both hands visible
     assert (
-        expected.replace("You spread", "Team spreads")
+        expected.replace("You spread", "Team (you) spreads")
+        .replace("Box spreads", "Box (heuristic) spreads")
         .replace("You knock", "Team knocks")
         .replace("You 5", "Team 5")
         .replace("You score", "Team scores")
@@ -263,7 +265,7 @@ def test_stacked_deck_showdown_and_saved_log_replay(tmp_path: Path) -> None:
     child = spawn("replay", str(log), "--ascii", "--no-color")
     child.expect(PAUSE)
     child.sendline("")
-    child.expect("#1: Team takes 5D")
+    child.expect(re.escape("#1: Team (you) takes 5D"))
     child.expect(PAUSE)
     child.sendline("q")
     child.expect("Goodbye.")
@@ -314,7 +316,8 @@ def test_match_runs_to_the_end(role: str, tmp_path: Path) -> None:
     assert saved["winner"] is not None and max(saved["scores"]) >= 10
     out = run_cli("replay", str(log), "--all", "--ascii")
     assert out.returncode == 0, out.stderr
-    assert f"Match over: Seat {saved['winner']} wins" in out.stdout
+    assert saved["players"] == ["you", "heuristic", "heuristic"]  # by seat: the person is seat 0
+    assert f"Match over: Seat {saved['winner']} ({saved['players'][saved['winner']]}) wins" in out.stdout
 
 
 # ------------------------------------------------------------- in-process

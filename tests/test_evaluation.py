@@ -230,3 +230,13 @@ def test_progress_lines_when_not_a_terminal(capsys) -> None:
     assert len(lines) == 5 and lines[-1].startswith("[hands] 5 of 5 (100%)")
     assert list(progress_bar(range(5), False, "hands", every=0.0)) == list(range(5))
     assert capsys.readouterr().err == ""
+
+
+def test_a_total_that_cannot_be_negative_gets_no_negative_interval_end() -> None:
+    from gin3_env.evaluation import mean_ci
+
+    skewed = [0.0, 0.0, 0.0, 0.0, 150.0]
+    assert mean_ci(skewed).low < 0  # the normal approximation alone
+    clipped = mean_ci(skewed, lower=0.0)
+    assert clipped.low == 0.0 and clipped.high == mean_ci(skewed).high and clipped.mean == 30.0
+    assert mean_ci([100.0, 110.0, 120.0], lower=0.0) == mean_ci([100.0, 110.0, 120.0])

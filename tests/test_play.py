@@ -238,6 +238,7 @@ def test_replay_hand_log_all_and_stepwise(tmp_path: Any) -> None:
     text = "\n".join(out)
     assert "#3: Team draws KH from the stock" in text
     assert "#7: Team takes 4C from the discard pile" in text
+    assert "#8: Team goes gin, discarding 4D" in text  # worded as the showdown words it
     assert "Box hand:" in text and "Team hand:" in text
     assert text.rstrip().endswith("Result: gin: Team scores 25 (gin bonus) + 72 (Box's deadwood) = 97")
     io, out = scripted(["", "", "q"])
@@ -314,3 +315,27 @@ def test_you_sit_out_and_the_role_draw_says_ties_and_cards() -> None:
     assert lines[2] == "So Player 1 (JD) in the box, You (8C) captain, Player 2 (4S) sits out."
     lines = role_draw_text(Roles(box=1, captain=2, sitter=0), draws[:1], names, symbols=False)
     assert lines[-1].endswith("You (AH) sit out.")
+
+
+def test_the_only_legal_move_is_played_without_asking() -> None:
+    state = play(deal(f"{TEAM_MELDS} 4D", BOX_JUNK, "QH", stock="5C"), "pass", "pass")
+    assert state.legal_actions() == [DRAW_STOCK]
+    io, out = scripted(["knock 5c"])
+    play_hand(io, state, TEAM, Greedy())
+    text = "\n".join(out)
+    assert "Your only legal move, played for you: draw from the stock." in text
+    asked = [line for line in out if line.startswith("> ")]
+    assert asked == ["> knock 5c"], asked  # one question: the discard, not the forced draw
+    assert state.result is not None and state.result.knock_discard == parse_card("5C")
+
+
+def test_a_sitter_who_asks_for_the_summary_sees_no_moves() -> None:
+    roles = Roles(box=1, captain=2, sitter=0)
+    match = MatchState.start(Rules(target_score=10), rng=np.random.default_rng(3), roles=roles)
+    io, out = scripted(match_person)
+    play_match(io, match, 0, {1: Greedy(), 2: Greedy()}, seat_names=["You", "Player 1", "Player 2"])
+    text = "\n".join(out)
+    first = text.split("=== Hand 1:", 1)[1].split("Match scores after hand 1:", 1)[0]
+    assert "Summary: the hand is played out without its moves" in first
+    assert not re.search(r"\b(discards|draws|passes|takes)\b", first), first
+    assert "== Showdown ==" in first or "Dead hand" in first or "Truncated" in first

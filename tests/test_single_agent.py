@@ -178,11 +178,35 @@ def test_pickle_and_seeded_reset_reproduce_episodes() -> None:
     assert np.array_equal(a, b)
 
 
-def test_render_shows_both_hands() -> None:
+def test_text_render_shows_the_learners_view_and_the_table_on_request() -> None:
+    from gin3_env.render import render_table
+
     env = ThreeHandedGinEnv(opponent="random", render_mode="ansi")
     env.reset(seed=1)
     text = env.render()
-    assert isinstance(text, str) and "Stock" in text
+    state, learner = env.state, env.player
+    assert state is not None and not state.is_over
+    assert isinstance(text, str) and text == render_table(state, learner)  # the opponent's hand hidden
+    assert "(hidden)" in text
+    spectator = ThreeHandedGinEnv(opponent="random", render_mode="ansi", render_view="table")
+    spectator.reset(seed=1)
+    assert spectator.render() == render_table(state, None)  # both hands
+    match = ThreeHandedGinMatchEnv(opponent="random", render_mode="ansi", learner=0)
+    match.reset(seed=2)
+    assert "(hidden)" in str(match.render())
+    with pytest.raises(ValueError, match="render_view must be 'learner'"):
+        ThreeHandedGinEnv(render_view="both")
+
+
+def test_learner_either_is_a_role_drawn_each_hand_and_the_error_says_so() -> None:
+    env = ThreeHandedGinEnv(opponent="random", learner="either")
+    roles = set()
+    for seed in range(12):
+        env.reset(seed=seed)
+        roles.add(env.player)
+    assert roles == {0, 1}
+    with pytest.raises(ValueError, match="'either' \\(a role drawn at each reset; 'random' means the same\\)"):
+        ThreeHandedGinEnv(learner="sitter")
 
 
 def test_maskable_ppo_trains_in_subproc_vec_env_without_wrappers() -> None:

@@ -47,6 +47,8 @@ def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> N
     assert summary["num_timesteps"] >= 512
     assert set(summary["vs"]) == {"heuristic", "random"}
     assert "points/hand" in done.stdout and "heuristic" in done.stdout
+    history = json.loads((run / "eval_history.json").read_text())
+    assert history[0]["step"] == 0 and history[0]["start"] == "cloned"  # the curve starts before PPO
 
     # shipping copies best.zip without the optimizer state, with a description beside it
     from gin3_env.policies import load_policy
@@ -114,7 +116,7 @@ def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
     assert summary["num_timesteps"] == 768
     history = json.loads((run / "eval_history.json").read_text())
     steps = [record["step"] for record in history]
-    assert steps == [256, 512, 768], steps  # 768 once, not again after learn()
+    assert steps == [0, 256, 512, 768], steps  # step 0 (before PPO), 768 once, not again after learn()
     assert "in-training deals" in done.stdout
 
     selection = summary["selection"]

@@ -36,7 +36,12 @@ import numpy as np
 
 from .envs import measure_openspiel
 
-TARGETS = {"random_play": 50.0, "learner_vs_heuristic": 30.0, "train": 10.0}
+TARGETS = {"random_play": 50.0, "learner_vs_heuristic": 30.0, "train": 10.0}  # in the JSON report, not printed
+RATIO_MEANING = {
+    "random_play": "VectorHands steps over OpenSpiel gin_rummy's",
+    "learner_vs_heuristic": "vector_env steps over ThreeHandedGinEnv's",
+    "train": "gin3 train samples on the batched env over vec_env: subproc's",
+}
 
 
 def _rates(steps: int, wall: float, cpu: float) -> dict[str, float]:
@@ -295,10 +300,12 @@ def format_report(report: dict[str, Any]) -> str:
     c = r["compile"]
     lines.append(f"  first use (import, compile, 3 steps): {c['cold_s']:.1f} s with an empty numba cache, "
                  f"{c['warm_s']:.1f} s with it warm")
+    lines.append("  ratios (ours over the scalar or OpenSpiel side, per CPU second; above 1x ours is faster; "
+                 "they vary from run to run):")
     for key, x in report["ratios"].items():
-        flag = "ok" if x["met"] else "BELOW TARGET"
         if key == "evaluate_100k_s":
-            lines.append(f"  {'evaluate 100k deals':<22} {x['ratio']:8.1f} CPU s  (target < {x['target']:g} s: {flag})")
+            lines.append(f"    {'evaluate 100k deals':<22} {x['ratio']:8.1f} CPU s  (the batched heuristic against "
+                         "itself, 100,000 duplicate deals; lower is faster)")
         else:
-            lines.append(f"  {key:<22} {x['ratio']:8.1f}x  (target >= {x['target']:g}x: {flag})")
+            lines.append(f"    {key:<22} {x['ratio']:8.1f}x  ({RATIO_MEANING[key]})")
     return "\n".join(lines)

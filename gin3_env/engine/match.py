@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .cards import NUM_CARDS, card_rank
-from .hand import BOX, TEAM, HandResult, HandState, check_deck
+from .hand import BOX, LOG_VERSION, TEAM, HandResult, HandState, check_deck
 from .rules import Rules
 
 NUM_SEATS = 3
@@ -210,6 +210,7 @@ class MatchState:
     def log(self) -> dict[str, Any]:
         """JSON-able record of the finished hands (each with its roles, deck and actions)."""
         return {
+            "version": LOG_VERSION,
             "rules": self.rules.to_dict(),
             "hands": list(self.history),
             "scores": list(self.scores),

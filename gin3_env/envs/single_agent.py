@@ -13,8 +13,10 @@ learner's turn again, so the learner only sees its own decisions.
 | Reward | the learner's game points at the end of a hand times ``reward_scale`` |
 
 Arguments
-- ``learner``: ``"team"`` (captain), ``"box"`` or ``"random"`` (drawn at each reset).
-  The match env takes the learner's seat ``0..2`` or ``"random"``.
+- ``learner``: ``"team"`` (captain), ``"box"`` or ``"either"`` (a role drawn at each reset;
+  ``"random"`` is the older name of the same and the default; it names the learner's role, not
+  the random policy, which is ``opponent="random"``). The match env takes the learner's seat
+  ``0..2`` or ``"random"`` (a seat drawn at each reset).
 - ``opponent``: ``"random"``, ``"heuristic"``, ``"trained"``, a saved model's path, an object with
   ``act(observation_dict) -> int``, or a list of these (one is drawn at each reset).
   ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``); the pool is
@@ -23,9 +25,10 @@ Arguments
   training-side wrapper: :class:`gin3_env.training.duplicate.DuplicateReward`.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
   ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``
-  (the whole table as text) or ``"rgb_array"`` (a ``uint8`` ``(640, 960, 3)`` frame of the
-  learner's view, the opponent's hidden cards face down, until the hand ends; then the
-  whole table; what Gymnasium's ``RecordVideo`` records).
+  (the table as text) or ``"rgb_array"`` (a ``uint8`` ``(640, 960, 3)`` frame; what
+  Gymnasium's ``RecordVideo`` records). Every mode shows the learner's view, the opponent's
+  hidden cards face down, until the hand ends, then the whole table;
+  ``render_view="table"`` shows both hands throughout (a spectator's view, for debugging).
 
 An action outside ``0..106`` (or not an integer) raises ``ValueError`` naming it.
 An illegal action (the env checkers send unmasked samples) is not played: the episode
@@ -79,7 +82,8 @@ from .aec_base import (
 from .errors import ResetNeededError, check_action_value, check_seed
 from .opponents import OpponentPool
 
-LEARNER_ROLES = ("team", "box", "random")
+LEARNER_ROLES = ("team", "box", "either", "random")  # "random": the older name of "either"
+RENDER_VIEWS = ("learner", "table")
 MAX_REDEALS = 1000
 _NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _NO_ACTIONS.flags.writeable = False
@@ -99,9 +103,14 @@ class _LearnerEnv(gym.Env):
         illegal_penalty: float,
         rules: Rules | None,
         rule_options: dict[str, Any],
+        render_view: str = "learner",
     ) -> None:
         self.rules = make_rules(rules, rule_options)
         self.render_mode = check_render_mode(render_mode)
+        if render_view not in RENDER_VIEWS:
+            raise ValueError(f"render_view must be 'learner' (the default) or 'table' (both hands), "
+                             f"got {render_view!r}")
+        self.render_view = render_view
         self.reward_scale = check_reward_scale(reward_scale)
         self.illegal_penalty = float(illegal_penalty)
         self.observation_space = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
@@ -173,6 +182,15 @@ class _LearnerEnv(gym.Env):
             self.opponent = self._pool.draw(self.np_random)
 
 
+def _check_role(role: Any) -> str:
+    if role not in LEARNER_ROLES:
+        raise ValueError(
+            f"learner must be 'team', 'box' or 'either' (a role drawn at each reset; 'random' means the same), "
+            f"got {role!r}; the random policy is opponent='random'"
+        )
+    return str(role)
+
+
 class ThreeHandedGinEnv(_LearnerEnv):
     """One hand of three-handed gin, the learner against an opponent policy (see module doc)."""
 
@@ -184,12 +202,11 @@ class ThreeHandedGinEnv(_LearnerEnv):
         reward_scale: float = 1.0,
         illegal_penalty: float = 25.0,
         rules: Rules | None = None,
+        render_view: str = "learner",
         **rule_options: Any,
     ) -> None:
-        if learner not in LEARNER_ROLES:
-            raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
-        self.learner_role = learner
-        self._setup(OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options)
+        self.learner_role = _check_role(learner)
+        self._setup(OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options, render_view)
         self.state: HandState | None = None
         self.player = TEAM
 
@@ -200,11 +217,9 @@ class ThreeHandedGinEnv(_LearnerEnv):
         deck = options.get("deck")
         if deck is not None:
             deck = check_deck(deck)
-        role = options.get("learner", self.learner_role)
-        if role not in LEARNER_ROLES:
-            raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {role!r}")
+        role = _check_role(options.get("learner", self.learner_role))
         super().reset(seed=check_seed(seed))
-        if role == "random":
+        if role in ("either", "random"):
             role = PLAYER_NAMES[int(self.np_random.integers(2))]
         self.player = TEAM if role == "team" else BOX
         self._draw_opponent()
@@ -250,14 +265,18 @@ class ThreeHandedGinEnv(_LearnerEnv):
     def _encode(self, view: PlayerView) -> np.ndarray:
         return encode(view)
 
+    def _viewer(self) -> int | None:
+        """Whose side the renderings show: the learner's until the hand ends (see the module doc)."""
+        state = self._require_state()
+        return None if state.is_over or self.render_view == "table" else self.player
+
     def _table(self) -> str:
         from ..render import render_table
 
-        return render_table(self._require_state(), viewer=None)
+        return render_table(self._require_state(), viewer=self._viewer())
 
     def _frame(self) -> np.ndarray:
-        state = self._require_state()
-        return render_frame(state, None if state.is_over else self.player)
+        return render_frame(self._require_state(), self._viewer())
 
     # ------------------------------------------------------------ helpers
     def _require_state(self) -> HandState:
@@ -314,10 +333,13 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         reward_scale: float = 1.0,
         illegal_penalty: float = 25.0,
         rules: Rules | None = None,
+        render_view: str = "learner",
         **rule_options: Any,
     ) -> None:
         self.learner_seat = self._check_seat(learner)
-        self._setup(MATCH_OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options)
+        self._setup(
+            MATCH_OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options, render_view
+        )
         self.match: MatchState | None = None
         self.seat = 0
         self._pending = 0.0
@@ -327,7 +349,10 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         if seat == "random":
             return seat
         if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat <= 2:
-            raise ValueError(f"learner seat must be 0, 1, 2 or 'random', got {seat!r}")
+            raise ValueError(
+                f"learner seat must be 0, 1, 2 or 'random' (a seat drawn at each reset; the random policy is "
+                f"opponent='random'), got {seat!r}"
+            )
         return int(seat)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -379,17 +404,22 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
             mask = _NO_ACTIONS
         return view, obs, mask
 
+    def _viewer(self) -> int | None:
+        """The learner's side of the hand until it ends (a sitting-out learner sees the team's side)."""
+        match = self._require_match()
+        if match.hand.is_over or self.render_view == "table":
+            return None
+        return BOX if self.seat == match.hand_roles.box else TEAM
+
     def _table(self) -> str:
         from ..render import render_table
 
         match = self._require_match()
-        return render_table(match.hand, viewer=None, roles=match.hand_roles, scores=match.scores)
+        return render_table(match.hand, viewer=self._viewer(), roles=match.hand_roles, scores=match.scores)
 
     def _frame(self) -> np.ndarray:
         match = self._require_match()
-        roles = match.hand_roles
-        viewer = None if match.hand.is_over else (BOX if self.seat == roles.box else TEAM)
-        return render_frame(match.hand, viewer, roles=roles, scores=list(match.scores))
+        return render_frame(match.hand, self._viewer(), roles=match.hand_roles, scores=list(match.scores))
 
     def _require_match(self) -> MatchState:
         if self.match is None:

@@ -1,10 +1,11 @@
 """``gin3 evaluate A [B] ...``: policies against each other, as text and JSON.
 
 A and B are :func:`gin3_env.policies.load_policy` specs (``random``,
-``heuristic``, ``trained`` or a model path). B may be ``openspiel-simple``:
-then A plays OpenSpiel's two-player gin against OpenSpiel's simple bot (needs
-the ``openspiel`` extra). ``--vs-openspiel`` adds that evaluation to an A-vs-B
-one (B may then be left out).
+``heuristic``, ``search``, ``trained``, ``rllib:PATH`` or a model path; the help lists
+them from :func:`~gin3_env.policies.policy_spec_help`), both checked before either is
+loaded. B may be ``openspiel-simple``: then A plays OpenSpiel's two-player gin
+against OpenSpiel's simple bot (needs the ``openspiel`` extra). ``--vs-openspiel``
+adds that evaluation to an A-vs-B one (B may then be left out).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from ..argparsing import OneLineErrorParser
 from ..engine.rules import Rules
 from ..files import save_json
+from ..policies import check_policy_spec, policy_spec_help
 from ..signals import Interrupted, raise_on_stop_signals
 from .hands import HandsReport, evaluate_hands
 from .matches import MatchesReport, evaluate_matches
@@ -59,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         "twice, seats swapped) and whole matches, and report A's results with 95% confidence "
         "intervals.",
     )
-    parser.add_argument("a", metavar="A", help="policy A: random, heuristic, trained or a model .zip path")
+    parser.add_argument("a", metavar="A", help=f"policy A: {policy_spec_help()}")
     parser.add_argument(
         "b",
         metavar="B",
@@ -145,6 +147,9 @@ def run(args: argparse.Namespace) -> Evaluation:
     if args.seat_baseline and (args.b is None or args.b == OPPONENT_NAME):
         raise ValueError("--seat-baseline needs a policy B of this package (B plays itself on every deal)")
     rules = parse_rules(args.rules)
+    for spec in (args.a, args.b):  # every spec refused before any is loaded (loading a model takes seconds)
+        if spec is not None and spec != OPPONENT_NAME:
+            check_policy_spec(spec)
     policy_a = _load(args.a, args.seed, rules)
     result = Evaluation(args.a, args.b, args.seed)
     vs_openspiel = args.vs_openspiel or args.b == OPPONENT_NAME
@@ -171,6 +176,7 @@ def run(args: argparse.Namespace) -> Evaluation:
             matches=min(args.log_games, args.matches),
             seed=args.seed,
             rules=rules,
+            names=(args.a, args.b),
         )
     if vs_openspiel:
         if rules is not None:

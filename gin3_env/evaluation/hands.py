@@ -87,7 +87,7 @@ def evaluate_hands(
     counter: Counter[str] = Counter()
     turns = 0
     start = time.perf_counter()
-    for _ in progress_bar(range(int(n_hands)), progress, "hands"):
+    for _ in progress_bar(range(int(n_hands)), progress, "deals, each played twice"):
         deck = [int(c) for c in rng.permutation(52)]
         first = play_deal(policy_a, policy_b, deck, rules)
         second = play_deal(policy_b, policy_a, deck, rules)

@@ -5,7 +5,9 @@ evaluation (the same decks as :func:`~gin3_env.evaluation.hands.evaluate_hands`,
 from the same seed), one hand log per seating: ``hand_000_a_team.json`` (A the
 team, B the box) and ``hand_000_a_box.json``; and, when matches are played, the
 first ``count`` matches as :func:`~gin3_env.evaluation.matches.evaluate_matches`
-seeds them (``match_000_a_seat0.json``, A in seat 0, then seats 1, 2, ...). The
+seeds them (``match_000_a_seat0.json``, A in seat 0, then seats 1, 2, ...). Each
+log names its players (``"players"``: the specs of the team and the box, or of
+seats 0, 1 and 2), which ``gin3 replay``, its video and its viewer page show. The
 games are played again after the evaluation, by the same policies loaded afresh:
 for policies that draw no random numbers (heuristic, trained) they are the
 evaluation's own first games; a random policy may play them differently. Files of
@@ -38,8 +40,11 @@ def save_game_logs(
     matches: int = 0,
     seed: int = 0,
     rules: Rules | None = None,
+    names: tuple[str, str] = ("A", "B"),
 ) -> list[Path]:
-    """Play and save ``hands`` deals (both seatings) and ``matches`` matches; returns the files written."""
+    """Play and save ``hands`` deals (both seatings) and ``matches`` matches; returns the files written.
+
+    ``names`` are how the logs name A and B (``gin3 evaluate`` gives the specs typed)."""
     for name, value in (("hands", hands), ("matches", matches)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an int >= 0, got {value!r}")
@@ -55,14 +60,18 @@ def save_game_logs(
         save_json(path, log, indent=1)
         written.append(path)
 
+    name_a, name_b = (str(n) for n in names)
     rng = np.random.default_rng(seed)  # the decks of evaluate_hands, in order
     for i in range(hands):
         deck = [int(c) for c in rng.permutation(52)]
-        save(f"hand_{i:03d}_a_team.json", play_deal(policy_a, policy_b, deck, rules).log())
-        save(f"hand_{i:03d}_a_box.json", play_deal(policy_b, policy_a, deck, rules).log())
+        a_team = play_deal(policy_a, policy_b, deck, rules).log()
+        save(f"hand_{i:03d}_a_team.json", {**a_team, "players": [name_a, name_b]})
+        a_box = play_deal(policy_b, policy_a, deck, rules).log()
+        save(f"hand_{i:03d}_a_box.json", {**a_box, "players": [name_b, name_a]})
     for i in range(matches):
         a_seat = i % NUM_SEATS
         seats = [policy_a if s == a_seat else policy_b for s in range(NUM_SEATS)]
         match = play_seats(seats, np.random.default_rng([seed, i // NUM_SEATS]), rules)
-        save(f"match_{i:03d}_a_seat{a_seat}.json", match.log())
+        players = [name_a if s == a_seat else name_b for s in range(NUM_SEATS)]
+        save(f"match_{i:03d}_a_seat{a_seat}.json", {**match.log(), "players": players})
     return written

@@ -140,8 +140,8 @@ def evaluate_matches(
         seed=seed,
         rules=rules.to_dict(),
         win_rate=wilson_ci(wins, int(n_matches)),
-        a_score=mean_ci(a_scores),
-        b_score=mean_ci(b_scores),
+        a_score=mean_ci(a_scores, lower=0.0),  # totals are never negative: the interval stops at 0
+        b_score=mean_ci(b_scores, lower=0.0),
         mean_hands=hands / n_matches,
         unfinished=unfinished,
         seconds=time.perf_counter() - start,

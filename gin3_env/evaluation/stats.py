@@ -52,8 +52,12 @@ class RateCI(_Interval):
         return f"{self.rate:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
-def mean_ci(values: Sequence[float]) -> MeanCI:
-    """Mean of ``values`` with mean ± 1.96·s/√n (s the sample std). One value: zero width."""
+def mean_ci(values: Sequence[float], lower: float | None = None) -> MeanCI:
+    """Mean of ``values`` with mean ± 1.96·s/√n (s the sample std). One value: zero width.
+
+    ``lower``: the least value the quantity can take (0 for a match's final total); the interval's
+    low end is raised to it. The true mean is never below it, so the clipped interval covers it
+    whenever the normal one does: a few skewed totals no longer get an impossible negative end."""
     n = len(values)
     if n == 0:
         raise ValueError("mean_ci needs at least one value")
@@ -62,7 +66,8 @@ def mean_ci(values: Sequence[float]) -> MeanCI:
         return MeanCI(mean, mean, mean, 1, 0.0)
     std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     half = Z95 * std / math.sqrt(n)
-    return MeanCI(mean, mean - half, mean + half, n, std)
+    low = mean - half if lower is None else max(lower, mean - half)
+    return MeanCI(mean, low, mean + half, n, std)
 
 
 def wilson_ci(successes: int, n: int) -> RateCI:

@@ -20,7 +20,7 @@ def progress_bar(
 
     On a terminal: a tqdm bar (tqdm is in the ``train`` extra; without it, lines).
     Otherwise (a log file, a pipe, CI): one line every ``every`` seconds, e.g.
-    ``[hands] 120 of 500 (24%), 31/s, about 12 s left``."""
+    ``[deals, each played twice] 120 of 500 (24%), 31/s, about 12 s left``."""
     if not enabled:
         yield from items
         return

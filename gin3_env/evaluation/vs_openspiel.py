@@ -63,7 +63,7 @@ def evaluate_openspiel_hands(
     counter: Counter[str] = Counter()
     moves = 0
     start = time.perf_counter()
-    for _ in progress_bar(range(int(n_hands)), progress, "openspiel hands"):
+    for _ in progress_bar(range(int(n_hands)), progress, "openspiel deals, each played twice"):
         deck = [int(c) for c in rng.permutation(52)]
         for player, out in ((0, first), (1, second)):
             hand = play_openspiel_hand(game, policy, player, deck, _bot(game, 1 - player))

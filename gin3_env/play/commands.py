@@ -21,6 +21,7 @@ from .game import Console, Quit, play_hand, play_match
 from .replay import load_log, replay_log
 
 GOODBYE = "Goodbye."
+PERSON = "you"  # how a saved log names the person who played
 
 
 def use_color(no_color: bool, stream: Any = None) -> bool:
@@ -79,8 +80,18 @@ def load_opponent(spec: str, seed: int | None) -> Policy:
         raise ValueError(f"the policies package (gin3_env.policies) is not available: {exc}") from None
     try:
         return load_policy(spec, seed=seed) if spec == "random" else load_policy(spec)
-    except (OSError, ImportError) as exc:
+    except (OSError, ImportError) as exc:  # a missing file too: FileNotFoundError is an OSError
         raise ValueError(f"cannot load the opponent {spec!r}: {exc}") from None
+
+
+def check_opponent(spec: str) -> None:
+    """Refuse an unusable ``--opponent`` at once (:func:`~gin3_env.policies.check_policy_spec`), as a ``ValueError``."""
+    from ..policies import check_policy_spec
+
+    try:
+        check_policy_spec(spec)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--opponent {spec}: {exc}") from None
 
 
 def _console(args: argparse.Namespace) -> Console:
@@ -149,6 +160,7 @@ def run_play(args: argparse.Namespace) -> int:
     decks = read_decks(args.deck, args.deck_json)
     if not args.match and args.role == "sitter":
         raise ValueError("--role sitter needs --match (a single hand has only the captain and the box)")
+    check_opponent(args.opponent)  # before anything is shown or loaded
     base_seed = args.seed
     log: dict[str, Any] | None = None
     try:
@@ -160,7 +172,7 @@ def run_play(args: argparse.Namespace) -> int:
             try:
                 play_match(io, match, 0, policies, seat_names=_seat_names(0))
             finally:
-                log = match.log()
+                log = {**match.log(), "players": [PERSON, args.opponent, args.opponent]}
         else:
             person = BOX if args.role == "box" else TEAM
             policy = load_opponent(args.opponent, None if base_seed is None else base_seed + 1)
@@ -169,7 +181,8 @@ def run_play(args: argparse.Namespace) -> int:
             try:
                 play_hand(io, state, person, policy)
             finally:
-                log = state.log()
+                players = [PERSON, args.opponent] if person == TEAM else [args.opponent, PERSON]
+                log = {**state.log(), "players": players}
     except (Quit, KeyboardInterrupt):
         io.say("")
         io.say(GOODBYE)

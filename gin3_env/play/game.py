@@ -20,7 +20,7 @@ from ..engine.hand import BOX, TEAM, HandResult, HandState
 from ..engine.match import MatchState, Roles
 from ..game.driver import run_hand, run_match
 from ..game.policy import Policy
-from ..render import describe_action, render_moves, render_table, says
+from ..render import describe_action, move_label, render_moves, render_table, says
 from .moves import HELP, parse_move
 
 PROMPT = "> "
@@ -71,10 +71,18 @@ def person_turn(
     names: tuple[str, str],
     seat_names: list[str] | None = None,
 ) -> int:
-    """Show the table from the person's side and read a legal move; repeat the list on bad input."""
+    """Show the table from the person's side and read a legal move; repeat the list on bad input.
+
+    With only one legal move (drawing from the stock when the discard may not be taken) nothing is
+    asked: the table is shown with a line that says the move is played for the person."""
     style = {"symbols": io.symbols, "color": io.color}
     me = state.player
     table = render_table(state, me, roles=roles, scores=scores, names=names, seat_names=seat_names, **style)
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        io.say(table)
+        io.say(f"Your only legal move, played for you: {move_label(state, legal[0], symbols=io.symbols)}.")
+        return legal[0]
     listed = render_moves(state, symbols=io.symbols, columns=3 if len(state.legal_actions()) > 6 else 1)
     moves = "Your move (a number, or words such as draw, take, pass, 7S, knock 7S; help):\n" + listed
     io.say(table)
@@ -140,7 +148,10 @@ def _ask_sitter_mode(io: Console) -> bool:
     """True to watch move by move, False for a summary."""
     io.say("You sit out this hand: the captain plays for your team (you see the captain's cards).")
     answer = io.pause("[Enter] watch move by move, s shows just a summary, q quits: ")
-    return answer not in ("s", "summary")
+    watching = answer not in ("s", "summary")
+    if not watching:
+        io.say("Summary: the hand is played out without its moves; its end and the points follow.")
+    return watching
 
 
 def _play_match_hand(
@@ -159,8 +170,11 @@ def _play_match_hand(
     played = len(match.history)
 
     def show(before: MatchState, seat: int, action: int) -> None:
-        """Before a move: the captain's table for a watching sitter, the move, a pause."""
+        """Before a move: the captain's table for a watching sitter, the move, a pause (a sitter who
+        asked for the summary sees no move)."""
         nonlocal watching
+        if role == "sitter" and not watching:
+            return
         p = before.hand.player
         if role == "sitter" and watching and p == TEAM:
             style = {"symbols": io.symbols, "color": io.color}
@@ -171,6 +185,8 @@ def _play_match_hand(
         if role == "sitter" and watching and ends_turn:
             answer = io.pause("[Enter] next move, s skips to the end, q quits: ")
             watching = answer not in ("s", "skip")
+            if not watching:
+                io.say("Skipping to the end of the hand.")
 
     while True:
         ended = run_match(match, seats, max_hands=played + 1, on_move=show)
@@ -216,7 +232,7 @@ def play_match(
             winner_seat = roles.seat_of(result.winner)
             io.say(f"{says(seat_names[winner_seat], 'scores')} {result.points}.")
         totals = ", ".join(f"{seat_names[s]} {match.scores[s]}" for s in range(3))
-        io.say(f"Totals: {totals} (target {match.rules.target_score})")
+        io.say(f"Match scores after hand {number}: {totals} (reaching {match.rules.target_score} wins)")
         if match.is_over:
             break
         io.say(f"Next hand: {_roles_text(match.roles, seat_names)}.")

@@ -10,13 +10,24 @@ of :mod:`gin3_env.envs.observation`, possibly with match features appended),
 - :class:`SearchPolicy`: decision-time search over states drawn from a particle belief
   (:mod:`.search`, :mod:`.belief`; the compiled core is imported when one is built).
 - :func:`load_policy`: ``"random"``, ``"heuristic"``, ``"search"``, ``"trained"``, a path to a
-  saved MaskablePPO ``.zip`` (an :class:`SB3Policy`), or a policy object passed through.
+  saved MaskablePPO ``.zip`` (an :class:`SB3Policy`), ``"rllib:PATH"``, or a policy object
+  passed through; :func:`policy_spec_help` lists the specs in one line, :func:`check_policy_spec`
+  refuses a bad one without loading it.
 """
 
 from .heuristic import SIMPLE, HeuristicConfig, HeuristicPolicy
-from .loading import BUILTIN_SPECS, ModelFileError, SB3Policy, check_model_file, load_model_policy, load_policy
+from .loading import (
+    BUILTIN_SPECS,
+    ModelFileError,
+    SB3Policy,
+    check_model_file,
+    load_model_policy,
+    load_policy,
+    policy_spec_help,
+)
 from .random_policy import RandomPolicy
 from .search import SearchConfig, SearchPolicy
+from .specs import check_policy_spec
 
 __all__ = [
     "BUILTIN_SPECS",
@@ -29,6 +40,8 @@ __all__ = [
     "SearchConfig",
     "SearchPolicy",
     "check_model_file",
+    "check_policy_spec",
     "load_model_policy",
     "load_policy",
+    "policy_spec_help",
 ]

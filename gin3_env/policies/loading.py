@@ -54,6 +54,14 @@ TRAINED_SIDECAR = MODELS_DIR / "trained.json"
 INFERENCE_THREADS = 1  # torch threads while a model acts (see the module doc)
 
 
+def policy_spec_help() -> str:
+    """The policy specs every command accepts, in one line (their ``--help`` uses it)."""
+    return (
+        "random, heuristic, search (options: search:k=v,...), trained (the shipped model), "
+        f"{RLLIB_PREFIX}PATH (an RLlib checkpoint folder) or the path of a saved model .zip"
+    )
+
+
 @contextmanager
 def torch_threads(threads: int | None) -> Iterator[None]:
     """Run the block with ``threads`` torch threads, then restore the previous count (None: no change)."""
@@ -288,7 +296,4 @@ def load_policy(spec: Any, **kwargs: Any) -> Any:
         return load_model_policy(TRAINED_MODEL, name=str(sidecar.get("name", "trained")), **kwargs)
     if isinstance(spec, os.PathLike) or text.endswith(".zip") or os.sep in text or Path(text).exists():
         return load_model_policy(text, **kwargs)
-    raise ValueError(
-        f"unknown policy {text!r}: choose one of {', '.join(BUILTIN_SPECS)}, a path to a saved model (.zip) "
-        f"or {RLLIB_PREFIX}PATH (an RLlib checkpoint folder)"
-    )
+    raise ValueError(f"unknown policy {text!r}: choose {policy_spec_help()}")

@@ -17,6 +17,7 @@ from .text import (
     render_table,
     says,
     scores_text,
+    table_pile,
 )
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     "render_table",
     "says",
     "scores_text",
+    "table_pile",
 ]

@@ -55,6 +55,7 @@ __all__ = [
     "render_table",
     "says",
     "scores_text",
+    "table_pile",
 ]
 
 
@@ -154,17 +155,31 @@ def deadwood_text(state: HandState, player: int) -> str:
 
 
 def scores_text(scores: Sequence[int], roles: Roles | None, seat_names: Sequence[str] | None) -> str:
-    """``"Scores: seat 0 (captain) 12 | seat 1 (box) 30 | seat 2 (sitter) 5"``."""
+    """``"Scores: seat 0 (captain) 12 | seat 1 (box) 30 | seat 2 (sitter) 5"``; a seat name that ends in a
+    parenthesis takes the role inside it: ``"Seat 0 (heuristic, captain) 12"``."""
     parts = []
     for seat, score in enumerate(scores):
         label = seat_names[seat] if seat_names is not None else f"seat {seat}"
         if roles is not None:
-            label += f" ({roles.role_of(seat)})"
+            role = roles.role_of(seat)
+            label = f"{label[:-1]}, {role})" if label.endswith(")") else f"{label} ({role})"
         parts.append(f"{label} {score}")
     return "Scores: " + " | ".join(parts)
 
 
 # ------------------------------------------------------------------ table
+def table_pile(state: HandState) -> tuple[list[int], bool]:
+    """The discard pile as every picture of the table shows it, bottom card first, and whether its
+    top card is the knock's discard: once a hand ends by a knock or gin, that discard lies on top.
+
+    The text table, the frames, the videos and the HTML viewer all take the pile from here."""
+    pile = list(state.discards)
+    knock_card = state.result.knock_discard if state.result is not None else None
+    if knock_card is not None and (not pile or pile[-1] != knock_card):
+        pile.append(knock_card)
+    return pile, knock_card is not None and pile[-1] == knock_card
+
+
 def render_table(
     state: HandState,
     viewer: int | None = None,
@@ -199,17 +214,14 @@ def render_table(
             known = fmt_cards(sorted(cards_of(view.opponent_known), key=sort_key), **kw)
             line += f", holds {known} (taken from the pile)"
         lines.append(line)
-    pile = list(state.discards)
-    knock_card = state.result.knock_discard if state.result is not None else None
-    if knock_card is not None and (not pile or pile[-1] != knock_card):
-        pile.append(knock_card)  # the knock's discard ends the hand on the pile
+    pile, knock_on_top = table_pile(state)
     if pile:
         below = pile[-2::-1]
         rest = ""
         if below:
             shown_below = fmt_cards(below[:8], **kw) + (" ..." if len(below) > 8 else "")
             rest = f"; below: {shown_below}"
-        note = ", the knock's discard" if knock_card is not None and pile[-1] == knock_card else ""
+        note = ", the knock's discard" if knock_on_top else ""
         pile_text = f"Discard pile: {fmt_card(pile[-1], **kw)} on top{note} ({_count(len(pile))}{rest})"
     else:
         pile_text = "Discard pile: empty"
@@ -331,7 +343,8 @@ def render_moves(state: HandState, *, symbols: bool = False, columns: int = 1) -
 
 
 def describe_action(state: HandState, action: int, name: str, *, reveal: bool = False, symbols: bool = False) -> str:
-    """One line for a move about to be played in ``state`` by ``name``: ``"Box discards 7S"``.
+    """One line for a move about to be played in ``state`` by ``name``: ``"Box discards 7S"``; a knock
+    that leaves no deadwood reads as the showdown words it: ``"Team goes gin, discarding 2C"``.
 
     A card drawn from the stock is named only with ``reveal`` (replays). A name
     ``"You"`` (or ``"You (...)"``) gets the second person: ``"You discard 7S"``."""
@@ -349,5 +362,6 @@ def describe_action(state: HandState, action: int, name: str, *, reveal: bool = 
     card = action_card(action)
     assert card is not None
     if is_knock(action):
-        return f"{says(name, 'knocks')}, discarding {card_str(card, symbols)}"
+        gin = state.phase is Phase.DISCARD and state.knock_deadwoods().get(card) == 0
+        return f"{says(name, 'goes gin' if gin else 'knocks')}, discarding {card_str(card, symbols)}"
     return f"{says(name, 'discards')} {card_str(card, symbols)}"

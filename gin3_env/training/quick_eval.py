@@ -1,4 +1,4 @@
-"""The quick evaluation used during training."""
+"""The quick evaluation used during training, and the learning curve's step-0 point."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 def quick_evaluate(policy: Any, opponent: str, n_deals: int, seed: int) -> dict[str, float]:
     """Mean points per hand of ``policy`` against ``opponent`` over ``n_deals`` duplicate
-    deals (each played in both roles), with the 95% CI half-width."""
+    deals (each played in both roles), with the 95% CI half-width, the deals and their seed."""
     from ..evaluation import evaluate_hands
     from ..policies import load_policy
 
@@ -18,4 +18,24 @@ def quick_evaluate(policy: Any, opponent: str, n_deals: int, seed: int) -> dict[
         "team_mean": report.as_team.mean,
         "box_mean": report.as_box.mean,
         "deals": report.n_deals,
+        "seed": seed,
     }
+
+
+def step_zero_point(model: Any, cfg: Any, *, seed: int) -> dict[str, Any]:
+    """The learning curve's first point: the model before PPO (cloned from the heuristic when
+    ``cfg.bc_samples`` > 0, else as initialised) on the in-training deals (``cfg.eval_hands``,
+    ``seed``), so the curve shows where PPO started from."""
+    import time
+
+    from ..policies import SB3Policy
+
+    policy = SB3Policy(model, metadata={"features": cfg.features})
+    stats = quick_evaluate(policy, "heuristic", cfg.eval_hands, seed)
+    label = "cloned" if cfg.bc_samples > 0 else "initial"
+    print(
+        f"[eval] step         0 ({label} model): {stats['mean']:+.2f} ± {stats['ci95']:.2f} points/hand vs "
+        f"heuristic on the {cfg.eval_hands:,} in-training deals",
+        flush=True,
+    )
+    return {"step": 0, "time": time.time(), **stats, "start": label}

@@ -47,7 +47,7 @@ from .duplicate import DuplicateReward
 from .imitation import behaviour_clone
 from .network import CardAwarePolicy
 from .plots import plot_learning_curve
-from .quick_eval import quick_evaluate
+from .quick_eval import quick_evaluate, step_zero_point
 from .run_dir import RunExistsError, prepare_run_dir
 from .run_lock import RunLock, RunLockedError
 from .selection import SELECTION_SEED_OFFSET, choose_best, keep_candidate, selection_text
@@ -359,6 +359,8 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
             print(f"[eval] every {cfg.eval_every:,} steps: {cfg.eval_hands:,} deals vs the heuristic, the same "
                   "deals each time, a rough estimate for the learning curve; at the end the "
                   f"{cfg.select_top} highest are re-evaluated on fresh deals to choose best.zip", flush=True)
+        if cfg.eval_every > 0 and not state["eval_history"]:  # where PPO starts from: the curve's step 0
+            state["eval_history"].append(step_zero_point(model, cfg, seed=cfg.seed + 7))
         monitor.start(model.num_timesteps, target)
         stop.learn(
             model,
@@ -401,7 +403,7 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
         stats = quick_evaluate(final_policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234)
         summary["vs"][opponent] = stats
     save_json(run_dir / "final_eval.json", summary)
-    plot_learning_curve(state["eval_history"], run_dir / "learning_curve.png")
+    plot_learning_curve(state["eval_history"], run_dir / "learning_curve.png", final=summary)
     print_summary(cfg, summary)
     return summary
 

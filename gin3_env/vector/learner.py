@@ -29,7 +29,7 @@ from ..observation.features import AUGMENTED_SIZE
 from ..observation.layout import OBS_SIZE
 from .players import as_batch
 
-LEARNER_ROLES = ("team", "box", "random")
+LEARNER_ROLES = ("team", "box", "either", "random")  # "either" (a role drawn per hand), "random" its older name
 FEATURES = ("plain", "augmented")
 MAX_SKIPS = 1000
 
@@ -66,7 +66,10 @@ class LearnerHands:
         **rule_options: Any,
     ) -> None:
         if learner not in LEARNER_ROLES:
-            raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
+            raise ValueError(
+                f"learner must be 'team', 'box' or 'either' (a role drawn for each hand; 'random' means the same), "
+                f"got {learner!r}; the random policy is opponent='random'"
+            )
         if features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
         scale = float(reward_scale)
@@ -119,7 +122,7 @@ class LearnerHands:
 
     def _draw(self, rows: np.ndarray) -> None:
         k = len(rows)
-        if self.learner_role == "random":
+        if self.learner_role in ("either", "random"):
             self.learner_player[rows] = self._rng.integers(2, size=k)
         else:
             self.learner_player[rows] = 0 if self.learner_role == "team" else 1

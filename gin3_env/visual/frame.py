@@ -256,7 +256,9 @@ def _middle(img: Image.Image, draw: ImageDraw.ImageDraw, model: dict[str, Any], 
     _text(draw, 24, y, f"Stock: {model['stock']}", 14, MUTED)
     pile = model["pile"]
     px = 124
-    _text(draw, px, y, f"Discard pile: {pile['count']}", 14, MUTED)
+    _text(draw, px, y, pile["label"], 14, MUTED)
+    if pile["note"]:
+        _text(draw, px, y + 113, pile["note"], 13, YELLOW)
     below = pile["below"][:6]
     if pile["top"] is None:
         box = [_s(px), _s(y + 22), _s(px + CARD_W), _s(y + 22 + CARD_H)]

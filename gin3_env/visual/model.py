@@ -20,7 +20,8 @@ The model (all JSON-able)::
      "scores": "Scores: ..." or None,
      "rows": [row_top, row_bottom],   # the viewer's opponent on top (the box for spectators)
      "stock": 28,
-     "pile": {"top": 7 or None, "below": [12, 40], "count": 3},
+     "pile": {"top": 7 or None, "below": [12, 40], "count": 3,
+              "label": "Discard pile: 3", "note": ""},   # note: "on top: the knock's discard"
      "moves": ["#4: Team discards 9♣", "#5: Box takes 9♣ from the discard pile"],
      "notes": ["(Box took 9♣ and may not discard it this turn)"],
      "showdown": ["Team knocks, discarding 4♦.", ..., "Result: ..."] or [],
@@ -60,6 +61,7 @@ from ..render import (
     render_result,
     render_table,
     scores_text,
+    table_pile,
 )
 
 HIDDEN = -1
@@ -176,7 +178,7 @@ def table_model(
         to_act = not state.is_over and state.player == p
         rows[p] = {"player": p, "name": who[p], "to_act": to_act, "info": info, "groups": groups}
     bottom = TEAM if viewer is None else viewer
-    pile = state.discards
+    pile, knock_on_top = table_pile(state)
     lines = list(notes)
     if taken is not None and not state.rules.allow_discard_taken_card:
         mover = who[state.player].split(" (", 1)[0]
@@ -193,6 +195,8 @@ def table_model(
             "top": pile[-1] if pile else None,
             "below": [int(c) for c in pile[-2::-1][:8]],
             "count": len(pile),
+            "label": f"Discard pile: {len(pile)}",
+            "note": "on top: the knock's discard" if knock_on_top else "",
         },
         "moves": move_lines(state, viewer, who, MOVES_SHOWN),
         "notes": lines,

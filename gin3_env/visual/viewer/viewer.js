@@ -59,7 +59,7 @@ function show(i) {
   document.getElementById("row1").innerHTML = rowHtml(m.rows[1]);
   document.getElementById("stock-label").textContent = `Stock: ${m.stock}`;
   document.getElementById("stock").innerHTML = cardSvg(-1, "");
-  document.getElementById("pile-label").textContent = `Discard pile: ${m.pile.count}`;
+  document.getElementById("pile-label").textContent = m.pile.label + (m.pile.note ? ` - ${m.pile.note}` : "");
   const below = m.pile.below.slice(0, 6).reverse();
   document.getElementById("pile").innerHTML = m.pile.top === null ? `<div class="empty"></div>` :
     below.map(c => cardSvg(c, "")).join("") + cardSvg(m.pile.top, "");

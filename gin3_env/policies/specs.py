@@ -1,0 +1,44 @@
+"""``check_policy_spec(spec)``: whether :func:`~gin3_env.policies.load_policy` can use a spec, without loading it.
+
+A command that takes several specs (``gin3 evaluate A B``) checks them all first, so a
+missing file in any position is refused at once, before a model is loaded (which
+imports torch and takes seconds). The check reads no more than the file's zip
+directory and checksums (:func:`~gin3_env.policies.check_model_file`): an unknown
+name is a ``ValueError`` listing the choices (:func:`policy_spec_help`), a missing
+model file or checkpoint folder a ``FileNotFoundError``, a damaged model file a
+:class:`~gin3_env.policies.ModelFileError`, a bad ``search:`` option a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .loading import BUILTIN_SPECS, RLLIB_PREFIX, TRAINED_MODEL, check_model_file, policy_spec_help
+
+__all__ = ["check_policy_spec"]
+
+
+def check_policy_spec(spec: str) -> None:
+    """Refuse ``spec`` now, as :func:`~gin3_env.policies.load_policy` would later (see the module doc)."""
+    if spec.startswith(RLLIB_PREFIX):
+        folder = Path(spec[len(RLLIB_PREFIX) :])
+        if not folder.exists():
+            raise FileNotFoundError(f"RLlib checkpoint not found: {folder}")
+        if not folder.is_dir():
+            raise ValueError(f"an RLlib checkpoint is a folder (RUN_DIR/checkpoint), but {folder} is a file")
+        return
+    if spec.startswith("search:"):
+        from .search import parse_options
+
+        parse_options(spec[len("search:") :])
+        return
+    if spec == "trained":
+        check_model_file(TRAINED_MODEL, "shipped model file")
+        return
+    if spec in BUILTIN_SPECS:
+        return
+    if spec.endswith(".zip") or os.sep in spec or Path(spec).exists():
+        check_model_file(spec, "policy model file")
+        return
+    raise ValueError(f"unknown policy {spec!r}: choose {policy_spec_help()}")
