@@ -32,7 +32,9 @@ from ..envs.augmented import AugmentedObservation
 from ..envs.single_agent import ThreeHandedGinEnv
 from ..evaluation.stats import signed
 from ..files import save_json
+from ..observation.features import feature_set
 from ..policies.loading import ModelFileError, SB3Policy
+from ..policies.sb3_network import CardAwarePolicy
 from ..signals import Interrupted
 from .checkpoints import (
     RunWriteError,
@@ -45,7 +47,6 @@ from .checkpoints import (
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
 from .duplicate import DuplicateReward
 from .imitation import behaviour_clone
-from .network import CardAwarePolicy
 from .plots import plot_learning_curve
 from .quick_eval import quick_evaluate
 from .run_dir import RunExistsError, prepare_run_dir
@@ -73,8 +74,9 @@ def _make_env(cfg: TrainConfig, rank: int):
         env: gym.Env = ThreeHandedGinEnv(learner=cfg.learner, opponent="heuristic", reward_scale=cfg.reward_scale)
         if cfg.duplicate_reward:
             env = DuplicateReward(env, baseline="heuristic")
-        if cfg.features == "augmented":
-            env = AugmentedObservation(env)
+        features = feature_set(cfg.features)
+        if features.extra:
+            env = AugmentedObservation(env, features)
         env.reset(seed=cfg.seed * 1000 + rank)
         return env
 

@@ -23,14 +23,13 @@ import numpy as np
 from ..engine.hand import PLAYER_NAMES
 from ..engine.rules import Rules
 from ..envs.errors import check_seed
-from ..observation.features import AUGMENTED_SIZE
-from ..observation.layout import OBS_SIZE
+from ..observation.features import FEATURE_NAMES, feature_set
 from . import hand_kernels as hk
 from .hands import VectorHands, action_array, check_decks
 from .players import as_batch
 
 LEARNER_ROLES = ("team", "box", "random")
-FEATURES = ("plain", "augmented")
+FEATURES = FEATURE_NAMES
 MAX_SKIPS = 1000
 
 
@@ -69,6 +68,7 @@ class LearnerHands:
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
         if features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
+        self.feature_set = feature_set(features)
         scale = float(reward_scale)
         if not np.isfinite(scale) or scale <= 0:
             raise ValueError(f"reward_scale must be a finite number > 0, got {reward_scale!r}")
@@ -77,7 +77,7 @@ class LearnerHands:
         self.reward_scale = scale
         self.illegal_penalty = float(illegal_penalty)
         self.features = features
-        self.obs_size = AUGMENTED_SIZE if features == "augmented" else OBS_SIZE
+        self.obs_size = self.feature_set.size
         self.hands = VectorHands(n, rules=rules, **rule_options)
         self.rules = self.hands.rules
         self._seed_all(check_seed(seed))
@@ -179,11 +179,7 @@ class LearnerHands:
         return self.hands._mask.astype(bool)
 
     def _encode(self, obs: np.ndarray) -> np.ndarray:
-        if self.features == "augmented":
-            from .features import augment_batch
-
-            return augment_batch(obs)
-        return obs
+        return self.feature_set.encode_batch(obs)
 
     def check_actions(self, actions: Any) -> np.ndarray:
         """``actions`` as int64 (num_envs,) if each is an int in ``0..106`` (whole floats too: SB3 hands
