@@ -12,8 +12,8 @@ from gin3_env.engine import HandState, MatchState, Rules
 from gin3_env.envs.single_agent import ThreeHandedGinMatchEnv
 from gin3_env.observation import augment, augment_view, decode, encode, observe
 from gin3_env.observation.driver import run_hand, run_match
-from gin3_env.policies import HeuristicPolicy, RandomPolicy
 from gin3_env.observation.features import AUGMENTED_SIZE
+from gin3_env.policies import HeuristicPolicy, RandomPolicy
 from gin3_env.policies.loading import model_features
 
 

@@ -92,6 +92,24 @@ def is_trusted(path: str | os.PathLike[str]) -> bool:
     return Path(path).resolve() in _trusted
 
 
+TRUST_FLAG = "--trust-model-file"
+
+
+def add_trust_flag(parser: Any) -> None:
+    """The command-line opt-in to SB3's own loader for named files (``--trust-model-file PATH``, repeatable)."""
+    parser.add_argument(
+        TRUST_FLAG, action="append", default=[], metavar="PATH",
+        help="load this model file with stable-baselines3's own loader, which RUNS CODE stored in the file "
+        "(by default a model is read as data and nothing in it runs): only for a file you made or fully trust",
+    )
+
+
+def trust_from_args(args: Any) -> None:
+    """Trust the files named by :func:`add_trust_flag`'s flag."""
+    for path in getattr(args, "trust_model_file", None) or []:
+        trust_model_file(path)
+
+
 def short_error(exc: BaseException) -> str:
     """``Type: first 200 characters of the message`` on one line."""
     text = " ".join(str(exc).split())
@@ -380,12 +398,14 @@ def load_sb3_model(
     overrides: dict[str, Any] | None = None,
     trust_pickle: bool = False,
     what: str = "model file",
+    problem: str = "cannot be loaded as a MaskablePPO model",
     **kwargs: Any,
 ) -> Any:
     """``MaskablePPO.load`` of ``path`` with nothing in the file executed (see the module doc).
 
     ``overrides`` replace fields of the file (the config's PPO settings on resume); ``env`` and
-    ``kwargs`` go to ``MaskablePPO.load``. ``trust_pickle`` (or :func:`trust_model_file`) opens the
+    ``kwargs`` go to ``MaskablePPO.load``; a file SB3 cannot load raises :class:`ModelFileError` with
+    ``problem`` and SB3's reason. ``trust_pickle`` (or :func:`trust_model_file`) opens the
     file with SB3's own loader instead, which runs code from the file."""
     file = Path(path)
     data = _open_zip(file, what)
@@ -405,4 +425,4 @@ def load_sb3_model(
     try:
         return MaskablePPO.load(str(file), env=env, device=device, custom_objects=custom, **kwargs)
     except Exception as exc:  # sb3 raises many kinds on a file that does not fit
-        raise ModelFileError(file, f"cannot be loaded as a MaskablePPO model ({short_error(exc)})", what) from None
+        raise ModelFileError(file, f"{problem} ({short_error(exc)})", what) from None
