@@ -19,7 +19,9 @@ description SB3 writes beside it and rebuilt from what this package knows:
 - ``_last_obs``, ``_last_episode_starts``, ``_last_original_obs``, ``ep_info_buffer``,
   ``ep_success_buffer``: left empty (the last rollout's state; the next ``learn`` starts afresh).
 
-Any other serialized field, or a class not in the table, is refused with
+Any other serialized field, a class not in the list, or a pickle that names
+anything outside the libraries these fields come from (:data:`PICKLE_MODULES`,
+read from the pickle's opcodes without running it) is refused with
 :class:`ModelFileError` naming the file and the field. Every ``.pth`` member is
 read with torch's weights-only reader (tensors and plain containers, no code).
 SB3's loader then gets every serialized field already rebuilt
@@ -33,10 +35,13 @@ holds**: only for a file you made or fully trust.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import io
 import json
 import math
 import os
+import pickletools
 import re
 import zipfile
 import zlib
@@ -66,6 +71,14 @@ _CLASS = re.compile(r"<class '([A-Za-z_][\w.]*)'>")
 _NUMBER = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
 _CONSTANT = re.compile(rf"ConstantSchedule\(val={_NUMBER}\)")
 _LINEAR = re.compile(rf"LinearSchedule\(start={_NUMBER}, end={_NUMBER}, end_fraction={_NUMBER}\)")
+
+PICKLE_MODULES = (  # what the pickles of the fields above may name (checked, never loaded)
+    "numpy", "collections", "gymnasium.spaces", "stable_baselines3.common.utils",
+    "sb3_contrib.common.maskable.policies", "sb3_contrib.common.maskable.buffers",
+    "gin3_env.policies.sb3_network", "gin3_env.training.network", "torch.nn.modules.activation",
+)
+_STRINGS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE", "SHORT_BINSTRING", "BINSTRING", "STRING"}
+_NO_PUSH = {"PROTO", "FRAME", "MEMOIZE", "PUT", "BINPUT", "LONG_BINPUT"}
 
 _trusted: set[Path] = set()
 
@@ -193,6 +206,52 @@ def _refuse(file: Path, key: str, why: str, what: str) -> ModelFileError:
     )
 
 
+def pickle_globals(raw: bytes) -> list[str] | None:
+    """The globals (``module.name``) a pickle would import, read from its opcodes without running it;
+    None where that cannot be told for sure."""
+    pushed: list[str | None] = []  # what each op left on top of the stack, where it is a known string
+    memo: dict[int, str | None] = {}
+    found: list[str] = []
+    try:
+        for op, arg, _ in pickletools.genops(raw):
+            name = op.name
+            if name in _STRINGS:
+                pushed.append(arg if isinstance(arg, str) else None)
+            elif name == "MEMOIZE":
+                memo[len(memo)] = pushed[-1] if pushed else None
+            elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
+                memo[int(arg)] = pushed[-1] if pushed else None  # type: ignore[arg-type]
+            elif name in ("GET", "BINGET", "LONG_BINGET"):
+                pushed.append(memo.get(int(arg)))  # type: ignore[arg-type]
+            elif name in ("GLOBAL", "INST"):
+                found.append(str(arg).replace(" ", "."))
+                pushed.append(None)
+            elif name == "STACK_GLOBAL":
+                module, qualname = (pushed[-2], pushed[-1]) if len(pushed) >= 2 else (None, None)
+                if module is None or qualname is None:
+                    return None
+                found.append(f"{module}.{qualname}")
+                pushed.append(None)
+            elif name not in _NO_PUSH:
+                pushed.append(None)  # any other op: what is on top is not a string this scan knows
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+    return found
+
+
+def _check_pickle(file: Path, key: str, entry: dict[str, Any], what: str) -> None:
+    try:
+        raw = base64.b64decode(str(entry[SERIALIZED]).encode(), validate=True)
+    except (binascii.Error, ValueError):
+        raise _refuse(file, key, "its pickle is not valid base64", what) from None
+    names = pickle_globals(raw)
+    if names is None:
+        raise _refuse(file, key, "its pickle cannot be read without running it", what)
+    foreign = [n for n in names if not any(n == m or n.startswith(m + ".") for m in PICKLE_MODULES)]
+    if foreign:
+        raise _refuse(file, key, f"its pickle names {', '.join(sorted(set(foreign))[:3])}", what)
+
+
 def _class_name(entry: dict[str, Any]) -> tuple[str, str] | None:
     """(module, class name) of a serialized class, read from the names of the methods SB3 listed."""
     module = entry.get("__module__")
@@ -270,6 +329,7 @@ def describe(data: dict[str, Any], file: Path, what: str = "model file",
     for key, entry in data.items():
         if not (isinstance(entry, dict) and SERIALIZED in entry) or key in overrides:
             continue
+        _check_pickle(file, key, entry, what)
         if key == "policy_class":
             name = _class_name(entry)
             policy = POLICY_CLASSES.get(name) if name else None
