@@ -31,7 +31,8 @@ def observations(batch: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     from ..observation.features import AUGMENTED
 
     rng = np.random.default_rng(seed)
-    obs, masks = [], []
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
     while len(obs) < batch:
         state = HandState.deal(rng=rng)
         while not state.is_over and len(obs) < batch:
@@ -71,13 +72,13 @@ def measure(batch: int = 2048, seconds: float = 2.0) -> dict[str, Any]:
     torch.set_num_threads(1)
     try:
         torch.manual_seed(0)
-        obs_np, masks = observations(batch)
-        obs = torch.from_numpy(obs_np)
+        obs_np, masks_np = observations(batch)
+        obs, masks = torch.from_numpy(obs_np), torch.from_numpy(masks_np)
         space = gym.spaces.Box(0.0, 1.0, (AUGMENTED.size,), np.float32)
         policy = CardAwarePolicy(space, gym.spaces.Discrete(NUM_ACTIONS), lambda _: 1e-4, net_arch=list(NET_ARCH))
         card_net = policy.action_net.card_net
         assert isinstance(card_net, CardNet)
-        actions = torch.as_tensor([int(np.flatnonzero(m)[0]) for m in masks])
+        actions = torch.as_tensor([int(np.flatnonzero(m)[0]) for m in masks_np])
         cards = obs[:, policy.mlp_extractor.get_buffer("index")]
         weights = torch.randn(batch, NUM_ACTIONS)
 

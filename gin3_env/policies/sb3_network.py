@@ -45,7 +45,9 @@ class CardAwarePolicy(MaskableActorCriticPolicy):
     """``MaskablePPO(CardAwarePolicy, env)`` on the augmented observation (586 entries)."""
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = CardAwareExtractor(self.features_dim, self.net_arch, self.activation_fn, self.device)
+        self.mlp_extractor = CardAwareExtractor(  # type: ignore[assignment]
+            self.features_dim, self.net_arch, self.activation_fn, self.device
+        )
 
     def _build(self, lr_schedule: Any) -> None:
         super()._build(lr_schedule)
@@ -53,4 +55,6 @@ class CardAwarePolicy(MaskableActorCriticPolicy):
         assert isinstance(extractor, CardAwareExtractor)
         self.action_net = CardAwareActorHead(extractor.mlp.latent_dim_pi)
         # super()._build made the optimizer before the head was replaced: rebuild it.
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
