@@ -178,8 +178,17 @@ class FeatureSet:
         """float32 (``input_size(base_size)``,): the input for one observation vector (its first
         ``base_size`` entries)."""
         obs = np.asarray(observation, dtype=np.float32)
+        if base_size < OBS_SIZE:
+            return self._short(base_size, obs)
         head = self._encode(obs)
-        return head if base_size <= OBS_SIZE else np.concatenate([head, obs[OBS_SIZE:base_size]])
+        return head if base_size == OBS_SIZE else np.concatenate([head, obs[OBS_SIZE:base_size]])
+
+    def _short(self, base_size: int, obs: np.ndarray) -> np.ndarray:
+        """The first ``base_size`` (< 374) entries: an input that holds no derived features."""
+        if self.extra:
+            raise ValueError(f"the {self.name} features need the {OBS_SIZE} entries of a hand observation, "
+                             f"got base_size {base_size}")
+        return np.ascontiguousarray(obs[..., :base_size])
 
     def encode_view(self, view: PlayerView, observation: np.ndarray) -> np.ndarray:
         """:meth:`encode` of a hand ``observation`` (the encoding of ``view``), read from the view itself."""
@@ -188,10 +197,12 @@ class FeatureSet:
     def encode_batch(self, observations: np.ndarray, base_size: int = OBS_SIZE) -> np.ndarray:
         """float32 (B, ``input_size(base_size)``): :meth:`encode` of each row, compiled where it computes."""
         obs = np.asarray(observations, dtype=np.float32)
-        if obs.ndim != 2 or obs.shape[1] < max(OBS_SIZE, base_size):
-            raise ValueError(f"observations must have shape (B, >= {max(OBS_SIZE, base_size)}), got {obs.shape}")
+        if base_size < OBS_SIZE:
+            return self._short(base_size, obs)
+        if obs.ndim != 2 or obs.shape[1] < base_size:
+            raise ValueError(f"observations must have shape (B, >= {base_size}), got {obs.shape}")
         head = self._encode_batch(obs)
-        return head if base_size <= OBS_SIZE else np.concatenate([head, obs[:, OBS_SIZE:base_size]], axis=1)
+        return head if base_size == OBS_SIZE else np.concatenate([head, obs[:, OBS_SIZE:base_size]], axis=1)
 
     def __repr__(self) -> str:
         return f"FeatureSet({self.name!r}, size={self.size})"
