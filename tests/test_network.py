@@ -1,4 +1,4 @@
-"""One card-aware network for both trainers, its fused card term equal to the card-by-card one, the
+"""One card-aware network for both trainers, its fused card term equal to its plain form, the
 shipped model playing the actions recorded from it, and the feature sets' encoders agreeing."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from gin3_env.policies.network import PER_CARD, CardNet, MaskedActorCritic  # no
 GOLDEN = Path(__file__).resolve().parent / "golden" / "trained_actions.json"
 
 
-def test_fused_card_term_equals_the_card_by_card_form_with_its_gradients() -> None:
+def test_fused_card_term_equals_its_plain_form_with_its_gradients() -> None:
     torch.manual_seed(0)
     net = CardNet()
     for p in net.parameters():  # not near-uniform, so every term matters

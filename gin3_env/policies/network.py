@@ -18,10 +18,11 @@ each card's features, read from the augmented observation
 The per-card work is fused: every card of every row goes through one wide
 matmul per layer, ``(CARD_HIDDEN, PER_CARD) @ (PER_CARD, B * 52)``, with no
 loop per card, and the tanh is computed as a sigmoid (far cheaper in torch on
-CPU) whose affine parts are folded into the two layers; :meth:`CardNet.reference_action_logits` is the same function
-written card by card, which the tests and ``gin3_env.benchmarks.network``
-compare it with. Importing this module imports torch; the package imports it
-only when a network is built.
+CPU) whose affine parts are folded into the two layers.
+:meth:`CardNet.reference_action_logits` is the same function in its plain form,
+which the tests and ``gin3_env.benchmarks.network`` compare it with.
+Importing this module imports torch; the package imports it only when a
+network is built.
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ class CardNet(nn.Sequential):
         return nn.functional.pad(per_card, (DISCARD_BASE, 0))
 
     def reference_action_logits(self, cards: torch.Tensor) -> torch.Tensor:
-        """:meth:`action_logits` written card by card (the plain form, for tests and benchmarks)."""
+        """:meth:`action_logits` in its plain form: the ``nn.Sequential`` on a ``(B, 52, PER_CARD)`` tensor,
+        tanh included (for tests and benchmarks)."""
         batch = cards.shape[0]
         per_card = self(cards.reshape(batch, PER_CARD, PLANE).transpose(1, 2))  # (B, 52, 2)
         front = torch.zeros(batch, DISCARD_BASE, dtype=per_card.dtype, device=per_card.device)
