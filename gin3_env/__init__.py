@@ -24,9 +24,19 @@ from .engine.melds import Arrangement, best_arrangement, deadwood, knock_deadwoo
 from .engine.rules import Rules
 from .envs.opponents import set_policy_loader as _set_policy_loader
 from .envs.registration import register_available as _register_available
+from .observation.features import set_batch_encoder as _set_batch_encoder
 from .policies.loading import load_policy as _load_policy
 
 _set_policy_loader(_load_policy)  # the envs take opponents by name without importing the policies
+
+
+def _augment_batch(observations: Any) -> Any:
+    from .kernels.features import augment_batch  # the compiled core (numba), imported on first use
+
+    return augment_batch(observations)
+
+
+_set_batch_encoder("augmented", _augment_batch)  # the augmented features' batched encoder, compiled
 
 _ENV_LIBRARIES = ("pettingzoo", "gymnasium")
 _ENV_NAMES = ("env", "raw_env", "match_env", "match_raw_env")

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .policies.loading import policy_spec_help
+from .policies.model_file import add_trust_flag, trust_from_args
 
 # subcommand -> (module, function, one-line help)
 DELEGATED: dict[str, tuple[str, str, str]] = {
@@ -102,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="your role: team (captain, default) or box; with --match also sitter (default: drawn by card)",
     )
+    add_trust_flag(play)
     play.add_argument("--match", action="store_true", help="play a whole match to the target score")
     play.add_argument("--seed", type=int, default=None, help="seed for the deal, the draw for roles and the policies")
     deck = play.add_mutually_exclusive_group()
@@ -153,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if args.command == "play":
+            trust_from_args(args)
             return run_play(args)
         return run_replay(args)
     except ValueError as exc:

@@ -279,11 +279,6 @@ def test_the_layers_hold() -> None:
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="models/trained.zip pickles gin3_env.training.network.CardAwarePolicy: a shipped player that "
-    "needs the training code; once the model is saved with a class of the policies this passes, and the mark goes",
-)
 def test_the_shipped_models_name_no_class_above_their_loader() -> None:
     edges = graph()
     for module, named in model_edges().items():

@@ -14,8 +14,9 @@ from gin3_env.engine import HandState, MatchState, PlayerView, Rules
 from gin3_env.envs.single_agent import ThreeHandedGinMatchEnv
 from gin3_env.game.driver import run_hand, run_match
 from gin3_env.observation import augment, augment_view, decode, encode, observe
+from gin3_env.observation.features import AUGMENTED_SIZE
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
-from gin3_env.policies.loading import AUGMENTED_SIZE, model_features
+from gin3_env.policies.loading import model_features
 
 
 @settings(max_examples=80, deadline=None)

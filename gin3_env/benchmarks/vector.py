@@ -112,8 +112,8 @@ def train_rate(vec_env: str, timesteps: int) -> dict[str, Any]:
         return {"skipped": f"sb3-contrib is not installed ({exc})"}
     import torch
 
+    from ..policies.sb3_network import CardAwarePolicy
     from ..training.config import load_config
-    from ..training.network import CardAwarePolicy
     from ..training.train import make_vec_env, rollout_steps
 
     cfg = load_config("quick", {"vec_env": vec_env, "bc_samples": 0})

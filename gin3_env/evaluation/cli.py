@@ -23,6 +23,7 @@ from ..argparsing import OneLineErrorParser
 from ..engine.rules import Rules
 from ..files import save_json
 from ..policies import check_policy_spec, policy_spec_help
+from ..policies.model_file import add_trust_flag, trust_from_args
 from ..signals import Interrupted, raise_on_stop_signals
 from .hands import HandsReport, evaluate_hands
 from .matches import MatchesReport, evaluate_matches
@@ -84,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also play B against itself on every deal and report A minus B in each seat (the seats "
         "are not worth the same: the captain moves first)",
     )
+    add_trust_flag(parser)
     parser.add_argument("--rules", metavar="JSON", help="rules options as JSON, e.g. '{\"knock_limit\": 5}'")
     parser.add_argument(
         "--progress",
@@ -193,6 +195,7 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``gin3 evaluate``; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    trust_from_args(args)
     try:
         with raise_on_stop_signals():  # Ctrl-C or kill: one line, exit 130/143
             result = run(args)

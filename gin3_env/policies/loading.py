@@ -18,8 +18,11 @@ thread per core made the same evaluation 3x slower, and sometimes 10x, as soon
 as another process kept a core busy. The setting applies only while the model
 acts (:func:`torch_threads`), so a training loop's own thread count is kept.
 
-A model file that is missing, empty, not a zip, truncated, corrupted (a checksum
-fails) or a zip that is not a saved model raises :class:`ModelFileError` (a
+A model file is read as data, never unpickled (:mod:`gin3_env.policies.model_file`;
+``trust_pickle=True`` is the explicit opt-in to SB3's own loader, which runs code
+from the file). A model file that is missing, empty, not a zip, truncated,
+corrupted (a checksum fails), a zip that is not a saved model, or one holding a
+pickled field or class this package does not know raises :class:`ModelFileError` (a
 ``ValueError``; :class:`MissingModelFileError`, also a ``FileNotFoundError``,
 for a missing one) with one line naming the file and what is wrong
 (:func:`check_model_file`); an unknown name is a ``ValueError`` listing the choices.
@@ -31,8 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import zipfile
-import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,10 +42,23 @@ from typing import Any
 import numpy as np
 
 from ..observation.decoding import check_observation
-from ..observation.features import AUGMENTED_SIZE, augment
+from ..observation.features import FEATURE_NAMES, FeatureSet, feature_set, features_for_size
 from ..observation.layout import OBS_SIZE
 from .heuristic import HeuristicPolicy
+from .model_file import MissingModelFileError, ModelFileError, check_model_file, load_sb3_model, short_error
 from .random_policy import RandomPolicy
+
+__all__ = [
+    "BUILTIN_SPECS",
+    "MissingModelFileError",
+    "ModelFileError",
+    "SB3Policy",
+    "check_model_file",
+    "load_model_policy",
+    "load_policy",
+    "model_features",
+    "torch_threads",
+]
 
 BUILTIN_SPECS = ("random", "heuristic", "trained", "search")
 RLLIB_PREFIX = "rllib:"
@@ -81,78 +95,6 @@ def torch_threads(threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-class ModelFileError(ValueError):
-    """A model or checkpoint file that cannot be used; ``str()`` is one line naming it and the problem."""
-
-    def __init__(self, path: str | os.PathLike[str], problem: str, what: str = "model file") -> None:
-        self.path = Path(path)
-        self.problem = " ".join(problem.split())
-        super().__init__(f"{what} {self.path} {self.problem}")
-
-
-class MissingModelFileError(ModelFileError, FileNotFoundError):
-    """The model file does not exist."""
-
-
-# what a file starts with, for "this is not a model: it looks like ..."
-_MAGIC = {b"\x89PNG": "a PNG image", b"%PDF": "a PDF document", b"\xff\xd8\xff": "a JPEG image",
-          b"\x1f\x8b": "a gzip file", b"{": "JSON text", b"#!": "a script"}
-SB3_MEMBERS = ("data", "policy.pth")
-
-
-def _looks_like(head: bytes) -> str:
-    for magic, name in _MAGIC.items():
-        if head.startswith(magic):
-            return f" (it looks like {name})"
-    return ""
-
-
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
-
-
-def check_model_file(path: str | os.PathLike[str], what: str = "model file") -> Path:
-    """``path`` if it is a complete saved stable-baselines3 model (a zip holding ``data`` and
-    ``policy.pth``, every member passing its checksum); else :class:`ModelFileError` saying why."""
-    file = Path(path)
-    if not file.exists():
-        raise MissingModelFileError(file, "not found", what)
-    if file.is_dir():
-        raise ModelFileError(file, "is a folder, not a saved model (.zip)", what)
-    try:
-        with open(file, "rb") as fh:
-            head = fh.read(8)
-        size = file.stat().st_size
-    except OSError as exc:
-        raise ModelFileError(file, f"cannot be read ({exc.strerror or _short(exc)})", what) from None
-    if size == 0:
-        raise ModelFileError(file, "is empty (0 bytes)", what)
-    if not zipfile.is_zipfile(file):
-        if head.startswith(b"PK"):
-            raise ModelFileError(file, f"is truncated or damaged: a zip file without its end ({size} bytes)", what)
-        raise ModelFileError(file, f"is not a saved model: not a zip file{_looks_like(head)}", what)
-    try:
-        with zipfile.ZipFile(file) as archive:
-            names = set(archive.namelist())
-            missing = [m for m in SB3_MEMBERS if m not in names]
-            if missing and min((i.header_offset for i in archive.infolist()), default=0) > 0:
-                # the directory found is that of a zip stored inside (torch's .pth): the end is cut off
-                raise ModelFileError(file, f"is truncated or damaged: a zip file without its end ({size} bytes)", what)
-            if missing:
-                problem = f"is a zip file but not a saved stable-baselines3 model (no {', '.join(missing)} inside)"
-                raise ModelFileError(file, problem, what)
-            bad = archive.testzip()
-            if bad is not None:
-                raise ModelFileError(file, f"is corrupted: {bad!r} inside fails its checksum", what)
-            json.loads(archive.read("data").decode("utf-8"))
-    except ModelFileError:
-        raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ModelFileError(file, f"is truncated or corrupted ({_short(exc)})", what) from None
-    return file
-
-
 class SB3Policy:
     """A saved sb3-contrib ``MaskablePPO`` model acting from the observation dict.
 
@@ -187,18 +129,20 @@ class SB3Policy:
         self.metadata = dict(metadata or {})
         self.deterministic = deterministic
         self.features = model_features(self.metadata, self.obs_dim)
-        if self.features == "augmented" and self.obs_dim != AUGMENTED_SIZE:
+        self.feature_set: FeatureSet = feature_set(self.features)
+        if self.feature_set.extra and self.obs_dim != self.feature_set.size:
             raise ValueError(
-                f"model {name!r} is described as trained on the augmented features ({AUGMENTED_SIZE} entries) "
-                f"but its observation space has {self.obs_dim}"
+                f"model {name!r} is described as trained on the {self.features} features "
+                f"({self.feature_set.size} entries) but its observation space has {self.obs_dim}"
             )
+        self.base_size = self.obs_dim - self.feature_set.extra  # observation entries the input is made of
         self.threads = threads
 
     def act(self, observation: dict[str, Any]) -> int:
         vector, mask = check_observation(observation)
         if vector.shape[0] < min(self.obs_dim, OBS_SIZE):
             raise ValueError(f"model {self.name!r} expects {self.obs_dim} observation entries, got {vector.shape[0]}")
-        model_input = augment(vector) if self.features == "augmented" else vector[: self.obs_dim]
+        model_input = self.feature_set.encode(vector, self.base_size)
         with torch_threads(self.threads):
             action, _ = self.model.predict(
                 np.asarray(model_input, dtype=np.float32),
@@ -214,9 +158,6 @@ class SB3Policy:
         return f"SB3Policy(name={self.name!r}, obs_dim={self.obs_dim})"
 
 
-FEATURES = ("augmented", "plain")
-
-
 def model_features(metadata: dict[str, Any], obs_dim: int) -> str:
     """``"augmented"`` or ``"plain"``: from a model's description, else from its observation size."""
     features = metadata.get("features")
@@ -224,9 +165,9 @@ def model_features(metadata: dict[str, Any], obs_dim: int) -> str:
     if features is None and isinstance(config, dict):
         features = config.get("features")
     if features is None:
-        return "augmented" if obs_dim == AUGMENTED_SIZE else "plain"
-    if features not in FEATURES:
-        raise ValueError(f"model description names unknown features {features!r} (known: {', '.join(FEATURES)})")
+        return features_for_size(obs_dim).name
+    if features not in FEATURE_NAMES:
+        raise ValueError(f"model description names unknown features {features!r} (known: {', '.join(FEATURE_NAMES)})")
     return str(features)
 
 
@@ -236,28 +177,26 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        raise ModelFileError(path, f"is not valid JSON ({_short(exc)})", "model description") from None
+        raise ModelFileError(path, f"is not valid JSON ({short_error(exc)})", "model description") from None
     if not isinstance(data, dict):
         raise ModelFileError(path, "must hold a JSON object", "model description")
     return data
 
 
 def load_model_policy(path: str | os.PathLike[str], name: str | None = None, **kwargs: Any) -> SB3Policy:
-    """Load a MaskablePPO ``.zip`` as an :class:`SB3Policy` (``device``, ``deterministic``, ``threads`` keywords)."""
-    file = check_model_file(path, "policy model file")
+    """Load a MaskablePPO ``.zip`` as an :class:`SB3Policy` (``device``, ``deterministic``, ``threads``
+    keywords), reading it as data (:mod:`.model_file`); ``trust_pickle=True`` opens it with SB3's own
+    loader instead, which runs code from the file: only for a file you trust."""
+    file = Path(path)
     device = kwargs.pop("device", "cpu")
     deterministic = kwargs.pop("deterministic", True)
     threads = kwargs.pop("threads", INFERENCE_THREADS)
+    trust_pickle = kwargs.pop("trust_pickle", False)
     if kwargs:
         raise ValueError(f"unknown option(s) for a model policy: {sorted(kwargs)}")
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ImportError(f"loading {file} needs sb3-contrib: pip install 'gin3_env[train]' ({exc})") from None
-    try:
-        model = MaskablePPO.load(str(file), device=device)
-    except Exception as exc:  # sb3 raises many kinds on a bad file
-        raise ModelFileError(file, f"cannot be loaded as a MaskablePPO model ({_short(exc)})") from None
+    if not isinstance(trust_pickle, bool):
+        raise ValueError(f"trust_pickle must be True or False, got {trust_pickle!r}")
+    model = load_sb3_model(file, device=device, trust_pickle=trust_pickle, what="policy model file")
     metadata = _read_sidecar(file.with_suffix(".json"))
     return SB3Policy(model, name or str(metadata.get("name", file.stem)), metadata, deterministic, threads)
 

@@ -10,7 +10,8 @@
 - each module's weights, ``learner_group/learner/rl_module/<module>/module_state.pkl``:
   RLlib writes them as a pickled dict of numpy arrays. They are read with an
   unpickler that accepts nothing but that (a dict of arrays), so a foreign or
-  tampered file is refused instead of run.
+  tampered file is refused instead of run. A module id in ``play_modules`` must be
+  one plain name of a module folder inside the checkpoint (no path, no ``..``).
 
 The policy acts deterministically (the most likely legal action) unless
 ``deterministic=False``. A checkpoint trained on the hand env also plays in the
@@ -26,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,7 @@ FORMAT_VERSION = 1
 MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
 MODULE_STATE = "module_state.pkl"
 STATE_PREFIX = "net."
+MODULE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")  # a module id: one plain name, no path
 
 _ALLOWED_GLOBALS = {
     ("collections", "OrderedDict"),
@@ -111,6 +114,23 @@ def read_sidecar(folder: Path) -> dict[str, Any]:
     if not isinstance(seats, dict) or not seats or not all(isinstance(v, str) for v in seats.values()):
         raise ValueError(f"{file}: 'play_modules' must map roles to module names")
     return meta
+
+
+def module_weights_file(folder: Path, module_id: str) -> Path:
+    """The weights file of ``module_id`` inside the checkpoint ``folder``: the id must be one plain
+    name (no path separator, no ``..``) of a module folder the checkpoint holds; ``ValueError`` else."""
+    modules = folder / MODULE_DIR
+    if not MODULE_ID.fullmatch(module_id) or ".." in module_id:
+        raise ValueError(f"{folder / SIDECAR}: module id {module_id!r} in 'play_modules' is not a plain module name")
+    present = sorted(p.name for p in modules.iterdir() if p.is_dir()) if modules.is_dir() else []
+    if module_id not in present:
+        raise ValueError(
+            f"RLlib checkpoint {folder} has no module {module_id!r} (it holds: {', '.join(present) or 'none'})"
+        )
+    file = modules / module_id / MODULE_STATE
+    if not file.resolve().is_relative_to(folder.resolve()):
+        raise ValueError(f"RLlib checkpoint {folder}: the weights of module {module_id!r} lie outside it ({file})")
+    return file
 
 
 def hand_as_match(vector: np.ndarray) -> np.ndarray:
@@ -192,7 +212,7 @@ def load_rllib_policy(
     size = input_size(meta["env"], meta["features"])
     nets: dict[str, MaskedActorCritic] = {}
     for module_id in sorted(set(meta["play_modules"].values())):
-        file = folder / MODULE_DIR / module_id / MODULE_STATE
+        file = module_weights_file(folder, module_id)
         if not file.is_file():
             raise ValueError(f"RLlib checkpoint {folder} lacks the weights of module {module_id!r} ({file})")
         try:

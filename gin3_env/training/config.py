@@ -40,7 +40,7 @@ class TrainConfig:
     reward_scale: float = 0.02  # game points -> reward
     duplicate_reward: bool = False  # reward = points minus the heuristic's on the same deal (variance cut)
     features: str = "augmented"  # "augmented" (policies/features.py) or "plain" (the env observation)
-    policy: str = "card"  # "card" (training/network.py, needs augmented features) or "mlp"
+    policy: str = "card"  # "card" (policies/network.py, needs augmented features) or "mlp"
     # MaskablePPO
     learning_rate: float = 3e-4
     n_steps: int = 512

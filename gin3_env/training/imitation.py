@@ -16,7 +16,7 @@ import numpy as np
 from ..engine.hand import HandState
 from ..game.driver import run_hand
 from ..game.policy import Observation, Policy
-from ..observation.features import augment
+from ..observation.features import AUGMENTED, PLAIN
 from .config import TrainConfig
 
 
@@ -50,7 +50,7 @@ def heuristic_dataset(
         assert result is not None
         who: list[int] = []
         for p, o, a in decisions:
-            obs.append(augment(o["observation"]) if augmented else o["observation"])
+            obs.append((AUGMENTED if augmented else PLAIN).encode(o["observation"]))
             masks.append(o["action_mask"].astype(bool))
             actions.append(a)
             who.append(p)

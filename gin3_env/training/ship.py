@@ -16,15 +16,14 @@ from typing import Any
 
 from ..files import save_json
 from ..policies.loading import MODELS_DIR, TRAINED_MODEL, TRAINED_SIDECAR
+from ..policies.model_file import load_sb3_model
 
 
 def ship(run_dir: Path, extra: dict[str, Any] | None = None, dest: Path = TRAINED_MODEL) -> Path:
-    from sb3_contrib import MaskablePPO
-
     best = run_dir / "best.zip"
     if not best.is_file():
         raise FileNotFoundError(f"no best.zip in {run_dir}: train first (gin3 train)")
-    model = MaskablePPO.load(best, device="cpu")
+    model = load_sb3_model(best, device="cpu")  # read as data: nothing in the file runs
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=1e-4, **policy.optimizer_kwargs)
     dest.parent.mkdir(parents=True, exist_ok=True)

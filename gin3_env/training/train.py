@@ -32,7 +32,10 @@ from ..envs.augmented import AugmentedObservation
 from ..envs.single_agent import ThreeHandedGinEnv
 from ..evaluation.stats import signed
 from ..files import save_json
+from ..observation.features import feature_set
 from ..policies.loading import ModelFileError, SB3Policy
+from ..policies.model_file import add_trust_flag, load_sb3_model, trust_from_args
+from ..policies.sb3_network import CardAwarePolicy
 from ..signals import Interrupted
 from .checkpoints import (
     RunWriteError,
@@ -45,7 +48,6 @@ from .checkpoints import (
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
 from .duplicate import DuplicateReward
 from .imitation import behaviour_clone
-from .network import CardAwarePolicy
 from .plots import plot_learning_curve
 from .quick_eval import quick_evaluate, step_zero_point
 from .run_dir import RunExistsError, prepare_run_dir
@@ -73,8 +75,9 @@ def _make_env(cfg: TrainConfig, rank: int):
         env: gym.Env = ThreeHandedGinEnv(learner=cfg.learner, opponent="heuristic", reward_scale=cfg.reward_scale)
         if cfg.duplicate_reward:
             env = DuplicateReward(env, baseline="heuristic")
-        if cfg.features == "augmented":
-            env = AugmentedObservation(env)
+        features = feature_set(cfg.features)
+        if features.extra:
+            env = AugmentedObservation(env, features)
         env.reset(seed=cfg.seed * 1000 + rank)
         return env
 
@@ -313,9 +316,12 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
             "max_grad_norm": cfg.max_grad_norm,
         }
         try:
-            model = MaskablePPO.load(
-                resume, env=env, device=cfg.device, tensorboard_log=str(run_dir / "tb"), custom_objects=settings
-            )
+            model = load_sb3_model(resume, env=env, device=cfg.device, overrides=settings, what="checkpoint",
+                                   problem="cannot be resumed with this config",
+                                   tensorboard_log=str(run_dir / "tb"))  # read as data: nothing in the file runs
+        except ModelFileError:
+            stop_workers(env)
+            raise
         except Exception as exc:  # a model of another shape or algorithm
             stop_workers(env)
             raise ModelFileError(resume, f"cannot be resumed with this config ({type(exc).__name__}: {exc})",
@@ -379,7 +385,7 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
     env.close()
 
     def evaluate_file(path: str, hands: int, seed: int) -> dict[str, float]:
-        policy = SB3Policy(MaskablePPO.load(path, device="cpu"), metadata={"features": cfg.features})
+        policy = SB3Policy(load_sb3_model(path, device="cpu"), metadata={"features": cfg.features})
         return quick_evaluate(policy, "heuristic", hands, seed=seed)
 
     select_hands = cfg.select_hands or cfg.final_eval_hands
@@ -393,7 +399,7 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
     print(selection_text(selection), flush=True)
     best = run_dir / "best.zip"
     described = {"features": cfg.features}
-    final_model = MaskablePPO.load(best, device="cpu") if best.is_file() else model
+    final_model = load_sb3_model(best, device="cpu") if best.is_file() else model
     final_policy = SB3Policy(final_model, metadata=described)
     summary = {"best_step": selection["step"], "num_timesteps": model.num_timesteps, "selection": selection,
                "vs": {}}
@@ -433,7 +439,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="sb3: this trainer (default); `gin3 train --backend rllib` trains with Ray RLlib "
                         "instead (see its --help)")
     add_flags(parser)
+    add_trust_flag(parser)
     args = parser.parse_args(argv)
+    trust_from_args(args)
     try:
         cfg = load_config(args.config, flag_overrides(args))
     except (ValueError, FileNotFoundError) as exc:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.features import augment_batch
 from ..kernels.hands import VectorHands
+from ..observation.features import AUGMENTED
 from .players import HeuristicBatch
 
 
@@ -42,7 +42,7 @@ def heuristic_dataset_batched(
         hands.redeal(done)
     obs_arr = np.asarray(obs_out[:n_samples], dtype=np.float32)
     return {
-        "obs": augment_batch(obs_arr) if augmented else obs_arr,
+        "obs": AUGMENTED.encode_batch(obs_arr) if augmented else obs_arr,
         "masks": np.asarray(mask_out[:n_samples]),
         "actions": np.asarray(act_out[:n_samples], dtype=np.int64),
         "returns": np.asarray(ret_out[:n_samples], dtype=np.float32),

@@ -25,12 +25,11 @@ from ..engine.result import TRUNCATED
 from ..engine.rules import Rules
 from ..errors import check_seed
 from ..kernels.hands import VectorHands, action_array, check_decks
-from ..observation.features import AUGMENTED_SIZE
-from ..observation.layout import OBS_SIZE
+from ..observation.features import FEATURE_NAMES, feature_set
 from .players import as_batch
 
 LEARNER_ROLES = ("team", "box", "either", "random")  # "either" (a role drawn per hand), "random" its older name
-FEATURES = ("plain", "augmented")
+FEATURES = FEATURE_NAMES
 MAX_SKIPS = 1000
 
 
@@ -72,6 +71,7 @@ class LearnerHands:
             )
         if features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
+        self.feature_set = feature_set(features)
         scale = float(reward_scale)
         if not np.isfinite(scale) or scale <= 0:
             raise ValueError(f"reward_scale must be a finite number > 0, got {reward_scale!r}")
@@ -80,7 +80,7 @@ class LearnerHands:
         self.reward_scale = scale
         self.illegal_penalty = float(illegal_penalty)
         self.features = features
-        self.obs_size = AUGMENTED_SIZE if features == "augmented" else OBS_SIZE
+        self.obs_size = self.feature_set.size
         self.hands = VectorHands(n, rules=rules, **rule_options)
         self.rules = self.hands.rules
         self._seed_all(check_seed(seed))
@@ -182,11 +182,7 @@ class LearnerHands:
         return self.hands.mask_view.astype(bool)
 
     def _encode(self, obs: np.ndarray) -> np.ndarray:
-        if self.features == "augmented":
-            from ..kernels.features import augment_batch
-
-            return augment_batch(obs)
-        return obs
+        return self.feature_set.encode_batch(obs)
 
     def check_actions(self, actions: Any) -> np.ndarray:
         """``actions`` as int64 (num_envs,) if each is an int in ``0..106`` (whole floats too: SB3 hands

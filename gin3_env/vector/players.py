@@ -93,15 +93,8 @@ class ModelBatch:
         self.obs_dim = self.policy.obs_dim
 
     def act(self, observations: Any, masks: Any) -> np.ndarray:
-        from ..observation.features import AUGMENTED_SIZE
-
         obs, mask = check_batch(observations, masks)
-        if self.obs_dim == AUGMENTED_SIZE:
-            from ..kernels.features import augment_batch
-
-            model_input = augment_batch(obs)
-        else:
-            model_input = obs[:, : self.obs_dim]
+        model_input = self.policy.feature_set.encode_batch(obs, self.policy.base_size)
         actions, _ = self.policy.model.predict(
             model_input, action_masks=mask.astype(bool), deterministic=self.policy.deterministic
         )
