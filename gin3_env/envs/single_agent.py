@@ -9,7 +9,8 @@ learner's turn again, so the learner only sees its own decisions.
 | Import | ``gymnasium.make("gin3/ThreeHandedGin-v0")`` after ``import gin3_env`` |
 | Observation | ``Box(0, 1, (374,), float32)`` (match: ``(380,)``); layout in ``observation/layout.py`` |
 | Actions | ``Discrete(107)``: 0 draw, 1 take discard, 2 pass, 3+c discard c, 55+c knock discarding c |
-| Action mask | ``env.action_masks()`` (bool, 107) and ``info["action_mask"]`` |
+| Action mask | ``env.action_masks()`` and ``info["action_mask"]``, the same bool (107,) array |
+| State | ``env.unwrapped.state()`` in ``env.unwrapped.state_space`` (582; match 594): privileged |
 | Reward | the learner's game points at the end of a hand times ``reward_scale`` |
 
 Arguments
@@ -22,12 +23,14 @@ Arguments
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
   training-side wrapper: :class:`gin3_env.training.duplicate.DuplicateReward`.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
-  ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``
+  ``rules=Rules(...)`` or the rules options as keywords (``knock_limit=5``; the signature lists
+  them), ``render_mode`` ``"ansi"``/``"human"``
   (the whole table as text) or ``"rgb_array"`` (a ``uint8`` ``(640, 960, 3)`` frame of the
   learner's view, the opponent's hidden cards face down, until the hand ends; then the
   whole table; what Gymnasium's ``RecordVideo`` records).
 
-An action outside ``0..106`` (or not an integer) raises ``ValueError`` naming it.
+A keyword the env does not take is a ``ValueError`` naming it, the env and the closest known
+keyword. An action outside ``0..106`` (or not an integer) raises ``ValueError`` naming it.
 An illegal action (the env checkers send unmasked samples) is not played: the episode
 ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale`` and
 ``info["illegal_action"] = True``. Dead and truncated hands score 0; a hand stopped at
@@ -35,6 +38,16 @@ ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale
 
 ``reset(options=...)`` takes ``"deck"`` (hand env) or ``"decks"``/``"roles"``/``"scores"``
 (match env), and ``"learner"`` to fix the learner's role for that episode.
+
+At the end of a hand ``info["result"]`` holds the fields of the hand's result that apply
+(``outcome``, ``points``; ``knocker``, ``winner``, both deadwoods, ``knock_discard``
+and ``spreads`` only where the hand has them): a field that is absent rather than ``None``, so
+that Gymnasium's vector envs batch the infos (``info["result"]["_knocker"]`` says where it is).
+
+The privileged state (:mod:`gin3_env.observation.state`: both hands, the stock in order, the
+pile, phase, to-act; in the match the roles and the totals) is ``env.unwrapped.state()``, with
+``env.unwrapped.state_space``; a method, not an info key, so that it never reaches a learner
+by way of the infos. For centralised critics and diagnosis only: never part of an observation.
 
 An episode of the hand env is a hand in which the learner decides at least once:
 a hand that the opponent ends before that (the captain takes the upcard and knocks
@@ -67,6 +80,7 @@ from ..observation.driver import run_hand, run_match
 from ..observation.encoding import action_mask, encode, encode_match, match_side
 from ..observation.layout import MATCH_OBS_SIZE, OBS_SIZE
 from ..observation.policy import Policy
+from ..observation.state import MATCH_STATE_SIZE, STATE_SIZE, encode_match_state, encode_state
 from .aec_base import (
     RENDER_MODES,
     check_match_options,
@@ -75,14 +89,22 @@ from .aec_base import (
     check_reward_scale,
     make_rules,
     render_frame,
+    render_in_mode,
+    require_reset,
 )
 from .errors import ResetNeededError, check_action_value, check_seed
+from .keywords import takes_rules_options
 from .opponents import OpponentPool
 
 LEARNER_ROLES = ("team", "box", "random")
 MAX_REDEALS = 1000
-_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=bool)
 _NO_ACTIONS.flags.writeable = False
+
+
+def result_fields(result: Any) -> dict[str, Any]:
+    """A hand result's dict without the fields that do not apply to it (``None`` ones)."""
+    return {key: value for key, value in result.to_dict().items() if value is not None}
 
 
 class _LearnerEnv(gym.Env):
@@ -93,6 +115,7 @@ class _LearnerEnv(gym.Env):
     def _setup(
         self,
         obs_size: int,
+        state_size: int,
         opponent: Any,
         render_mode: str | None,
         reward_scale: float,
@@ -106,6 +129,7 @@ class _LearnerEnv(gym.Env):
         self.illegal_penalty = float(illegal_penalty)
         self.observation_space = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.state_space = spaces.Box(0.0, 1.0, (state_size,), np.float32)
         self.set_opponent(opponent)
         self._ended = False
         self._seen: tuple[PlayerView, np.ndarray, np.ndarray] | None = None  # the learner's, this step
@@ -118,7 +142,7 @@ class _LearnerEnv(gym.Env):
         cleared whenever the state moves)."""
         if self._seen is None:
             view = self._learner_view()
-            mask = action_mask(view) if view.is_acting else _NO_ACTIONS
+            mask = action_mask(view).astype(bool) if view.is_acting else _NO_ACTIONS
             self._seen = (view, self._encode(view), mask)
         return self._seen
 
@@ -131,7 +155,11 @@ class _LearnerEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
-        return self._observed()[2].astype(bool)
+        return self._observed()[2].copy()
+
+    def state(self) -> np.ndarray:
+        """The privileged state (see the module doc), inside ``state_space``; never an observation."""
+        raise NotImplementedError
 
     def _obs(self) -> np.ndarray:
         raise NotImplementedError
@@ -146,13 +174,8 @@ class _LearnerEnv(gym.Env):
         raise NotImplementedError
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode == "rgb_array":
-            return self._frame()
-        text = self._table()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        # without a render mode: the table as text, as in "ansi" mode
+        return render_in_mode(self.render_mode or "ansi", self._frame, self._table)  # type: ignore[no-any-return]
 
     def set_opponent(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
         """One opponent, or a pool (list) drawn from at each reset, uniformly or by ``weights``."""
@@ -176,6 +199,7 @@ class _LearnerEnv(gym.Env):
 class ThreeHandedGinEnv(_LearnerEnv):
     """One hand of three-handed gin, the learner against an opponent policy (see module doc)."""
 
+    @takes_rules_options("ThreeHandedGin-v0")
     def __init__(
         self,
         learner: str = "random",
@@ -189,8 +213,8 @@ class ThreeHandedGinEnv(_LearnerEnv):
         if learner not in LEARNER_ROLES:
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
         self.learner_role = learner
-        self._setup(OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options)
-        self.state: HandState | None = None
+        self._setup(OBS_SIZE, STATE_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options)
+        self.hand: HandState | None = None
         self.player = TEAM
 
     # ------------------------------------------------------------ gym API
@@ -214,68 +238,66 @@ class ThreeHandedGinEnv(_LearnerEnv):
         # redealt: the episode is over at once (``action_masks()`` all False).
         skipped: list[dict[str, Any]] = []
         while True:
-            self.state = HandState.deal(self.rules, deck=deck, rng=self.np_random)
+            self.hand = HandState.deal(self.rules, deck=deck, rng=self.np_random)
             self._seen = None
             self._play_opponent()
-            if not self.state.is_over or deck is not None:
+            if not self.hand.is_over or deck is not None:
                 break
-            assert self.state.result is not None
-            skipped.append(self.state.result.to_dict())
+            assert self.hand.result is not None
+            skipped.append(self.hand.result.to_dict())
             if len(skipped) >= MAX_REDEALS:
                 raise RuntimeError(
                     f"the opponent ended {MAX_REDEALS} hands in a row before the learner could act; "
                     "with these rules and this opponent the learner never plays"
                 )
-        self._ended = self.state.is_over
+        self._ended = self.hand.is_over
         info = self._info()
         if skipped:
             info["hands_decided_before_learner_acted"] = skipped
         return self._obs(), info
 
     def step(self, action: int):
-        state = self._require_state()
+        hand = require_reset(self.hand)
         if self._ended:
             raise ResetNeededError("step() called after the episode ended; call reset()")
         action = check_action_value(action)  # InvalidActionError: not an int of the action space
-        if action not in state.legal_actions():
+        if action not in hand.legal_actions():
             return self._illegal_step()
-        state.apply(action)
+        hand.apply(action)
         self._seen = None
         self._play_opponent()
         return self._finish_step()
 
     def _learner_view(self) -> PlayerView:
-        return self._require_state().view(self.player)
+        return require_reset(self.hand).view(self.player)
 
     def _encode(self, view: PlayerView) -> np.ndarray:
         return encode(view)
 
+    def state(self) -> np.ndarray:
+        return encode_state(require_reset(self.hand))
+
     def _table(self) -> str:
         from ..render import render_table
 
-        return render_table(self._require_state(), viewer=None)
+        return render_table(require_reset(self.hand), viewer=None)
 
     def _frame(self) -> np.ndarray:
-        state = self._require_state()
-        return render_frame(state, None if state.is_over else self.player)
+        hand = require_reset(self.hand)
+        return render_frame(hand, None if hand.is_over else self.player)
 
     # ------------------------------------------------------------ helpers
-    def _require_state(self) -> HandState:
-        if self.state is None:
-            raise ResetNeededError("call reset() before using the environment")
-        return self.state
-
     def _play_opponent(self) -> None:
         seats: list[Policy | None] = [None, None]
         seats[1 - self.player] = self.opponent
-        run_hand(self._require_state(), seats)
+        run_hand(require_reset(self.hand), seats)
         self._seen = None
 
     def _finish_step(self):
-        state = self._require_state()
+        hand = require_reset(self.hand)
         reward, terminated, truncated = 0.0, False, False
-        if state.is_over:
-            result = state.result
+        if hand.is_over:
+            result = hand.result
             assert result is not None
             reward = result.returns[self.player] * self.reward_scale
             truncated = result.outcome == "truncated"
@@ -289,13 +311,13 @@ class ThreeHandedGinEnv(_LearnerEnv):
         return self._observed()[1].copy()  # each call returns new data (Gymnasium's checker asks it)
 
     def _info(self) -> dict[str, Any]:
-        state = self._require_state()
+        hand = require_reset(self.hand)
         info: dict[str, Any] = {
             "action_mask": self._observed()[2].copy(),
             "learner": PLAYER_NAMES[self.player],
         }
-        if state.result is not None:
-            info["result"] = state.result.to_dict()
+        if hand.result is not None:
+            info["result"] = result_fields(hand.result)
         return info
 
 
@@ -306,6 +328,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     the hand is played between the opponents. Each hand's points go to the learner's
     seat as reward (captain or box, +/-; 0 while sitting out)."""
 
+    @takes_rules_options("ThreeHandedGinMatch-v0")
     def __init__(
         self,
         learner: int | str = "random",
@@ -317,7 +340,8 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         **rule_options: Any,
     ) -> None:
         self.learner_seat = self._check_seat(learner)
-        self._setup(MATCH_OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options)
+        self._setup(MATCH_OBS_SIZE, MATCH_STATE_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules,
+                    rule_options)
         self.match: MatchState | None = None
         self.seat = 0
         self._pending = 0.0
@@ -333,9 +357,8 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         options = check_options(options, ("decks", "roles", "scores", "learner"))
         seat = self._check_seat(options.pop("learner", self.learner_seat))
-        decks, roles, scores = check_match_options(options)
         # every argument is checked before anything changes: a refused reset leaves the env as it was
-        MatchState.start(self.rules, rng=np.random.default_rng(0), roles=roles, scores=scores, decks=decks)
+        decks, roles, scores = check_match_options(options, self.rules)
         super().reset(seed=check_seed(seed))
         self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
         self._draw_opponent()
@@ -351,7 +374,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return self._obs(), info
 
     def step(self, action: int):
-        match = self._require_match()
+        match = require_reset(self.match)
         if self._ended:
             raise ResetNeededError("step() called after the episode ended; call reset()")
         action = check_action_value(action)  # InvalidActionError: not an int of the action space
@@ -367,34 +390,32 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return self._obs(), reward * self.reward_scale, terminated, False, self._info()
 
     def _learner_view(self) -> PlayerView:
-        match = self._require_match()
+        match = require_reset(self.match)
         return match.hand.view(match_side(match, self.seat))
 
     def _encode(self, view: PlayerView) -> np.ndarray:
-        return encode_match(self._require_match(), self.seat, view)
+        return encode_match(require_reset(self.match), self.seat, view)
+
+    def state(self) -> np.ndarray:
+        return encode_match_state(require_reset(self.match))
 
     def _observed(self) -> tuple[PlayerView, np.ndarray, np.ndarray]:
         view, obs, mask = super()._observed()
-        if self._require_match().acting_seat != self.seat:  # the sitter's side acts, not its seat
+        if require_reset(self.match).acting_seat != self.seat:  # the sitter's side acts, not its seat
             mask = _NO_ACTIONS
         return view, obs, mask
 
     def _table(self) -> str:
         from ..render import render_table
 
-        match = self._require_match()
+        match = require_reset(self.match)
         return render_table(match.hand, viewer=None, roles=match.hand_roles, scores=match.scores)
 
     def _frame(self) -> np.ndarray:
-        match = self._require_match()
+        match = require_reset(self.match)
         roles = match.hand_roles
         viewer = None if match.hand.is_over else (BOX if self.seat == roles.box else TEAM)
         return render_frame(match.hand, viewer, roles=roles, scores=list(match.scores))
-
-    def _require_match(self) -> MatchState:
-        if self.match is None:
-            raise ResetNeededError("call reset() before using the environment")
-        return self.match
 
     def _hand_reward(self, roles: Any, result: Any) -> float:
         if result is None or result.winner is None:
@@ -407,7 +428,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         """Let the opponents move until the learner must act or the match ends."""
         seats: list[Policy | None] = [self.opponent] * 3
         seats[self.seat] = None
-        ended = run_match(self._require_match(), seats)
+        ended = run_match(require_reset(self.match), seats)
         self._seen = None
         return sum(self._hand_reward(roles, result) for roles, result in ended)
 
@@ -415,7 +436,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return self._observed()[1].copy()  # each call returns new data (Gymnasium's checker asks it)
 
     def _info(self) -> dict[str, Any]:
-        match = self._require_match()
+        match = require_reset(self.match)
         info: dict[str, Any] = {
             "action_mask": self._observed()[2].copy(),
             "seat": self.seat,
