@@ -7,6 +7,16 @@
 - ``gymnasium.make("gin3/ThreeHandedGin-v0", ...)``: the single-agent hand env;
 - ``gymnasium.make("gin3/ThreeHandedGinMatch-v0", ...)``: the single-agent match env.
 
+``gymnasium.make_vec("gin3/ThreeHandedGin-v0", num_envs, **kwargs)`` is the batched core
+(``gin3_env.vector.gym_env.make_vec``, the id's ``vector_entry_point``; keywords pass
+through, ``autoreset_mode`` NEXT_STEP by default as in Gymnasium's sync and async modes);
+``vectorization_mode="sync"`` or ``"async"`` gives Gymnasium's vector envs of scalar envs
+instead. The match id has no ``vector_entry_point``: the batched core plays hands, not
+matches, so ``make_vec("gin3/ThreeHandedGinMatch-v0", n)`` is Gymnasium's
+``SyncVectorEnv`` of ``n`` scalar match envs (its default where an id has none).
+The vector entry point is a string that Gymnasium resolves only in ``make_vec``: nothing
+here imports the batched core.
+
 ``gymnasium.make("gin3_env:gin3/ThreeHandedGin-v0")`` works from a fresh
 interpreter: Gymnasium imports the module named before the colon, i.e. this
 package. (Gymnasium 1.x has no plugin hook: the ``gymnasium.envs`` entry-point
@@ -47,9 +57,13 @@ GYMNASIUM_ENVS: dict[str, str] = {
     "gin3/ThreeHandedGin-v0": "gin3_env.envs.single_agent:ThreeHandedGinEnv",
     "gin3/ThreeHandedGinMatch-v0": "gin3_env.envs.single_agent:ThreeHandedGinMatchEnv",
 }
+GYMNASIUM_VECTOR_ENVS: dict[str, str] = {
+    "gin3/ThreeHandedGin-v0": "gin3_env.vector.gym_env:make_vec",
+}
 
 __all__ = [
     "GYMNASIUM_ENVS",
+    "GYMNASIUM_VECTOR_ENVS",
     "PETTINGZOO_ENVS",
     "preload_in_forkserver",
     "register_all",
@@ -90,7 +104,7 @@ def register_gymnasium() -> None:
         spec = gymnasium.registry.get(env_id)
         if spec is not None and _keep(env_id, spec.entry_point, entry_point):
             continue
-        gymnasium.register(id=env_id, entry_point=entry_point)
+        gymnasium.register(id=env_id, entry_point=entry_point, vector_entry_point=GYMNASIUM_VECTOR_ENVS.get(env_id))
 
 
 def preload_in_forkserver() -> None:
