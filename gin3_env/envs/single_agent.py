@@ -49,12 +49,14 @@ pile, phase, to-act; in the match the roles and the totals) is ``env.unwrapped.s
 ``env.unwrapped.state_space``; a method, not an info key, so that it never reaches a learner
 by way of the infos. For centralised critics and diagnosis only: never part of an observation.
 
-An episode of the hand env is a hand in which the learner decides at least once:
+An episode is a hand (a match) in which the learner decides at least once:
 a hand that the opponent ends before that (the captain takes the upcard and knocks
 at once against a learning box) is listed in
 ``info["hands_decided_before_learner_acted"]`` and another hand is dealt, except
 with a given deck, where the episode is then over at reset. In the match env the
-points of such a hand are paid with the learner's next step.
+points of such a hand are paid with the learner's next step, and a match the opponents
+finish before the learner acts is listed in ``info["matches_decided_before_learner_acted"]``
+and started again (with given decks it is over at reset).
 
 Version history
 | version | change |
@@ -362,13 +364,28 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         super().reset(seed=check_seed(seed))
         self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
         self._draw_opponent()
-        self.match = MatchState.start(self.rules, rng=self.np_random, roles=roles, scores=scores, decks=decks)
-        self._seen = None
-        # Points won or lost before the learner's first decision (e.g. the captain knocks at
-        # once against the learner's box) are paid with the first step's reward.
-        self._pending = self._play_others()
+        # A match the opponents finish before the learner's first decision (it sits out and one
+        # hand reaches the target) holds nothing to learn: it is reported and another is started,
+        # except with given decks, where the episode is then over at reset.
+        skipped: list[dict[str, Any]] = []
+        while True:
+            self.match = MatchState.start(self.rules, rng=self.np_random, roles=roles, scores=scores, decks=decks)
+            self._seen = None
+            # Points won or lost before the learner's first decision (e.g. the captain knocks at
+            # once against the learner's box) are paid with the first step's reward.
+            self._pending = self._play_others()
+            if not self.match.is_over or decks:
+                break
+            skipped.append({"scores": list(self.match.scores), "winner": self.match.winner})
+            if len(skipped) >= MAX_REDEALS:
+                raise RuntimeError(
+                    f"the opponents ended {MAX_REDEALS} matches in a row before the learner could act; "
+                    "with these rules and scores the learner never plays"
+                )
         self._ended = match_over = self.match.is_over
         info = self._info()
+        if skipped:
+            info["matches_decided_before_learner_acted"] = skipped
         if match_over:
             info["match_over_before_learner_acted"] = True
         return self._obs(), info
