@@ -79,3 +79,48 @@ def test_match_state() -> None:
     np.testing.assert_array_equal(state[:STATE_SIZE], encode_state(match.hand))
     assert state[582:591].reshape(3, 3).tolist() == [[0, 0, 1], [1, 0, 0], [0, 1, 0]]
     np.testing.assert_allclose(state[591:], [0.2, 0.0, 0.98])
+
+
+@pytest.mark.parametrize("make", ["env", "match_env"])
+def test_pettingzoo_state_checks(make: str) -> None:
+    """PettingZoo's own ``state_space``/``state()`` checks, with no warning of theirs."""
+    import warnings
+
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    import gin3_env
+
+    env = getattr(gin3_env, make)(target_score=30) if make == "match_env" else gin3_env.env()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        test_state_space(env)
+        test_state(env, 1000)
+    assert not [w for w in caught if "tate" in str(w.message)], [str(w.message) for w in caught]
+    assert env.state().shape == env.state_space.shape
+
+
+def test_state_before_reset_is_refused() -> None:
+    import gin3_env
+    from gin3_env.envs.errors import ResetNeededError
+    from gin3_env.envs.single_agent import ThreeHandedGinEnv
+
+    for env in (gin3_env.env(), gin3_env.raw_env(), gin3_env.match_raw_env(), ThreeHandedGinEnv(opponent="random")):
+        with pytest.raises(ResetNeededError):
+            env.state()
+
+
+@pytest.mark.parametrize("cls", ["ThreeHandedGinEnv", "ThreeHandedGinMatchEnv"])
+def test_gymnasium_envs_state(cls: str) -> None:
+    from gin3_env.envs import single_agent
+
+    env = getattr(single_agent, cls)(opponent="random", target_score=40)
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=0)
+    for _ in range(200):
+        state = env.state()
+        assert state in env.state_space and "state" not in info
+        expected = encode_state(env.hand) if cls == "ThreeHandedGinEnv" else encode_match_state(env.match)
+        np.testing.assert_array_equal(state, expected)
+        obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated or truncated:
+            obs, info = env.reset()
