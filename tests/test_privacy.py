@@ -14,10 +14,9 @@ observation, and no policy, no observation encoder and no game loop imports it.
 
 from __future__ import annotations
 
-from typing import Any
-
 import ast
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest

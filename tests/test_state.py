@@ -115,12 +115,12 @@ def test_gymnasium_envs_state(cls: str) -> None:
 
     env = getattr(single_agent, cls)(opponent="random", target_score=40)
     rng = np.random.default_rng(0)
-    obs, info = env.reset(seed=0)
+    _, info = env.reset(seed=0)
     for _ in range(200):
         state = env.state()
         assert state in env.state_space and "state" not in info
         expected = encode_state(env.hand) if cls == "ThreeHandedGinEnv" else encode_match_state(env.match)
         np.testing.assert_array_equal(state, expected)
-        obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         if terminated or truncated:
-            obs, info = env.reset()
+            _, info = env.reset()

@@ -117,7 +117,7 @@ def check_match_options(
     if scores is not None:
         if isinstance(scores, str | bytes | Mapping) or not isinstance(scores, Sequence | np.ndarray):
             raise ValueError(f"options['scores'] must be three ints >= 0, got {scores!r}")
-        scores = check_scores(scores, rules)
+        scores = check_scores(list(scores), rules)
     return checked, roles, scores
 
 
@@ -334,7 +334,7 @@ class GinAECEnv(AECEnv):
         raise NotImplementedError
 
     def render(self) -> str | np.ndarray | None:
-        return render_in_mode(self.render_mode, lambda: self.frame(self.render_view), self._table)  # type: ignore[no-any-return]
+        return render_in_mode(self.render_mode, lambda: self.frame(self.render_view), self._table)
 
     def close(self) -> None:
         """Nothing to release (frames are drawn off screen; no window is opened)."""

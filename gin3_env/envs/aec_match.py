@@ -129,7 +129,15 @@ from ..engine.rules import Rules
 from ..observation.encoding import observe_match
 from ..observation.layout import MATCH_OBS_SIZE
 from ..observation.state import MATCH_STATE_SIZE, encode_match_state
-from .aec_base import GinAECEnv, check_match_options, check_options, render_frame, render_text, require_reset, result_info
+from .aec_base import (
+    GinAECEnv,
+    check_match_options,
+    check_options,
+    render_frame,
+    render_text,
+    require_reset,
+    result_info,
+)
 from .keywords import factory_of, takes_rules_options
 from .wrapping import wrap
 

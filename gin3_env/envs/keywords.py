@@ -44,7 +44,7 @@ def takes_rules_options(env_name: str) -> Callable[[F], F]:
 
     def decorate(init: F) -> F:
         signature = with_rules_signature(init)
-        known = [name for name in list(signature.parameters)[1:]]
+        known = list(signature.parameters)[1:]
         accepted = frozenset(known)
 
         @functools.wraps(init)

@@ -177,7 +177,7 @@ class _LearnerEnv(gym.Env):
 
     def render(self) -> str | np.ndarray | None:
         # without a render mode: the table as text, as in "ansi" mode
-        return render_in_mode(self.render_mode or "ansi", self._frame, self._table)  # type: ignore[no-any-return]
+        return render_in_mode(self.render_mode or "ansi", self._frame, self._table)
 
     def set_opponent(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
         """One opponent, or a pool (list) drawn from at each reset, uniformly or by ``weights``."""

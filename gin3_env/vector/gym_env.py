@@ -243,7 +243,7 @@ class GinVectorEnv(VectorEnv):
         i = range(self.num_envs)[index]
         return render_frame(self.core.hands.hand_state(i), int(self.core.learner_player[i]))
 
-    def render(self) -> HandFrames | None:
+    def render(self) -> HandFrames | None:  # type: ignore[override]  # a lazy Sequence, not a tuple
         if self.render_mode is None:
             logger.warn("render() called without a render_mode; pass render_mode='rgb_array' or 'ansi'")
             return None
