@@ -1,9 +1,12 @@
 """What the AEC hand and match environments share: argument checks and plumbing.
 
 The helpers check the constructor and ``reset`` arguments the same way in every
-environment of the package (the Gymnasium ones use them too); :class:`GinAECEnv`
-holds the spaces (cached per agent), the per-agent bookkeeping of ``reset`` and
-rendering (text, and ``rgb_array`` frames drawn by :mod:`gin3_env.visual.frame`).
+environment of the package (the Gymnasium ones use them too), and render in each mode
+(text, and ``rgb_array`` frames drawn by :mod:`gin3_env.visual.frame`). :class:`GinAECEnv`
+holds what the hand and the match env share: the constructor, the spaces (cached per
+agent, ``state_space`` too), the per-agent bookkeeping of ``reset``, the checks of ``step``
+(then a subclass's ``_play``, which the wrapped env's fast path calls directly once its
+wrappers have checked the action), ``state()`` and ``render()``.
 """
 
 from __future__ import annotations
