@@ -24,7 +24,8 @@
 - Rendering (``render_mode``): ``"rgb_array"`` or ``"ansi"``. ``render()`` returns one frame
   (or text) per slot, as Gymnasium's vector envs do, drawn only when indexed (the hands are
   copied at the call), so ``env.render()[i]`` costs one frame; ``env.frame(i)`` draws slot
-  ``i`` at once. Each shows the learner's side (the opponent's hidden cards face down).
+  ``i`` at once. A frame shows the learner's side (the opponent's hidden cards face down), the
+  text the whole table, as the scalar env's do.
 - Misuse: ``step``/``action_masks``/``state`` before ``reset`` raise ``ResetNeededError``;
   actions that are not one int ``0..106`` per slot an ``InvalidActionError`` naming the slot
   (hand) and the action (:mod:`gin3_env.vector.errors`); a bad seed ``InvalidSeedError``;
