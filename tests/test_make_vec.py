@@ -108,7 +108,7 @@ def test_sync_and_async_modes_batch_the_infos(mode: str) -> None:
 
 
 def test_match_id_falls_back_to_sync() -> None:
-    env = gym.make_vec(MATCH_ID, num_envs=2, opponent="random", target_score=10)
+    env = gym.make_vec(MATCH_ID, num_envs=2, opponent="heuristic", target_score=10)
     assert isinstance(env, SyncVectorEnv)
     assert play(env, 300) >= 1
 
