@@ -182,8 +182,9 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     Before the first reset everything goes through PettingZoo's classes (and is refused
     as they refuse it). After it, ``observe``, ``last`` and ``step`` do in one call what the
     three stacked wrappers do layer by layer (the same checks, the same bookkeeping on
-    the ``TerminateIllegalWrapper`` below, the same calls on the raw env), and attributes
-    are read on the raw env in one hop. ``tests/test_wrapping.py`` plays this stack and
+    the ``TerminateIllegalWrapper`` below), and attributes are read on the raw env in one hop.
+    An action is checked once: in the space, then legal by the mask; the raw env then plays it
+    (``_play``) without checking it again. ``tests/test_wrapping.py`` plays this stack and
     PettingZoo's own side by side and requires the same answers."""
 
     def __init__(self, env: AECEnv) -> None:
