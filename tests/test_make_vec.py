@@ -108,6 +108,20 @@ def test_sync_and_async_modes_batch_the_infos(mode: str) -> None:
         env.close()
 
 
+def test_a_scalar_policy_object_as_the_opponent() -> None:
+    """What ``gym.make`` takes as an opponent, ``make_vec`` takes too (played row by row)."""
+
+    class First:
+        def act(self, observation: dict) -> int:
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    env = gym.make_vec(HAND_ID, num_envs=4, opponent=First(), learner="box")
+    assert play(env, 200) > 0
+    env.set_opponent([First(), "random"])
+    assert [type(p).__name__ for p in env.core.pool] == ["EachRow", "RandomBatch"]
+    play(env, 50)  # the pool plays
+
+
 def test_match_id_falls_back_to_sync() -> None:
     env = gym.make_vec(MATCH_ID, num_envs=2, opponent="heuristic", target_score=10)
     assert isinstance(env, SyncVectorEnv)

@@ -35,7 +35,8 @@
 
 Keyword arguments are those of :class:`gin3_env.vector.learner.LearnerHands`: ``learner``
 (``"team"``, ``"box"``, ``"random"``), ``opponent`` (``"random"``, ``"heuristic"``, a saved
-model's path, a batched policy, or a list for a pool with ``weights``), ``reward_baseline``,
+model's path, a batched policy, a scalar policy object (played row by row), or a list for a
+pool with ``weights``), ``reward_baseline``,
 ``reward_scale``, ``illegal_penalty``, ``features``, ``seed``, ``rules`` or the rules options;
 and ``autoreset_mode``, ``render_mode``. ``set_opponent(opponent, weights=None)`` swaps the
 opponent for each slot's next hand. ``gymnasium.make_vec`` passes its keywords here (those of
@@ -64,6 +65,7 @@ from ..observation.state import STATE_SIZE
 from .errors import InvalidResetOptionError
 from .hands import OUTCOME_NAMES
 from .learner import LearnerHands
+from .players import as_batch
 
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 RENDER_MODES = ("ansi", "rgb_array")
@@ -83,6 +85,36 @@ def check_autoreset_mode(mode: Any) -> AutoresetMode:
         )
     assert value is not None
     return value
+
+
+class EachRow:
+    """A scalar policy (``act(observation_dict) -> int``, what ``gym.make`` takes as an opponent)
+    as a batched one: one call per row, so ``make_vec`` takes the same opponents as ``make``
+    (at the scalar policy's speed; the built-in and saved-model policies have batched forms)."""
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+
+    def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.array(
+            [self.policy.act({"observation": o, "action_mask": m}) for o, m in zip(observations, masks, strict=True)],
+            dtype=np.int64,
+        )
+
+
+def batched(spec: Any) -> Any:
+    """``spec``, with scalar policy objects (whose ``act`` takes one argument) made batched by
+    :class:`EachRow`; names, paths and policies with a batched form are left to the core."""
+    if isinstance(spec, list | tuple):
+        return [batched(item) for item in spec]
+    act = getattr(spec, "act", None)
+    if isinstance(spec, str) or not callable(act) or as_batch(spec) is not None:
+        return spec
+    try:
+        takes_one = len(inspect.signature(act).parameters) == 1
+    except (TypeError, ValueError):  # no signature to read: trusted to be batched
+        takes_one = False
+    return EachRow(spec) if takes_one else spec
 
 
 class HandFrames(Sequence[Any]):
@@ -139,7 +171,8 @@ class GinVectorEnv(VectorEnv):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {list(RENDER_MODES)}, got {render_mode!r}")
         self.core = LearnerHands(
-            num_envs, learner=learner, opponent=opponent, weights=weights, reward_baseline=reward_baseline,
+            num_envs, learner=learner, opponent=batched(opponent), weights=weights,
+            reward_baseline=batched(reward_baseline),
             reward_scale=reward_scale, illegal_penalty=illegal_penalty, features=features, seed=seed,
             rules=rules, **rule_options,
         )
@@ -253,7 +286,7 @@ class GinVectorEnv(VectorEnv):
         return HandFrames(hands, self.core.learner_player.copy(), self.render_mode)
 
     def set_opponent(self, opponent: Any, weights: Any = None) -> None:
-        self.core.set_opponent(opponent, weights)
+        self.core.set_opponent(batched(opponent), weights)
 
 
 def vector_env(num_envs: int = 64, **kwargs: Any) -> GinVectorEnv:
