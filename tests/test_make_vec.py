@@ -142,3 +142,23 @@ def test_state_render_and_frames() -> None:
     text = gym.make_vec(HAND_ID, num_envs=2, opponent="random", render_mode="ansi")
     text.reset(seed=0)
     assert "stock" in text.render()[1].lower()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", [HAND_ID, MATCH_ID])
+@pytest.mark.parametrize("vectorization", ["vector_entry_point", "sync", "async"])
+@pytest.mark.parametrize("autoreset", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_64_envs_survive_10000_steps(env_id: str, vectorization: str, autoreset: AutoresetMode) -> None:
+    """The full check: ``make_vec(id, 64)`` for 10,000 steps in every mode (minutes each)."""
+    if env_id == MATCH_ID and vectorization == "vector_entry_point":
+        pytest.skip("the match id has no vector entry point (sync is its default)")
+    how: dict[str, Any] = (
+        {"autoreset_mode": autoreset} if vectorization == "vector_entry_point"
+        else {"vector_kwargs": {"autoreset_mode": autoreset}}
+    )
+    env = gym.make_vec(env_id, num_envs=64, vectorization_mode=vectorization, opponent="random", **how)
+    try:
+        assert env.metadata["autoreset_mode"] is autoreset
+        assert play(env, 10_000) > 50
+    finally:
+        env.close()
