@@ -24,6 +24,7 @@ from .engine.melds import Arrangement, best_arrangement, deadwood, knock_deadwoo
 from .engine.rules import Rules
 from .envs.opponents import set_policy_loader as _set_policy_loader
 from .envs.registration import register_available as _register_available
+from .envs.registration import set_vector_entry_point as _set_vector_entry_point
 from .observation.features import set_batch_encoder as _set_batch_encoder
 from .policies.loading import load_policy as _load_policy
 
@@ -50,6 +51,8 @@ except ModuleNotFoundError as exc:  # an environment library is not installed
         raise
     _envs_missing = exc
 
+# gymnasium.make_vec of the hand id is the batched core (a string: nothing is imported until make_vec)
+_set_vector_entry_point("gin3/ThreeHandedGin-v0", "gin3_env.vector.gym_env:make_vec")
 _register_available()  # PettingZoo and Gymnasium ids, for the libraries that import (idempotent)
 
 __version__ = "0.1.0"

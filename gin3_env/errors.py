@@ -84,6 +84,10 @@ class CallOrderError(EnvUsageError, AssertionError):
     """Calls in an order the env refuses (two agents from ``agent_iter`` without a ``step``)."""
 
 
+class UnknownKeywordError(EnvUsageError, ValueError):
+    """A keyword argument that the env (or factory) does not take."""
+
+
 class InvalidSeedError(EnvUsageError, ValueError):
     """A ``reset`` seed that is not ``None`` or a non-negative int."""
 

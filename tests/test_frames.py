@@ -211,14 +211,14 @@ def test_gymnasium_frame_is_the_learners_view_until_the_hand_ends() -> None:
     env.reset(options={"deck": deck})
     inner = env.unwrapped
     frame = env.render()
-    assert np.array_equal(frame, table_frame(inner.state, BOX))
+    assert np.array_equal(frame, table_frame(inner.hand, BOX))
     done = False
     while not done:
         legal = np.flatnonzero(inner.action_masks())
         _, _, term, trunc, _ = env.step(int(legal[-1]))  # knocks as soon as it can
         done = term or trunc
-    assert inner.state.is_over
-    assert np.array_equal(env.render(), table_frame(inner.state, None))
+    assert inner.hand.is_over
+    assert np.array_equal(env.render(), table_frame(inner.hand, None))
     match = gym.make("gin3/ThreeHandedGinMatch-v0", learner=0, opponent="random", render_mode="rgb_array")
     match.reset(seed=0)
     assert match.render().shape == (HEIGHT, WIDTH, 3)

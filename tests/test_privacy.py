@@ -5,10 +5,17 @@ known to be held) with a card still in the stock, rebuild the state through the
 engine from the swapped deck and the same actions, and compare observations.
 The same for two stock cards (the stock order is hidden from both). The
 opponent's own observation must change (the swap is real); the agent's must not.
+
+The privileged state (``env.state()``, :mod:`gin3_env.observation.state`) is the
+opposite: it holds both hands and the stock order, so it changes with every such
+swap. It is for centralised critics and diagnosis only: never part of an
+observation, and no policy, no observation encoder and no game loop imports it.
 """
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -137,3 +144,65 @@ def test_observation_reads_no_hidden_state_directly() -> None:
     hand.stock[:k] = out
     hand.stock.reverse()
     assert same_obs(before[AGENTS[viewer]], env.observe(AGENTS[viewer]))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_privileged_state_sees_what_no_observation_does(seed: int) -> None:
+    """A hidden card swapped with a stock card, or two stock cards swapped: the observations
+    of the agent that cannot see it stay the same, the state changes (and stays in its space)."""
+    env = random_mid_hand(seed)
+    if env is None:
+        pytest.skip("the random hand ended early")
+    hand = env.hand
+    assert hand is not None
+    log = env.replay_log()
+    rng = np.random.default_rng(2000 + seed)
+    state = env.state()
+    assert state in env.state_space
+    for viewer in (TEAM, BOX):
+        opp = 1 - viewer
+        h, s = int(rng.choice(cards_of(hand.hands[opp] & ~hand.known[opp]))), int(rng.choice(hand.stock))
+        other = aec_hand.replay({**log, "deck": swapped(log["deck"], h, s)})
+        assert same_obs(env.observe(AGENTS[viewer]), other.observe(AGENTS[viewer]))
+        assert not np.array_equal(state, other.state()) and other.state() in other.state_space
+    if len(hand.stock) >= 2:
+        a, b = (int(c) for c in rng.choice(hand.stock, size=2, replace=False))
+        other = aec_hand.replay({**log, "deck": swapped(log["deck"], a, b)})
+        assert all(same_obs(env.observe(agent), other.observe(agent)) for agent in AGENTS)
+        assert not np.array_equal(state, other.state())
+
+
+def test_the_match_state_sees_the_boxs_hidden_cards() -> None:
+    roles = {"box": 0, "captain": 1, "sitter": 2}
+    env = _play_match([list(range(52))], roles, [2, 2, 0])  # both pass, the captain draws
+    assert env.hand is not None and env.state() in env.state_space
+    hidden = cards_of(env.hand.hands[BOX] & ~env.hand.known[BOX])
+    other = _play_match([swapped(list(range(52)), hidden[0], env.hand.stock[0])], roles, [2, 2, 0])
+    for seat in ("player_1", "player_2"):
+        assert same_obs(env.observe(seat), other.observe(seat))
+    assert not np.array_equal(env.state(), other.state())
+
+
+def _imports_the_state(path: Path, node: ast.AST) -> bool:
+    if isinstance(node, ast.Import):
+        return any(alias.name == "gin3_env.observation.state" for alias in node.names)
+    if not isinstance(node, ast.ImportFrom):
+        return False
+    module = node.module or ""
+    return (
+        module.endswith("observation.state")
+        or (module.endswith("observation") and any(alias.name == "state" for alias in node.names))
+        or (node.level == 1 and module == "state" and path.parent.name == "observation")
+    )
+
+
+def test_no_policy_observation_encoder_or_game_loop_imports_the_state() -> None:
+    package = Path(__file__).resolve().parent.parent / "gin3_env"
+    readers = sorted(
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if any(_imports_the_state(path, node) for node in ast.walk(ast.parse(path.read_text())))
+    )
+    assert "envs/aec_hand.py" in readers  # the scan sees the envs' imports
+    forbidden = [r for r in readers if r.split("/")[0] in ("policies", "observation", "play", "evaluation")]
+    assert not forbidden, f"the privileged state is read by {forbidden}"

@@ -108,6 +108,8 @@ def test_ids_and_entry_points_in_this_process() -> None:
     assert gymnasium.registry["gin3/ThreeHandedGinMatch-v0"].entry_point == (
         "gin3_env.envs.single_agent:ThreeHandedGinMatchEnv"
     )
+    assert gymnasium.registry["gin3/ThreeHandedGin-v0"].vector_entry_point == "gin3_env.vector.gym_env:make_vec"
+    assert gymnasium.registry["gin3/ThreeHandedGinMatch-v0"].vector_entry_point is None  # sync: no batched match
     assert callable(registration.register_gymnasium)  # public: re-registers after a user cleared the registry
 
 
@@ -183,3 +185,21 @@ def test_forkserver_preload_keeps_the_users_modules() -> None:
             assert forkserver._forkserver._preload_modules == ["__main__", "json", "gin3_env"]
         """
     )
+
+
+def test_factories_have_real_signatures() -> None:
+    """``help()`` shows every keyword an env takes, the rules options with the rule book's values."""
+    import inspect
+
+    from gin3_env.envs import aec_match
+    from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
+    from gin3_env.vector.gym_env import GinVectorEnv, make_vec, vector_env
+
+    rule_book = gin3_env.Rules().to_dict()
+    for factory in (gin3_env.env, gin3_env.raw_env, aec_match.env, aec_match.raw_env, ThreeHandedGinEnv,
+                    ThreeHandedGinMatchEnv, GinVectorEnv, vector_env, make_vec):
+        params = inspect.signature(factory).parameters
+        assert not any(p.kind is p.VAR_KEYWORD for p in params.values()), factory
+        assert {name: params[name].default for name in rule_book} == rule_book, factory
+    assert "opponent" in inspect.signature(make_vec).parameters
+    assert inspect.signature(make_vec).parameters["num_envs"].default == 1

@@ -58,7 +58,7 @@ def test_mask_is_the_learners_legal_moves_and_obs_its_view() -> None:
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=3)
     while True:
-        state = env.state
+        state = env.hand
         assert state is not None and state.player == 1  # the opponent moved inside step
         assert np.array_equal(env.action_masks(), state.legal_mask().astype(bool))
         assert np.array_equal(info["action_mask"], state.legal_mask())
@@ -145,8 +145,14 @@ def test_bad_arguments_and_options_are_refused() -> None:
         ThreeHandedGinEnv(render_mode="rgb_array_list")
     with pytest.raises(TypeError, match="render_mode"):  # what SB3's make_vec_env falls back on
         ThreeHandedGinEnv(render_mode="rgb_array_list")
-    with pytest.raises(ValueError, match=r"unknown rules option 'gin_bonsu'"):
+    with pytest.raises(ValueError, match=r"unknown keyword argument 'gin_bonsu' for ThreeHandedGin-v0 "
+                                         r"\(did you mean 'gin_bonus'\?\)"):
         ThreeHandedGinEnv(gin_bonsu=20)
+    with pytest.raises(ValueError, match=r"^unknown keyword argument 'oponent' for ThreeHandedGin-v0 "
+                                         r"\(did you mean 'opponent'\?\)"):
+        gym.make("gin3/ThreeHandedGin-v0", oponent="random")
+    with pytest.raises(ValueError, match=r"'learnr' for ThreeHandedGinMatch-v0 \(did you mean 'learner'\?\)"):
+        gym.make("gin3/ThreeHandedGinMatch-v0", learnr=0)
     env = ThreeHandedGinEnv(opponent="random")
     with pytest.raises(ValueError, match="unknown reset option"):
         env.reset(options={"dek": []})
@@ -184,7 +190,7 @@ def test_text_render_shows_the_learners_view_and_the_table_on_request() -> None:
     env = ThreeHandedGinEnv(opponent="random", render_mode="ansi")
     env.reset(seed=1)
     text = env.render()
-    state, learner = env.state, env.player
+    state, learner = env.hand, env.player
     assert state is not None and not state.is_over
     assert isinstance(text, str) and text == render_table(state, learner)  # the opponent's hand hidden
     assert "(hidden)" in text
@@ -229,9 +235,9 @@ def test_hand_state_from_the_same_deck_as_the_env() -> None:
     deck = stacked_deck(GIN_TEAM, JUNK_BOX, upcard="TS")
     env = ThreeHandedGinEnv(learner="team", opponent="random")
     env.reset(options={"deck": deck})
-    assert env.state is not None
-    assert env.state.hands == HandState.deal(deck=deck).hands
-    assert sorted(env.state.hand_cards(0)) == sorted(parse_cards(GIN_TEAM))
+    assert env.hand is not None
+    assert env.hand.hands == HandState.deal(deck=deck).hands
+    assert sorted(env.hand.hand_cards(0)) == sorted(parse_cards(GIN_TEAM))
 
 
 def test_duplicate_reward_subtracts_the_baselines_points_on_the_same_deal() -> None:
@@ -249,5 +255,5 @@ def test_duplicate_reward_subtracts_the_baselines_points_on_the_same_deal() -> N
         assert reward == 0.0
         # another learner gets its points minus the baseline's
         total, info = play_episode(env, rng, seed=seed)
-        assert env.state is not None and env.state.result is not None
-        assert total == env.state.result.returns[env.player] - info["baseline_points"]
+        assert env.hand is not None and env.hand.result is not None
+        assert total == env.hand.result.returns[env.player] - info["baseline_points"]

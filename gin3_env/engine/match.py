@@ -103,6 +103,19 @@ def draw_roles(rng: np.random.Generator) -> tuple[Roles, list[list[int]]]:
     return Roles(box, captain, sitter), draws
 
 
+def check_scores(scores: Sequence[int], rules: Rules) -> list[int]:
+    """Starting totals as three ints, if they are three ints >= 0 below the target; else ``ValueError``."""
+    totals = list(scores)
+    if len(totals) != NUM_SEATS or any(
+        isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 0 for s in totals
+    ):
+        raise ValueError(f"scores must be three ints >= 0, got {totals!r}")
+    totals = [int(s) for s in totals]
+    if max(totals) >= rules.target_score:
+        raise ValueError(f"scores {totals} already reach the target {rules.target_score}: the match is over")
+    return totals
+
+
 def _deal(rules: Rules, decks: list[list[int]], rng: np.random.Generator) -> HandState:
     """The next given deck if any is left, else a shuffle."""
     if decks:
@@ -147,19 +160,7 @@ class MatchState:
             roles = Roles.from_dict(roles)
         elif not isinstance(roles, Roles):
             raise ValueError(f"roles must be a Roles or a dict with keys box, captain, sitter; got {roles!r}")
-        if scores is None:
-            totals = [0, 0, 0]
-        else:
-            totals = list(scores)
-            if len(totals) != NUM_SEATS or any(
-                isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 0 for s in totals
-            ):
-                raise ValueError(f"scores must be three ints >= 0, got {list(scores)!r}")
-            totals = [int(s) for s in totals]
-            if max(totals) >= rules.target_score:
-                raise ValueError(
-                    f"scores {totals} already reach the target {rules.target_score}: the match is over"
-                )
+        totals = [0, 0, 0] if scores is None else check_scores(scores, rules)
         queue = [check_deck(d) for d in (decks or [])]
         return cls(rules, roles, totals, _deal(rules, queue, rng), rng, queue)
 

@@ -1,16 +1,19 @@
 """What the AEC hand and match environments share: argument checks and plumbing.
 
 The helpers check the constructor and ``reset`` arguments the same way in every
-environment of the package (the Gymnasium ones use them too); :class:`GinAECEnv`
-holds the spaces (cached per agent), the per-agent bookkeeping of ``reset`` and
-rendering (text, and ``rgb_array`` frames drawn by :mod:`gin3_env.visual.frame`).
+environment of the package (the Gymnasium ones use them too), and render in each mode
+(text, and ``rgb_array`` frames drawn by :mod:`gin3_env.visual.frame`). :class:`GinAECEnv`
+holds what the hand and the match env share: the constructor, the spaces (cached per
+agent, ``state_space`` too), the per-agent bookkeeping of ``reset``, the checks of ``step``
+(then a subclass's ``_play``, which the wrapped env's fast path calls directly once its
+wrappers have checked the action), ``state()`` and ``render()``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import gymnasium
 import numpy as np
@@ -19,9 +22,16 @@ from pettingzoo import AECEnv
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import HandResult, HandState, check_deck
-from ..engine.match import Roles
+from ..engine.match import Roles, check_scores
 from ..engine.rules import Rules
-from .errors import InvalidActionError, ResetNeededError, check_action_value, check_seed, unknown_agent
+from .errors import (
+    InvalidActionError,
+    ResetNeededError,
+    agent_index,
+    check_action_value,
+    check_seed,
+    unknown_agent,
+)
 from .wrapping import ActionSpace
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -87,9 +97,12 @@ def check_options(options: Mapping[str, Any] | None, known: Sequence[str]) -> di
     return dict(options)
 
 
-def check_match_options(options: Mapping[str, Any]) -> tuple[list[list[int]], Roles | None, list[int] | None]:
-    """The ``decks``, ``roles`` and ``scores`` of a match env's reset options, checked
-    (``MatchState.start`` checks the scores against the rules)."""
+def check_match_options(
+    options: Mapping[str, Any], rules: Rules
+) -> tuple[list[list[int]], Roles | None, list[int] | None]:
+    """The ``decks``, ``roles`` and ``scores`` of a match env's reset options, each checked as
+    ``MatchState.start`` takes it (a bad one is a ``ValueError`` naming it), so that a reset
+    refuses them before anything changes."""
     decks = options.get("decks")
     checked: list[list[int]] = []
     if decks is not None:
@@ -107,7 +120,7 @@ def check_match_options(options: Mapping[str, Any]) -> tuple[list[list[int]], Ro
     if scores is not None:
         if isinstance(scores, str | bytes | Mapping) or not isinstance(scores, Sequence | np.ndarray):
             raise ValueError(f"options['scores'] must be three ints >= 0, got {scores!r}")
-        scores = list(scores)
+        scores = check_scores(list(scores), rules)
     return checked, roles, scores
 
 
@@ -134,52 +147,91 @@ def render_frame(hand: HandState, viewer: int | None = None, **kwargs: Any) -> n
     return table_frame(hand, viewer, **kwargs)
 
 
-# ---------------------------------------------------------------- factories
-
 # set by reset(); read before it, a clear AttributeError instead of Python's bare one
 _RESET_STATE = ("agent_selection", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")
 
+T = TypeVar("T")
+
+
+def require_reset(game: T | None) -> T:
+    """``game`` (the env's hand or match), or :class:`ResetNeededError` when it is not dealt yet."""
+    if game is None:
+        raise ResetNeededError("call reset() before using the environment")
+    return game
+
+
+def render_in_mode(mode: str | None, frame: Callable[[], np.ndarray], table: Callable[[], str]) -> Any:
+    """What ``render()`` returns in ``mode``: a frame, the table as text, or ``None`` after printing it."""
+    if mode is None:
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
+        return None
+    if mode == "rgb_array":
+        return frame()
+    text = table()
+    if mode == "human":
+        print(text)
+        return None
+    return text
+
 
 class GinAECEnv(AECEnv):
-    """Base of the hand and match AEC envs: settings, cached spaces, reset bookkeeping, rendering.
+    """Base of the hand and match AEC envs: settings, cached spaces, reset bookkeeping, ``step``'s
+    checks, the privileged ``state()``, rendering.
+
+    A subclass names its ``AGENTS`` and sizes, and writes ``reset``, ``observe``, ``_play`` (one
+    checked action of the agent to act), ``_state``, ``_table`` and ``frame``.
 
     Calls in the wrong state get the errors of :mod:`gin3_env.envs.errors` and change
-    nothing: ``step``/``observe``/``last``/``agent_iter``/``render`` before ``reset``
+    nothing: ``step``/``observe``/``last``/``agent_iter``/``render``/``state`` before ``reset``
     (:class:`~gin3_env.envs.errors.ResetNeededError`), ``step`` once every agent has
-    stepped out of a finished episode (the same), an action that is not an int
-    0..106, ``None`` for the agent to act or not ``None`` for a finished one
+    stepped out of a finished episode (the same), an action that is not an int 0..106,
+    ``None`` for the agent to act or not ``None`` for a finished one
     (:class:`~gin3_env.envs.errors.InvalidActionError`), an unknown agent name
     (:class:`~gin3_env.envs.errors.UnknownAgentError`)."""
+
+    AGENTS: tuple[str, ...] = ()
+    OBS_SIZE = 0
+    STATE_SIZE = 0
+    metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._INDEX = {name: k for k, name in enumerate(cls.AGENTS)}
 
     def __getattr__(self, name: str) -> Any:
         if name in _RESET_STATE:
             raise AttributeError(f"{name} cannot be accessed before reset(): reset() sets it")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _setup(
+    def __init__(
         self,
-        agents: Sequence[str],
-        obs_size: int,
-        render_mode: str | None,
-        reward_scale: float,
-        rules: Rules | Mapping[str, Any] | None,
-        rule_options: Mapping[str, Any],
+        render_mode: str | None = None,
+        reward_scale: float = 1.0,
+        rules: Rules | Mapping[str, Any] | None = None,
+        render_view: str | None = None,
+        **rule_options: Any,
     ) -> None:
+        super().__init__()
+        agents = self.AGENTS
         self.render_mode = check_render_mode(render_mode)
         self.reward_scale = check_reward_scale(reward_scale)
         self.rules = make_rules(rules, rule_options)
+        if render_view is not None and render_view not in agents:
+            raise ValueError(f"render_view must be None or one of {list(agents)}, got {render_view!r}")
+        self.render_view = render_view
         self.possible_agents = list(agents)
         self.agents = list(agents)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, 1.0, (obs_size,), np.float32),
+                    "observation": spaces.Box(0.0, 1.0, (self.OBS_SIZE,), np.float32),
                     "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
                 }
             )
             for agent in agents
         }
         self.action_spaces = {agent: ActionSpace(NUM_ACTIONS) for agent in agents}
+        self.state_space = spaces.Box(0.0, 1.0, (self.STATE_SIZE,), np.float32)
         self._rng = np.random.default_rng()
 
     # ------------------------------------------------------------- spaces
@@ -194,6 +246,10 @@ class GinAECEnv(AECEnv):
             return self.action_spaces[agent]
         except (KeyError, TypeError):
             raise unknown_agent(agent, self.possible_agents) from None
+
+    def _index(self, agent: Any) -> int:
+        """The agent's index in ``AGENTS``; :class:`UnknownAgentError` for any other name or object."""
+        return agent_index(agent, self._INDEX, self.AGENTS)
 
     # ------------------------------------------------------------- reset
     def _start(self, seed: int | None) -> None:
@@ -214,6 +270,16 @@ class GinAECEnv(AECEnv):
     def _require_reset(self, method: str) -> None:
         if "agent_selection" not in self.__dict__:
             raise ResetNeededError(f"{method}() before reset(): call reset() first")
+
+    def step(self, action: int | None) -> None:
+        """Play ``action`` for the agent to act (``None`` takes a finished agent out); see the class doc."""
+        if not self._step_is_dead(action):
+            self._play(action)  # type: ignore[arg-type]  # _step_is_dead refused None for the agent to act
+
+    def _play(self, action: int) -> None:
+        """Play ``action``, an int 0..106, for the agent to act (it is not done); an illegal one is
+        the engine's ``IllegalActionError`` and changes nothing."""
+        raise NotImplementedError
 
     def _step_is_dead(self, action: int | None) -> bool:
         """The start of every ``step``: a finished agent's step (True: it is handled, return);
@@ -249,6 +315,17 @@ class GinAECEnv(AECEnv):
         self._require_reset("agent_iter")
         return super().agent_iter(max_iter)
 
+    # ------------------------------------------------------------- state
+    def state(self) -> np.ndarray:
+        """The privileged state (:mod:`gin3_env.observation.state`): both hands, the stock in order,
+        the pile, phase, to-act (and in the match the roles and scores), inside ``state_space``.
+        For centralised critics and diagnosis: it is never part of an observation."""
+        self._require_reset("state")
+        return self._state()
+
+    def _state(self) -> np.ndarray:
+        raise NotImplementedError
+
     # ------------------------------------------------------------- render
     def _table(self) -> str:
         raise NotImplementedError
@@ -260,18 +337,7 @@ class GinAECEnv(AECEnv):
         raise NotImplementedError
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn(
-                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'"
-            )
-            return None
-        if self.render_mode == "rgb_array":
-            return self.frame(getattr(self, "render_view", None))
-        text = self._table()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_in_mode(self.render_mode, lambda: self.frame(self.render_view), self._table)
 
     def close(self) -> None:
         """Nothing to release (frames are drawn off screen; no window is opened)."""

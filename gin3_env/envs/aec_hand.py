@@ -23,7 +23,9 @@ The match to the target score is the sibling env `three_handed_gin_match_v0`.
 ### Arguments
 
 ``` python
-env(render_mode=None, reward_scale=1.0, rules=None, render_view=None, **rule_options)
+env(render_mode=None, reward_scale=1.0, rules=None, render_view=None, *, gin_bonus=25,
+    undercut_bonus=10, knock_limit=10, target_score=100, dead_stock=2,
+    allow_discard_taken_card=False, max_turns=200)
 ```
 
 `render_mode`: `None`, `"ansi"` (`render()` returns the table as text, cards as `7♠`),
@@ -38,8 +40,8 @@ the cards it took from the pile). `env.unwrapped.frame(agent)` draws any side.
 
 `rules`: a `gin3_env.Rules`; or the rules options as keywords (`gin_bonus`,
 `undercut_bonus`, `knock_limit`, `target_score`, `dead_stock`,
-`allow_discard_taken_card`, `max_turns`), not both. An unknown option is a
-`ValueError` that names it.
+`allow_discard_taken_card`, `max_turns`; the rule book's values by default), not both.
+An unknown keyword is a `ValueError` that names it and the closest known one.
 
 `reset(seed=None, options=None)`: a seeded reset deals the same hand every time;
 an unseeded one continues the env's random generator. `options` may hold
@@ -107,6 +109,14 @@ cards, deadwood, layoffs), `turns`. `env.unwrapped.result` is the engine's
 `HandResult`, `env.unwrapped.replay_log()` a JSON-able record (rules, deck,
 actions) that `replay(log)` plays back to the same end.
 
+### State
+
+`env.state()` (PettingZoo's convention; `env.state_space` is `Box(0, 1, (582,), float32)`)
+is what a full-information observer knows: both hands, the stock in draw order, the
+discard pile, the known and declined cards of both, phase and who is to act (layout in
+`gin3_env.observation.state`). It is privileged: for centralised critics and diagnosis,
+never part of an observation, never read by a policy at play time.
+
 ### Version History
 
 * v0: first release (gin3_env 0.1.0)
@@ -124,40 +134,25 @@ from ..engine.hand import HandResult, HandState, check_deck
 from ..engine.rules import Rules
 from ..observation.encoding import action_mask, encode
 from ..observation.layout import OBS_SIZE
-from .aec_base import (
-    RENDER_MODES,
-    GinAECEnv,
-    check_options,
-    make_rules,
-    render_frame,
-    render_text,
-    result_info,
-    unknown_agent,
-)
-from .errors import ResetNeededError
+from ..observation.state import STATE_SIZE, encode_state
+from .aec_base import GinAECEnv, check_options, make_rules, render_frame, render_text, require_reset, result_info
+from .keywords import factory_of, takes_rules_options
 from .wrapping import ActionSpace, wrap
 
 AGENTS = ("team_0", "box_0")  # indexed by the engine's hand player (TEAM, BOX)
-_INDEX = {name: p for p, name in enumerate(AGENTS)}
 
 __all__ = ["AGENTS", "ActionSpace", "env", "make_rules", "raw_env", "replay", "result_info", "wrap"]
-
-
-def env(**kwargs: Any) -> AECEnv:
-    """The hand env wrapped as PettingZoo's classic envs are (see the module docstring)."""
-    return wrap(raw_env(**kwargs))
 
 
 class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     """One hand of three-handed gin: the team (captain) against the box. See the module docstring."""
 
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "three_handed_gin_v0",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    AGENTS = AGENTS
+    OBS_SIZE = OBS_SIZE
+    STATE_SIZE = STATE_SIZE
+    metadata = {**GinAECEnv.metadata, "name": "three_handed_gin_v0"}
 
+    @takes_rules_options("three_handed_gin_v0")
     def __init__(
         self,
         render_mode: str | None = None,
@@ -166,11 +161,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         render_view: str | None = None,
         **rule_options: Any,
     ) -> None:
-        super().__init__()
-        self._setup(AGENTS, OBS_SIZE, render_mode, reward_scale, rules, rule_options)
-        if render_view is not None and render_view not in AGENTS:
-            raise ValueError(f"render_view must be None or one of {list(AGENTS)}, got {render_view!r}")
-        self.render_view = render_view
+        super().__init__(render_mode, reward_scale, rules, render_view, **rule_options)
         self.hand: HandState | None = None
 
     # ---------------------------------------------------------------- API
@@ -186,20 +177,13 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        hand = self._require_hand()
-        try:
-            p = _INDEX[agent]
-        except (KeyError, TypeError):
-            raise unknown_agent(agent, AGENTS) from None
-        view = hand.view(p)  # built once: the observation and the mask both come from it
+        hand = require_reset(self.hand)
+        view = hand.view(self._index(agent))  # built once: the observation and the mask both come from it
         return {"observation": encode(view), "action_mask": action_mask(view)}
 
-    def step(self, action: int | None) -> None:
-        if self._step_is_dead(action):
-            return
-        assert action is not None  # _step_is_dead refused None for the agent to act
+    def _play(self, action: int) -> None:
         agent = self.agent_selection
-        hand = self._require_hand()
+        hand = require_reset(self.hand)
         result = hand.apply(action)  # raises IllegalActionError (a ValueError), changing nothing
         self._cumulative_rewards[agent] = 0.0
         if result is None:
@@ -215,22 +199,23 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
             self.rewards[agent] = returns[p] * self.reward_scale
         ended = self.truncations if result.outcome == "truncated" else self.terminations
         info = result_info(result, AGENTS)
-        assert self.hand is not None
-        info["turns"] = self.hand.turns
+        info["turns"] = require_reset(self.hand).turns
         for agent in AGENTS:
             ended[agent] = True
             self.infos[agent] = dict(info)
         self._accumulate_rewards()
         # The opponent of the last mover steps (with None) first, then the last mover.
-        self.agent_selection = AGENTS[1 - _INDEX[last_agent]]
+        self.agent_selection = AGENTS[1 - self._index(last_agent)]
+
+    def _state(self) -> np.ndarray:
+        return encode_state(require_reset(self.hand))
 
     def _table(self) -> str:
-        return render_text(self._require_hand())
+        return render_text(require_reset(self.hand))
 
     def frame(self, agent: str | None = None) -> np.ndarray:
-        if agent is not None and not (isinstance(agent, str) and agent in _INDEX):  # unhashable ones too
-            raise unknown_agent(agent, AGENTS)
-        return render_frame(self._require_hand(), None if agent is None else _INDEX[agent])
+        hand = require_reset(self.hand)
+        return render_frame(hand, None if agent is None else self._index(agent))
 
     # ------------------------------------------------------------- extras
     @property
@@ -240,12 +225,12 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
 
     def replay_log(self) -> dict[str, Any]:
         """JSON-able record of the hand so far (rules, deck, actions); see :func:`replay`."""
-        return self._require_hand().log()
+        return require_reset(self.hand).log()
 
-    def _require_hand(self) -> HandState:
-        if self.hand is None:
-            raise ResetNeededError("call reset() before using the environment")
-        return self.hand
+
+@factory_of(raw_env, "The hand env wrapped as PettingZoo's classic envs are (see the module docstring).")
+def env(**kwargs: Any) -> AECEnv:
+    return wrap(raw_env(**kwargs))
 
 
 def replay(log: Mapping[str, Any], *, render_mode: str | None = None, reward_scale: float = 1.0) -> raw_env:

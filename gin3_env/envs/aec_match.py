@@ -24,7 +24,9 @@ the hand env `three_handed_gin_v0` (same actions, masks and points).
 ### Arguments
 
 ``` python
-match_env(render_mode=None, reward_scale=1.0, rules=None, render_view=None, **rule_options)
+match_env(render_mode=None, reward_scale=1.0, rules=None, render_view=None, *, gin_bonus=25,
+          undercut_bonus=10, knock_limit=10, target_score=100, dead_stock=2,
+          allow_discard_taken_card=False, max_turns=200)
 ```
 
 As the hand env: `render_mode` `None`/`"ansi"`/`"human"`/`"rgb_array"`, `reward_scale`, and
@@ -100,6 +102,14 @@ option), `hands_played`, `match_over` and `match_winner` (a seat name or
 `None`). At the match end all seats terminate; the last hand's winner is then
 the match winner, so `winner == match_winner`.
 
+### State
+
+`env.state()` (`env.state_space`: `Box(0, 1, (594,), float32)`) is the hand env's
+privileged state of the hand in play (both hands, the stock in order, ...), then the
+roles it is played with (the seat of the box, the captain, the sitter) and the three
+totals / `target_score` in seat order. For centralised critics and diagnosis only:
+never part of an observation.
+
 ### Version History
 
 * v0: first release (gin3_env 0.1.0)
@@ -118,40 +128,33 @@ from ..engine.match import NUM_SEATS, MatchState, Roles
 from ..engine.rules import Rules
 from ..observation.encoding import observe_match
 from ..observation.layout import MATCH_OBS_SIZE
+from ..observation.state import MATCH_STATE_SIZE, encode_match_state
 from .aec_base import (
-    RENDER_MODES,
     GinAECEnv,
     check_match_options,
     check_options,
     render_frame,
     render_text,
+    require_reset,
     result_info,
-    unknown_agent,
 )
-from .errors import ResetNeededError
+from .keywords import factory_of, takes_rules_options
 from .wrapping import wrap
 
 SEATS = tuple(f"player_{seat}" for seat in range(NUM_SEATS))
-_SEAT = {name: seat for seat, name in enumerate(SEATS)}
 
 __all__ = ["SEATS", "env", "raw_env"]
-
-
-def env(**kwargs: Any) -> AECEnv:
-    """The match env wrapped as PettingZoo's classic envs are (see the module docstring)."""
-    return wrap(raw_env(**kwargs))
 
 
 class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     """A match of three-handed gin between three seats. See the module docstring."""
 
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "three_handed_gin_match_v0",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    AGENTS = SEATS
+    OBS_SIZE = MATCH_OBS_SIZE
+    STATE_SIZE = MATCH_STATE_SIZE
+    metadata = {**GinAECEnv.metadata, "name": "three_handed_gin_match_v0"}
 
+    @takes_rules_options("three_handed_gin_match_v0")
     def __init__(
         self,
         render_mode: str | None = None,
@@ -160,19 +163,15 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         render_view: str | None = None,
         **rule_options: Any,
     ) -> None:
-        super().__init__()
-        self._setup(SEATS, MATCH_OBS_SIZE, render_mode, reward_scale, rules, rule_options)
-        if render_view is not None and render_view not in SEATS:
-            raise ValueError(f"render_view must be None or one of {list(SEATS)}, got {render_view!r}")
-        self.render_view = render_view
+        super().__init__(render_mode, reward_scale, rules, render_view, **rule_options)
         self.match: MatchState | None = None
         self._rewards_set = False
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        decks, roles, scores = check_match_options(check_options(options, ("decks", "roles", "scores")))
         # every option is checked before anything changes: a refused reset leaves the env as it was
-        MatchState.start(self.rules, rng=np.random.default_rng(0), roles=roles, scores=scores, decks=decks)
+        opts = check_options(options, ("decks", "roles", "scores"))
+        decks, roles, scores = check_match_options(opts, self.rules)
         self._start(seed)
         self.match = MatchState.start(self.rules, rng=self._rng, roles=roles, scores=scores, decks=decks)
         self._rewards_set = False
@@ -183,19 +182,11 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        match = self._require_match()
-        try:
-            seat = _SEAT[agent]
-        except (KeyError, TypeError):
-            raise unknown_agent(agent, SEATS) from None
-        return observe_match(match, seat)
+        return observe_match(require_reset(self.match), self._index(agent))
 
-    def step(self, action: int | None) -> None:
-        if self._step_is_dead(action):
-            return
-        assert action is not None  # _step_is_dead refused None for the seat to act
+    def _play(self, action: int) -> None:
         agent = self.agent_selection
-        match = self._require_match()
+        match = require_reset(self.match)
         roles, hand = match.hand_roles, match.hand
         result = match.apply(action)  # raises IllegalActionError (a ValueError), changing nothing
         if self._rewards_set:
@@ -210,12 +201,12 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         if seat is not None:
             self.agent_selection = SEATS[seat]
         else:  # the match is over: every seat steps once more (with None), the next seat first
-            self.agent_selection = SEATS[(_SEAT[agent] + 1) % NUM_SEATS]
+            self.agent_selection = SEATS[(self._index(agent) + 1) % NUM_SEATS]
         if self.render_mode == "human":
             self.render()
 
     def _hand_over(self, result: HandResult, roles: Roles, turns: int) -> None:
-        match = self._require_match()
+        match = require_reset(self.match)
         returns = result.returns
         self.rewards[SEATS[roles.captain]] = returns[TEAM] * self.reward_scale
         self.rewards[SEATS[roles.box]] = returns[BOX] * self.reward_scale
@@ -241,18 +232,19 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
             if over:
                 self.terminations[agent] = True
 
+    def _state(self) -> np.ndarray:
+        return encode_match_state(require_reset(self.match))
+
     def _table(self) -> str:
-        match = self._require_match()
+        match = require_reset(self.match)
         return render_text(match.hand, roles=match.hand_roles, scores=list(match.scores), seat_names=SEATS)
 
     def frame(self, agent: str | None = None) -> np.ndarray:
         """The frame from a seat's side: the captain's and the sitter's see the team's cards,
         the box's its own; ``None`` shows both hands."""
-        match = self._require_match()
-        if agent is not None and not (isinstance(agent, str) and agent in _SEAT):  # unhashable ones too
-            raise unknown_agent(agent, SEATS)
+        match = require_reset(self.match)
         roles = match.hand_roles
-        viewer = None if agent is None else (BOX if _SEAT[agent] == roles.box else TEAM)
+        viewer = None if agent is None else (BOX if self._index(agent) == roles.box else TEAM)
         return render_frame(match.hand, viewer, roles=roles, scores=list(match.scores), seat_names=SEATS)
 
     # ------------------------------------------------------------- extras
@@ -266,7 +258,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         """The roles of :attr:`hand`."""
         return None if self.match is None else self.match.hand_roles
 
-    def _require_match(self) -> MatchState:
-        if self.match is None:
-            raise ResetNeededError("call reset() before using the environment")
-        return self.match
+
+@factory_of(raw_env, "The match env wrapped as PettingZoo's classic envs are (see the module docstring).")
+def env(**kwargs: Any) -> AECEnv:
+    return wrap(raw_env(**kwargs))

@@ -19,6 +19,9 @@ these, and a refused call changes nothing:
   agent of ``agent_iter`` asked for without a ``step`` since the last one.
 - :class:`InvalidSeedError` (a ``ValueError``): a ``reset`` seed that is not
   ``None`` or an int ``>= 0``.
+- :class:`UnknownKeywordError` (a ``ValueError``): a constructor keyword that is neither
+  one of the env's arguments nor a rules option, named with the env and the closest
+  known keyword.
 
 An action of the right type that is not legal where it is played is the
 engine's ``IllegalActionError`` (a ``ValueError``) in the raw AEC envs; the
@@ -31,6 +34,7 @@ module re-exports them beside the checks.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -45,6 +49,7 @@ from ..errors import (
     InvalidSeedError,
     ResetNeededError,
     UnknownAgentError,
+    UnknownKeywordError,
     check_seed,
 )
 
@@ -66,6 +71,15 @@ __all__ = [
 ]
 
 ActionOutOfBoundsError = ActionOutOfRangeError  # the name issue 15 gave it; one class
+
+
+def unknown_keyword(key: str, env_name: str, known: Sequence[str]) -> UnknownKeywordError:
+    """``unknown keyword argument 'oponent' for ThreeHandedGin-v0 (did you mean 'opponent'?)``."""
+    close = difflib.get_close_matches(key, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return UnknownKeywordError(
+        f"unknown keyword argument {key!r} for {env_name}{hint}; it takes {', '.join(known)}"
+    )
 
 
 def action_value(action: Any) -> int | None:

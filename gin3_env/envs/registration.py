@@ -7,6 +7,18 @@
 - ``gymnasium.make("gin3/ThreeHandedGin-v0", ...)``: the single-agent hand env;
 - ``gymnasium.make("gin3/ThreeHandedGinMatch-v0", ...)``: the single-agent match env.
 
+``gymnasium.make_vec("gin3/ThreeHandedGin-v0", num_envs, **kwargs)`` is the batched core
+(``gin3_env.vector.gym_env.make_vec``, the id's ``vector_entry_point``; keywords pass
+through, ``autoreset_mode`` NEXT_STEP by default as in Gymnasium's sync and async modes);
+``vectorization_mode="sync"`` or ``"async"`` gives Gymnasium's vector envs of scalar envs
+instead. The match id has no ``vector_entry_point``: the batched core plays hands, not
+matches, so ``make_vec("gin3/ThreeHandedGinMatch-v0", n)`` is Gymnasium's
+``SyncVectorEnv`` of ``n`` scalar match envs (its default where an id has none).
+The vector entry point is a string that Gymnasium resolves only in ``make_vec``: nothing
+here imports the batched core. The batched core stands above the envs, so this module does
+not name it: the package facade hands it in with :func:`set_vector_entry_point` before it
+registers the ids (as it hands the envs their policy loader).
+
 ``gymnasium.make("gin3_env:gin3/ThreeHandedGin-v0")`` works from a fresh
 interpreter: Gymnasium imports the module named before the colon, i.e. this
 package. (Gymnasium 1.x has no plugin hook: the ``gymnasium.envs`` entry-point
@@ -47,15 +59,19 @@ GYMNASIUM_ENVS: dict[str, str] = {
     "gin3/ThreeHandedGin-v0": "gin3_env.envs.single_agent:ThreeHandedGinEnv",
     "gin3/ThreeHandedGinMatch-v0": "gin3_env.envs.single_agent:ThreeHandedGinMatchEnv",
 }
+# id -> the "module:attr" of its vector entry point, set from above by set_vector_entry_point
+GYMNASIUM_VECTOR_ENVS: dict[str, str] = {}
 
 __all__ = [
     "GYMNASIUM_ENVS",
+    "GYMNASIUM_VECTOR_ENVS",
     "PETTINGZOO_ENVS",
     "preload_in_forkserver",
     "register_all",
     "register_available",
     "register_gymnasium",
     "register_pettingzoo",
+    "set_vector_entry_point",
 ]
 PACKAGE = "gin3_env"
 
@@ -69,6 +85,14 @@ def _keep(env_id: str, registered: object, entry_point: str) -> bool:
             stacklevel=3,
         )
     return True
+
+
+def set_vector_entry_point(env_id: str, entry_point: str) -> None:
+    """Give a Gymnasium id the ``vector_entry_point`` that :func:`register_gymnasium` registers
+    (``"module:attr"``, resolved by Gymnasium only in ``make_vec``)."""
+    if env_id not in GYMNASIUM_ENVS:
+        raise ValueError(f"unknown Gymnasium id {env_id!r}; the ids are {', '.join(GYMNASIUM_ENVS)}")
+    GYMNASIUM_VECTOR_ENVS[env_id] = entry_point
 
 
 def register_pettingzoo() -> None:
@@ -90,7 +114,7 @@ def register_gymnasium() -> None:
         spec = gymnasium.registry.get(env_id)
         if spec is not None and _keep(env_id, spec.entry_point, entry_point):
             continue
-        gymnasium.register(id=env_id, entry_point=entry_point)
+        gymnasium.register(id=env_id, entry_point=entry_point, vector_entry_point=GYMNASIUM_VECTOR_ENVS.get(env_id))
 
 
 def preload_in_forkserver() -> None:

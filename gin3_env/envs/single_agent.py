@@ -9,7 +9,8 @@ learner's turn again, so the learner only sees its own decisions.
 | Import | ``gymnasium.make("gin3/ThreeHandedGin-v0")`` after ``import gin3_env`` |
 | Observation | ``Box(0, 1, (374,), float32)`` (match: ``(380,)``); layout in ``observation/layout.py`` |
 | Actions | ``Discrete(107)``: 0 draw, 1 take discard, 2 pass, 3+c discard c, 55+c knock discarding c |
-| Action mask | ``env.action_masks()`` (bool, 107) and ``info["action_mask"]`` |
+| Action mask | ``env.action_masks()`` and ``info["action_mask"]``, the same bool (107,) array |
+| State | ``env.unwrapped.state()`` in ``env.unwrapped.state_space`` (582; match 594): privileged |
 | Reward | the learner's game points at the end of a hand times ``reward_scale`` |
 
 Arguments
@@ -24,13 +25,15 @@ Arguments
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
   training-side wrapper: :class:`gin3_env.training.duplicate.DuplicateReward`.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
-  ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``
-  (the table as text) or ``"rgb_array"`` (a ``uint8`` ``(640, 960, 3)`` frame; what
-  Gymnasium's ``RecordVideo`` records). Every mode shows the learner's view, the opponent's
-  hidden cards face down, until the hand ends, then the whole table;
-  ``render_view="table"`` shows both hands throughout (a spectator's view, for debugging).
+  ``rules=Rules(...)`` or the rules options as keywords (``knock_limit=5``; the signature lists
+  them), ``render_mode`` ``"ansi"``/``"human"`` (the table as text) or ``"rgb_array"`` (a
+  ``uint8`` ``(640, 960, 3)`` frame; what Gymnasium's ``RecordVideo`` records). Every mode
+  shows the learner's view, the opponent's hidden cards face down, until the hand ends, then
+  the whole table; ``render_view="table"`` shows both hands throughout (a spectator's view,
+  for debugging).
 
-An action outside ``0..106`` (or not an integer) raises ``ValueError`` naming it.
+A keyword the env does not take is a ``ValueError`` naming it, the env and the closest known
+keyword. An action outside ``0..106`` (or not an integer) raises ``ValueError`` naming it.
 An illegal action (the env checkers send unmasked samples) is not played: the episode
 ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale`` and
 ``info["illegal_action"] = True``. Dead and truncated hands score 0; a hand stopped at
@@ -39,12 +42,24 @@ ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale
 ``reset(options=...)`` takes ``"deck"`` (hand env) or ``"decks"``/``"roles"``/``"scores"``
 (match env), and ``"learner"`` to fix the learner's role for that episode.
 
-An episode of the hand env is a hand in which the learner decides at least once:
+At the end of a hand ``info["result"]`` holds the fields of the hand's result that apply
+(``outcome``, ``points``; ``knocker``, ``winner``, both deadwoods, ``knock_discard``
+and ``spreads`` only where the hand has them): a field that is absent rather than ``None``, so
+that Gymnasium's vector envs batch the infos (``info["result"]["_knocker"]`` says where it is).
+
+The privileged state (:mod:`gin3_env.observation.state`: both hands, the stock in order, the
+pile, phase, to-act; in the match the roles and the totals) is ``env.unwrapped.state()``, with
+``env.unwrapped.state_space``; a method, not an info key, so that it never reaches a learner
+by way of the infos. For centralised critics and diagnosis only: never part of an observation.
+
+An episode is a hand (a match) in which the learner decides at least once:
 a hand that the opponent ends before that (the captain takes the upcard and knocks
 at once against a learning box) is listed in
 ``info["hands_decided_before_learner_acted"]`` and another hand is dealt, except
 with a given deck, where the episode is then over at reset. In the match env the
-points of such a hand are paid with the learner's next step.
+points of such a hand are paid with the learner's next step, and a match the opponents
+finish before the learner acts is listed in ``info["matches_decided_before_learner_acted"]``
+and started again (with given decks it is over at reset).
 
 Version history
 | version | change |
@@ -70,6 +85,7 @@ from ..game.driver import run_hand, run_match
 from ..game.policy import Policy
 from ..observation.encoding import action_mask, encode, encode_match, match_side
 from ..observation.layout import MATCH_OBS_SIZE, OBS_SIZE
+from ..observation.state import MATCH_STATE_SIZE, STATE_SIZE, encode_match_state, encode_state
 from .aec_base import (
     RENDER_MODES,
     check_match_options,
@@ -78,15 +94,23 @@ from .aec_base import (
     check_reward_scale,
     make_rules,
     render_frame,
+    render_in_mode,
+    require_reset,
 )
 from .errors import ResetNeededError, check_action_value, check_seed
+from .keywords import takes_rules_options
 from .opponents import OpponentPool
 
 LEARNER_ROLES = ("team", "box", "either", "random")  # "random": the older name of "either"
 RENDER_VIEWS = ("learner", "table")
 MAX_REDEALS = 1000
-_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=bool)
 _NO_ACTIONS.flags.writeable = False
+
+
+def result_fields(result: Any) -> dict[str, Any]:
+    """A hand result's dict without the fields that do not apply to it (``None`` ones)."""
+    return {key: value for key, value in result.to_dict().items() if value is not None}
 
 
 class _LearnerEnv(gym.Env):
@@ -97,6 +121,7 @@ class _LearnerEnv(gym.Env):
     def _setup(
         self,
         obs_size: int,
+        state_size: int,
         opponent: Any,
         render_mode: str | None,
         reward_scale: float,
@@ -115,6 +140,7 @@ class _LearnerEnv(gym.Env):
         self.illegal_penalty = float(illegal_penalty)
         self.observation_space = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.state_space = spaces.Box(0.0, 1.0, (state_size,), np.float32)
         self.set_opponent(opponent)
         self._ended = False
         self._seen: tuple[PlayerView, np.ndarray, np.ndarray] | None = None  # the learner's, this step
@@ -127,7 +153,7 @@ class _LearnerEnv(gym.Env):
         cleared whenever the state moves)."""
         if self._seen is None:
             view = self._learner_view()
-            mask = action_mask(view) if view.is_acting else _NO_ACTIONS
+            mask = action_mask(view).astype(bool) if view.is_acting else _NO_ACTIONS
             self._seen = (view, self._encode(view), mask)
         return self._seen
 
@@ -140,7 +166,11 @@ class _LearnerEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
-        return self._observed()[2].astype(bool)
+        return self._observed()[2].copy()
+
+    def state(self) -> np.ndarray:
+        """The privileged state (see the module doc), inside ``state_space``; never an observation."""
+        raise NotImplementedError
 
     def _obs(self) -> np.ndarray:
         raise NotImplementedError
@@ -155,13 +185,8 @@ class _LearnerEnv(gym.Env):
         raise NotImplementedError
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode == "rgb_array":
-            return self._frame()
-        text = self._table()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        # without a render mode: the table as text, as in "ansi" mode
+        return render_in_mode(self.render_mode or "ansi", self._frame, self._table)
 
     def set_opponent(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
         """One opponent, or a pool (list) drawn from at each reset, uniformly or by ``weights``."""
@@ -194,6 +219,7 @@ def _check_role(role: Any) -> str:
 class ThreeHandedGinEnv(_LearnerEnv):
     """One hand of three-handed gin, the learner against an opponent policy (see module doc)."""
 
+    @takes_rules_options("ThreeHandedGin-v0")
     def __init__(
         self,
         learner: str = "random",
@@ -206,8 +232,10 @@ class ThreeHandedGinEnv(_LearnerEnv):
         **rule_options: Any,
     ) -> None:
         self.learner_role = _check_role(learner)
-        self._setup(OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options, render_view)
-        self.state: HandState | None = None
+        self._setup(
+            OBS_SIZE, STATE_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options, render_view
+        )
+        self.hand: HandState | None = None
         self.player = TEAM
 
     # ------------------------------------------------------------ gym API
@@ -229,72 +257,70 @@ class ThreeHandedGinEnv(_LearnerEnv):
         # redealt: the episode is over at once (``action_masks()`` all False).
         skipped: list[dict[str, Any]] = []
         while True:
-            self.state = HandState.deal(self.rules, deck=deck, rng=self.np_random)
+            self.hand = HandState.deal(self.rules, deck=deck, rng=self.np_random)
             self._seen = None
             self._play_opponent()
-            if not self.state.is_over or deck is not None:
+            if not self.hand.is_over or deck is not None:
                 break
-            assert self.state.result is not None
-            skipped.append(self.state.result.to_dict())
+            assert self.hand.result is not None
+            skipped.append(self.hand.result.to_dict())
             if len(skipped) >= MAX_REDEALS:
                 raise RuntimeError(
                     f"the opponent ended {MAX_REDEALS} hands in a row before the learner could act; "
                     "with these rules and this opponent the learner never plays"
                 )
-        self._ended = self.state.is_over
+        self._ended = self.hand.is_over
         info = self._info()
         if skipped:
             info["hands_decided_before_learner_acted"] = skipped
         return self._obs(), info
 
     def step(self, action: int):
-        state = self._require_state()
+        hand = require_reset(self.hand)
         if self._ended:
             raise ResetNeededError("step() called after the episode ended; call reset()")
         action = check_action_value(action)  # InvalidActionError: not an int of the action space
-        if action not in state.legal_actions():
+        if action not in hand.legal_actions():
             return self._illegal_step()
-        state.apply(action)
+        hand.apply(action)
         self._seen = None
         self._play_opponent()
         return self._finish_step()
 
     def _learner_view(self) -> PlayerView:
-        return self._require_state().view(self.player)
+        return require_reset(self.hand).view(self.player)
 
     def _encode(self, view: PlayerView) -> np.ndarray:
         return encode(view)
 
+    def state(self) -> np.ndarray:
+        return encode_state(require_reset(self.hand))
+
     def _viewer(self) -> int | None:
         """Whose side the renderings show: the learner's until the hand ends (see the module doc)."""
-        state = self._require_state()
-        return None if state.is_over or self.render_view == "table" else self.player
+        hand = require_reset(self.hand)
+        return None if hand.is_over or self.render_view == "table" else self.player
 
     def _table(self) -> str:
         from ..render import render_table
 
-        return render_table(self._require_state(), viewer=self._viewer())
+        return render_table(require_reset(self.hand), viewer=self._viewer())
 
     def _frame(self) -> np.ndarray:
-        return render_frame(self._require_state(), self._viewer())
+        return render_frame(require_reset(self.hand), self._viewer())
 
     # ------------------------------------------------------------ helpers
-    def _require_state(self) -> HandState:
-        if self.state is None:
-            raise ResetNeededError("call reset() before using the environment")
-        return self.state
-
     def _play_opponent(self) -> None:
         seats: list[Policy | None] = [None, None]
         seats[1 - self.player] = self.opponent
-        run_hand(self._require_state(), seats)
+        run_hand(require_reset(self.hand), seats)
         self._seen = None
 
     def _finish_step(self):
-        state = self._require_state()
+        hand = require_reset(self.hand)
         reward, terminated, truncated = 0.0, False, False
-        if state.is_over:
-            result = state.result
+        if hand.is_over:
+            result = hand.result
             assert result is not None
             reward = result.returns[self.player] * self.reward_scale
             truncated = result.outcome == "truncated"
@@ -308,13 +334,13 @@ class ThreeHandedGinEnv(_LearnerEnv):
         return self._observed()[1].copy()  # each call returns new data (Gymnasium's checker asks it)
 
     def _info(self) -> dict[str, Any]:
-        state = self._require_state()
+        hand = require_reset(self.hand)
         info: dict[str, Any] = {
             "action_mask": self._observed()[2].copy(),
             "learner": PLAYER_NAMES[self.player],
         }
-        if state.result is not None:
-            info["result"] = state.result.to_dict()
+        if hand.result is not None:
+            info["result"] = result_fields(hand.result)
         return info
 
 
@@ -325,6 +351,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     the hand is played between the opponents. Each hand's points go to the learner's
     seat as reward (captain or box, +/-; 0 while sitting out)."""
 
+    @takes_rules_options("ThreeHandedGinMatch-v0")
     def __init__(
         self,
         learner: int | str = "random",
@@ -338,7 +365,15 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     ) -> None:
         self.learner_seat = self._check_seat(learner)
         self._setup(
-            MATCH_OBS_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options, render_view
+            MATCH_OBS_SIZE,
+            MATCH_STATE_SIZE,
+            opponent,
+            render_mode,
+            reward_scale,
+            illegal_penalty,
+            rules,
+            rule_options,
+            render_view,
         )
         self.match: MatchState | None = None
         self.seat = 0
@@ -358,25 +393,39 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         options = check_options(options, ("decks", "roles", "scores", "learner"))
         seat = self._check_seat(options.pop("learner", self.learner_seat))
-        decks, roles, scores = check_match_options(options)
         # every argument is checked before anything changes: a refused reset leaves the env as it was
-        MatchState.start(self.rules, rng=np.random.default_rng(0), roles=roles, scores=scores, decks=decks)
+        decks, roles, scores = check_match_options(options, self.rules)
         super().reset(seed=check_seed(seed))
         self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
         self._draw_opponent()
-        self.match = MatchState.start(self.rules, rng=self.np_random, roles=roles, scores=scores, decks=decks)
-        self._seen = None
-        # Points won or lost before the learner's first decision (e.g. the captain knocks at
-        # once against the learner's box) are paid with the first step's reward.
-        self._pending = self._play_others()
+        # A match the opponents finish before the learner's first decision (it sits out and one
+        # hand reaches the target) holds nothing to learn: it is reported and another is started,
+        # except with given decks, where the episode is then over at reset.
+        skipped: list[dict[str, Any]] = []
+        while True:
+            self.match = MatchState.start(self.rules, rng=self.np_random, roles=roles, scores=scores, decks=decks)
+            self._seen = None
+            # Points won or lost before the learner's first decision (e.g. the captain knocks at
+            # once against the learner's box) are paid with the first step's reward.
+            self._pending = self._play_others()
+            if not self.match.is_over or decks:
+                break
+            skipped.append({"scores": list(self.match.scores), "winner": self.match.winner})
+            if len(skipped) >= MAX_REDEALS:
+                raise RuntimeError(
+                    f"the opponents ended {MAX_REDEALS} matches in a row before the learner could act; "
+                    "with these rules and scores the learner never plays"
+                )
         self._ended = match_over = self.match.is_over
         info = self._info()
+        if skipped:
+            info["matches_decided_before_learner_acted"] = skipped
         if match_over:
             info["match_over_before_learner_acted"] = True
         return self._obs(), info
 
     def step(self, action: int):
-        match = self._require_match()
+        match = require_reset(self.match)
         if self._ended:
             raise ResetNeededError("step() called after the episode ended; call reset()")
         action = check_action_value(action)  # InvalidActionError: not an int of the action space
@@ -392,21 +441,24 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return self._obs(), reward * self.reward_scale, terminated, False, self._info()
 
     def _learner_view(self) -> PlayerView:
-        match = self._require_match()
+        match = require_reset(self.match)
         return match.hand.view(match_side(match, self.seat))
 
     def _encode(self, view: PlayerView) -> np.ndarray:
-        return encode_match(self._require_match(), self.seat, view)
+        return encode_match(require_reset(self.match), self.seat, view)
+
+    def state(self) -> np.ndarray:
+        return encode_match_state(require_reset(self.match))
 
     def _observed(self) -> tuple[PlayerView, np.ndarray, np.ndarray]:
         view, obs, mask = super()._observed()
-        if self._require_match().acting_seat != self.seat:  # the sitter's side acts, not its seat
+        if require_reset(self.match).acting_seat != self.seat:  # the sitter's side acts, not its seat
             mask = _NO_ACTIONS
         return view, obs, mask
 
     def _viewer(self) -> int | None:
         """The learner's side of the hand until it ends (a sitting-out learner sees the team's side)."""
-        match = self._require_match()
+        match = require_reset(self.match)
         if match.hand.is_over or self.render_view == "table":
             return None
         return BOX if self.seat == match.hand_roles.box else TEAM
@@ -414,17 +466,12 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     def _table(self) -> str:
         from ..render import render_table
 
-        match = self._require_match()
+        match = require_reset(self.match)
         return render_table(match.hand, viewer=self._viewer(), roles=match.hand_roles, scores=match.scores)
 
     def _frame(self) -> np.ndarray:
-        match = self._require_match()
+        match = require_reset(self.match)
         return render_frame(match.hand, self._viewer(), roles=match.hand_roles, scores=list(match.scores))
-
-    def _require_match(self) -> MatchState:
-        if self.match is None:
-            raise ResetNeededError("call reset() before using the environment")
-        return self.match
 
     def _hand_reward(self, roles: Any, result: Any) -> float:
         if result is None or result.winner is None:
@@ -437,7 +484,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         """Let the opponents move until the learner must act or the match ends."""
         seats: list[Policy | None] = [self.opponent] * 3
         seats[self.seat] = None
-        ended = run_match(self._require_match(), seats)
+        ended = run_match(require_reset(self.match), seats)
         self._seen = None
         return sum(self._hand_reward(roles, result) for roles, result in ended)
 
@@ -445,7 +492,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return self._observed()[1].copy()  # each call returns new data (Gymnasium's checker asks it)
 
     def _info(self) -> dict[str, Any]:
-        match = self._require_match()
+        match = require_reset(self.match)
         info: dict[str, Any] = {
             "action_mask": self._observed()[2].copy(),
             "seat": self.seat,

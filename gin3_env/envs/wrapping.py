@@ -16,8 +16,7 @@ fast path doing what the three layers do (see :class:`_OrderEnforcing`).
 Refusals are the package's errors (:mod:`gin3_env.envs.errors`), not PettingZoo's
 bare ``AssertionError``: a call before ``reset`` is a ``ResetNeededError``, an
 action outside the action space (or ``None`` for the agent to act) an
-``ActionOutOfRangeError`` (an ``AssertionError`` too, as PettingZoo's check; issue 15
-named it ``ActionOutOfBoundsError``, the same class), the next agent of ``agent_iter``
+``ActionOutOfRangeError`` (an ``AssertionError`` too, as PettingZoo's check), the next agent of ``agent_iter``
 without a ``step`` a ``CallOrderError``. A refused call changes nothing: the wrappers'
 flags and the illegal-move wrapper's cached observation are put back.
 """
@@ -113,24 +112,25 @@ class _AssertOutOfBounds(_OneHop, wrappers.AssertOutOfBoundsWrapper):
         wrappers.BaseWrapper.step(self, action)  # the stock wrapper's step is its assert, then this
 
 
-def check_in_space(raw: AECEnv, agent: str, action: Any, dead: bool) -> None:
+def check_in_space(raw: AECEnv, agent: str, action: Any, dead: bool) -> int | None:
     """What ``AssertOutOfBoundsWrapper`` asserts (``None`` only for a finished agent, else in the
-    space), as an :class:`ActionOutOfRangeError` naming the action, the space and what is wrong.
+    space), as an :class:`ActionOutOfRangeError` naming the action, the space and what is wrong;
+    returns the action as an int (``None`` for ``None``).
 
     Integers are plain ints, numpy integers and 0-d integer arrays; a bool, a float, a string or
     an array is refused whatever its value."""
     space = raw.action_space(agent)
     if type(action) is int and space.contains(action):
-        return
+        return action
     if action is None:
         if dead:
-            return
+            return None
         raise ActionOutOfRangeError(f"{agent} is to act: the action must be an int 0..{int(space.n) - 1}, not None")
     value = action_value(action)
     if value is None:
         got = describe_action(action)
     elif space.contains(value):
-        return
+        return value
     else:
         got = f"{value} (out of range)"
     raise ActionOutOfRangeError(
@@ -182,8 +182,9 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     Before the first reset everything goes through PettingZoo's classes (and is refused
     as they refuse it). After it, ``observe``, ``last`` and ``step`` do in one call what the
     three stacked wrappers do layer by layer (the same checks, the same bookkeeping on
-    the ``TerminateIllegalWrapper`` below, the same calls on the raw env), and attributes
-    are read on the raw env in one hop. ``tests/test_wrapping.py`` plays this stack and
+    the ``TerminateIllegalWrapper`` below), and attributes are read on the raw env in one hop.
+    An action is checked once: in the space, then legal by the mask; the raw env then plays it
+    (``_play``) without checking it again. ``tests/test_wrapping.py`` plays this stack and
     PettingZoo's own side by side and requires the same answers."""
 
     def __init__(self, env: AECEnv) -> None:
@@ -282,7 +283,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
             agent = raw.agent_selection
             dead = raw.terminations[agent] or raw.truncations[agent]
             # AssertOutOfBoundsWrapper.step
-            check_in_space(raw, agent, action, dead)
+            value = check_in_space(raw, agent, action, dead)
             # TerminateIllegalWrapper.step
             if layer._prev_obs is None:
                 layer.observe(agent)
@@ -295,9 +296,9 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
                 mask = layer._prev_info["action_mask"]
             layer._prev_obs = None
             layer._prev_info = None
-            if layer._terminated and dead:
+            if dead:  # what the raw env's step does for a finished agent
                 raw._was_dead_step(action)
-            elif not dead and not mask[action]:
+            elif not mask[value]:
                 EnvLogger.warn_on_illegal_move()
                 raw._cumulative_rewards[agent] = 0
                 raw.terminations = dict.fromkeys(raw.agents, True)
@@ -307,8 +308,8 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
                 raw._accumulate_rewards()
                 raw._deads_step_first()
                 layer._terminated = True
-            else:
-                raw.step(action)
+            else:  # an int in range, legal by the mask: the raw env plays it without checking it again
+                raw._play(value)
         except BaseException:
             self._has_updated, layer._prev_obs, layer._prev_info = saved
             raise

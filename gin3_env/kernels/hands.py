@@ -22,10 +22,11 @@ import numpy as np
 
 from ..engine.actions import NUM_ACTIONS, action_str
 from ..engine.cards import NUM_CARDS, card_str
-from ..engine.hand import PLAYER_NAMES, Phase
+from ..engine.hand import PLAYER_NAMES, HandState, Phase
 from ..engine.result import IN_PLAY, OUTCOMES
 from ..engine.rules import Rules
 from ..errors import BatchActionError, HandActionOutOfRangeError, IllegalHandActionError, check_seed
+from ..observation.state import encode_state_batch
 from . import hand_kernels as hk
 
 OUTCOME_NAMES = OUTCOMES  # the engine's names of the outcome codes in the column hk.OUTCOME
@@ -249,6 +250,29 @@ class VectorHands:
     def hands(self) -> np.ndarray:
         """uint64 (num_envs, 2): each player's cards as a 52-bit mask (hidden state; for tests and tools)."""
         return self._hands[:, :2].copy()
+
+    def state(self) -> np.ndarray:
+        """float32 (num_envs, 582): the privileged state of every hand, row ``i`` equal to
+        :func:`gin3_env.observation.state.encode_state` of hand ``i`` (for critics; never an observation)."""
+        S, M = self._S, self._M
+        return encode_state_batch(
+            hands=M[:, hk.HAND0 : hk.HAND0 + 2], known=M[:, hk.KNOWN0 : hk.KNOWN0 + 2],
+            declined=M[:, hk.DECLINED0 : hk.DECLINED0 + 2], deck=self._deck, stock_start=S[:, hk.POS],
+            pile=self._pile, pile_len=S[:, hk.PILE_LEN], phase=S[:, hk.PHASE], to_act=S[:, hk.PLAYER],
+            turns=S[:, hk.TURNS], stock_only=S[:, hk.STOCK_ONLY], taken=S[:, hk.TAKEN], max_turns=self.rules.max_turns,
+        )
+
+    def hand_state(self, i: int) -> HandState:
+        """Hand ``i`` as an engine :class:`~gin3_env.engine.hand.HandState` (a copy without the move
+        list, so without a replay log, and without the result of a finished hand); for frames and tools."""
+        s, m = self._S[i], [int(x) for x in self._hands[i]]
+        deck = [int(c) for c in self._deck[i]]
+        return HandState(
+            rules=self.rules, deck=tuple(deck), hands=m[0:2], stock=deck[s[hk.POS] :][::-1],
+            discards=[int(c) for c in self._pile[i, : s[hk.PILE_LEN]]], phase=Phase(int(s[hk.PHASE])),
+            player=int(s[hk.PLAYER]), turns=int(s[hk.TURNS]), stock_only=bool(s[hk.STOCK_ONLY]),
+            taken=None if s[hk.TAKEN] < 0 else int(s[hk.TAKEN]), known=m[2:4], declined=m[4:6],
+        )
 
     def _col(self, col: int) -> np.ndarray:
         return self._S[:, col].copy()

@@ -42,9 +42,9 @@ class DuplicateReward(gym.Wrapper):
         return env
 
     @property
-    def state(self) -> HandState | None:
+    def hand(self) -> HandState | None:
         """The unwrapped env's hand."""
-        return self.hand_env.state
+        return self.hand_env.hand
 
     @property
     def player(self) -> int:
@@ -54,8 +54,8 @@ class DuplicateReward(gym.Wrapper):
     def _play_baseline(self) -> int:
         """Points the baseline scores in the learner's seat on this deal (same opponent)."""
         env = self.hand_env
-        assert env.state is not None
-        twin = HandState.deal(env.rules, deck=env.state.deck)
+        assert env.hand is not None
+        twin = HandState.deal(env.rules, deck=env.hand.deck)
         seats: list[Policy | None] = [None, None]
         seats[env.player], seats[1 - env.player] = self.baseline, env.opponent
         result = run_hand(twin, seats)

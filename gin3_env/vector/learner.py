@@ -191,13 +191,17 @@ class LearnerHands:
         episode with the penalty."""
         return action_array(actions, self._all, integral_floats=True)
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(self, actions: Any, active: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One learner action per slot. Returns (observations, rewards, terminated, truncated, extra)
         where ``extra`` holds ``final_obs`` (rows of ended episodes, else zeros), ``illegal`` (bool),
-        ``ended`` (bool), ``outcome`` (codes), ``learner`` (0/1 of the ended hand), ``baseline_points``."""
+        ``ended`` (bool), ``outcome`` (codes), ``learner`` (0/1 of the ended hand), ``baseline_points``.
+        With ``active`` (bool, num_envs), only those slots play; the others stay as they are."""
         n = self.num_envs
         acts = self.check_actions(actions)
         illegal = self.hands.mask_view[self._all, acts] == 0
+        if active is not None:
+            illegal &= active
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=bool)
         truncated = np.zeros(n, dtype=bool)
@@ -219,7 +223,7 @@ class LearnerHands:
             self._finish_twins(rows)
             self.hands.redeal(rows)
             self._new_hands(rows)
-        legal = np.flatnonzero(~illegal)
+        legal = np.flatnonzero(~illegal if active is None else active & ~illegal)
         if len(legal):
             self._fresh[legal] = False
             r, ended = self.hands.apply(legal, acts[legal])
