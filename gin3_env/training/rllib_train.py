@@ -183,19 +183,22 @@ def iteration_record(cfg: RLlibConfig, result: dict[str, Any], steps: int, secon
     }
 
 
-def record_text(record: dict[str, Any], unit: str = "hands") -> str:
-    """One iteration's line: steps, speed, and (when any ended) the episodes and mean returns."""
+def record_text(record: dict[str, Any], unit: tuple[str, str] = ("hand", "hands")) -> str:
+    """One iteration's line: steps, speed, and (when any ended) the episodes and mean returns;
+    ``unit``: what an episode is, singular and plural."""
     head = (f"[iter {record['iteration']:>4}] {record['timesteps']:>9,} env steps, "
             f"{record['steps_per_s']:>6,.0f} steps/s | ")
-    if not record["episodes"]:
-        return head + f"no {unit[:-1]} ended in this iteration"
-    length = record["episode_len_mean"]
-    ended = f"{record['episodes']:,} {unit if record['episodes'] != 1 else unit[:-1]} ended"
-    if length is not None:
-        ended += f" ({length:,.0f} steps on average)"
-    window = min(RETURN_WINDOW, max(record["episodes_total"], record["episodes"]))
+    episodes = record["episodes"]
+    if not episodes:
+        return head + f"no {unit[0]} ended in this iteration"
+    ended = f"{episodes:,} {unit[episodes != 1]} ended"
+    if record["episode_len_mean"] is not None:
+        ended += f" ({record['episode_len_mean']:,.0f} steps on average)"
     seats = ", ".join(f"{agent} {value:+.2f}" for agent, value in record["seat_returns"].items())
-    return head + f"{ended}; mean return of the last {window:,} (points): {seats}" if seats else head + ended
+    if not seats:
+        return head + ended
+    window = min(RETURN_WINDOW, max(record["episodes_total"], episodes))
+    return head + f"{ended}; mean return of the last {window:,} (points): {seats}"
 
 
 def log_record(writer: Any, record: dict[str, Any]) -> None:
@@ -370,7 +373,7 @@ def train_loop(algo: Any, cfg: RLlibConfig, state: dict[str, Any], stop: Gracefu
     ``state``, printing it, logging it to TensorBoard, checkpointing every ``checkpoint_every``."""
     from torch.utils.tensorboard import SummaryWriter
 
-    unit = "hands" if cfg.env == "hand" else "matches"
+    unit = ("hand", "hands") if cfg.env == "hand" else ("match", "matches")
     with SummaryWriter(str(cfg.run_dir / "tb")) as writer:
         while state["timesteps"] < cfg.total_timesteps and not (stop is not None and stop.requested):
             start = time.perf_counter()
