@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import argparse
 import time
-import warnings
 from typing import Any
 
 from ..training import ray_runtime
-from ..training.rllib_algorithm import build_algorithm
+from ..training.rllib_algorithm import build_algorithm, stop_algorithm
 from ..training.rllib_config import load_config
 
 RUNNERS = (1, 2)
@@ -63,8 +62,6 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     torch.set_num_threads(1)
-    # RLlib registers its env id again in this process for every algorithm it builds
-    warnings.filterwarnings("ignore", message=".*Overriding environment rllib-")
     algos: dict[tuple[int, int], Any] = {}
     totals = {s: {"steps": 0, "seconds": 0.0, "sampled": 0, "sampling": 0.0} for s in setups}
     try:
@@ -82,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
                 totals[s]["sampling"] += time.perf_counter() - start
     finally:
         for algo in algos.values():
-            algo.stop()
+            stop_algorithm(algo)
         if started:
             ray_runtime.shutdown()
     iteration = {s: t["steps"] / t["seconds"] for s, t in totals.items()}

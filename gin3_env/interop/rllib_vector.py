@@ -73,6 +73,9 @@ class HandsVectorEnv(VectorEnv):
             raise ValueError(f"env config 'features' must be one of {list(FEATURES)}, got {features!r}")
         self.core = vector_env(num_envs, opponent=opponent, learner="random", features=features,
                                reward_scale=reward_scale, **dict(rules or {}))
+        if self.core.metadata.get("autoreset_mode") != AutoresetMode.SAME_STEP:
+            raise RuntimeError(f"HandsVectorEnv needs the core's same-step autoreset, got "
+                               f"{self.core.metadata.get('autoreset_mode')}")
         self.num_envs = num_envs
         self.single_observation_space = observation_space(self.core.single_observation_space.shape[0])
         self.single_action_space = gym.spaces.Discrete(NUM_ACTIONS)

@@ -12,12 +12,15 @@ Two samplers, by ``policies``:
   in the batched core, one module (RLlib's default module id, ``default_policy``).
 
 Every learned module is the action-masking network of
-:mod:`gin3_env.interop.rllib_modules`. Ray is imported only by :func:`build_algorithm`.
+:mod:`gin3_env.interop.rllib_modules`. Ray is imported only by :func:`build_algorithm`;
+:func:`stop_algorithm` ends what it built.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import warnings
 from typing import Any
 
 from .rllib_config import RLlibConfig
@@ -90,7 +93,9 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
         )
         .debugging(seed=cfg.seed, log_level="ERROR")
     )
-    return config.build_algo()
+    with warnings.catch_warnings():  # RLlib registers its env id with Gymnasium again for every algorithm
+        warnings.filterwarnings("ignore", message=".*Overriding environment rllib-")
+        return config.build_algo()
 
 
 def _multi_agent(config: Any, cfg: RLlibConfig, learned: Any) -> Any:
@@ -106,3 +111,12 @@ def _multi_agent(config: Any, cfg: RLlibConfig, learned: Any) -> Any:
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=list(specs))
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
     )
+
+
+def stop_algorithm(algo: Any) -> None:
+    """Stop ``algo`` (its env runner actors) and drop the empty folder RLlib's Trainable made under
+    ``~/ray_results``."""
+    algo.stop()
+    logdir = getattr(algo, "logdir", None)
+    if logdir and os.path.isdir(logdir) and not os.listdir(logdir):
+        os.rmdir(logdir)

@@ -48,7 +48,7 @@ from typing import Any
 from ..files import save_json
 from ..signals import Interrupted, exit_code, signal_name
 from .ray_runtime import RunError, connect, kill_local_ray, shutdown
-from .rllib_algorithm import LEARNED, PLAY_MODULES, build_algorithm
+from .rllib_algorithm import LEARNED, PLAY_MODULES, build_algorithm, stop_algorithm
 from .rllib_config import RLlibConfig, add_flags, flag_overrides, load_config
 from .run_lock import LOCK_NAME, RunLock, RunLockedError
 from .signals import GracefulStop, TrainingStopped
@@ -124,9 +124,12 @@ def check_run_folder(cfg: RLlibConfig) -> dict[str, Any] | None:
     if not final.is_dir():
         raise RunError(f"nothing to resume: no checkpoint folder {final}")
     try:
-        read_sidecar(final)  # a foreign checkpoint is a ValueError naming it
+        meta = read_sidecar(final)  # a foreign checkpoint is a ValueError naming it
     except ValueError as exc:
         raise RunError(f"cannot resume: {exc}") from None
+    if meta.get("trained_modules") != list(LEARNED[cfg.policies]):
+        raise RunError(f"cannot resume {final}: it trained the modules {meta.get('trained_modules')}, policies "
+                       f"{cfg.policies} trains {list(LEARNED[cfg.policies])} (a checkpoint of another setup)")
     try:
         saved = json.loads((final / STATE_FILE).read_text())
     except (OSError, ValueError) as exc:
@@ -146,6 +149,11 @@ def _mean(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return None if number != number else number  # NaN: no episode ended
+
+
+def _count(value: Any) -> int:
+    number = _mean(value)
+    return 0 if number is None else int(number)  # NaN: nothing counted yet (a resumed run's first result)
 
 
 def _returns(cfg: RLlibConfig, runners: dict[str, Any]) -> dict[str, float]:
@@ -171,12 +179,12 @@ def iteration_record(cfg: RLlibConfig, result: dict[str, Any], steps: int, secon
         if isinstance(learners.get(module), dict)
     }
     return {
-        "iteration": int(result.get("training_iteration", 0)),
+        "iteration": _count(result.get("training_iteration")),
         "timesteps": steps,
-        "sampled": int(runners.get("num_env_steps_sampled", 0) or 0),
-        "steps_per_s": int(runners.get("num_env_steps_sampled", 0) or 0) / max(seconds, 1e-9),
-        "episodes": int(runners.get("num_episodes", 0) or 0),
-        "episodes_total": int(runners.get("num_episodes_lifetime", 0) or 0),
+        "sampled": _count(runners.get("num_env_steps_sampled")),
+        "steps_per_s": _count(runners.get("num_env_steps_sampled")) / max(seconds, 1e-9),
+        "episodes": _count(runners.get("num_episodes")),
+        "episodes_total": _count(runners.get("num_episodes_lifetime")),
         "episode_len_mean": _mean(runners.get("episode_len_mean")),
         "seat_returns": _returns(cfg, runners),
         "losses": losses,
@@ -285,13 +293,6 @@ def already_trained(cfg: RLlibConfig, saved: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ main
-def _remove_empty_logdir(algo: Any) -> None:
-    """RLlib's Trainable makes an (unused) folder under ~/ray_results; drop it when empty."""
-    logdir = getattr(algo, "logdir", None)
-    if logdir and os.path.isdir(logdir) and not os.listdir(logdir):
-        os.rmdir(logdir)
-
-
 def resume_command(argv: list[str]) -> str:
     """The command that continues this run: the same arguments, ``--resume`` last (an earlier
     ``--resume`` and its value, if any, dropped)."""
@@ -346,8 +347,7 @@ def train_rllib(cfg: RLlibConfig, stop: GracefulStop | None = None, argv: list[s
         checkpoint = save_checkpoint(algo, cfg, state)
     finally:
         if algo is not None:
-            algo.stop()
-            _remove_empty_logdir(algo)
+            stop_algorithm(algo)
         if started:
             shutdown()
     if stop is not None and not stop.requested:
@@ -379,7 +379,7 @@ def train_loop(algo: Any, cfg: RLlibConfig, state: dict[str, Any], stop: Gracefu
             start = time.perf_counter()
             result = algo.train()
             seconds = time.perf_counter() - start
-            sampled = int(result.get("env_runners", {}).get("num_env_steps_sampled", 0) or 0)
+            sampled = _count(result.get("env_runners", {}).get("num_env_steps_sampled"))
             if sampled <= 0:
                 raise RuntimeError(f"RLlib iteration {state['iterations'] + 1} sampled no env step")
             state["timesteps"] += sampled
