@@ -27,6 +27,7 @@ from .rllib_config import RLlibConfig
 
 SINGLE_AGENT_MODULE = "default_policy"  # RLlib's module id of a single-agent run
 LEARNED = {"shared": ("shared",), "per_seat": ("team", "box"), "vs_heuristic": (SINGLE_AGENT_MODULE,)}
+EPISODES_PER_MEAN = 1_000_000
 PLAY_MODULES = {"shared": {"any": "shared"}, "per_seat": {"team": "team", "box": "box"},
                 "vs_heuristic": {"any": SINGLE_AGENT_MODULE}}
 
@@ -91,6 +92,8 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
             vf_loss_coeff=cfg.vf_loss_coeff,
             grad_clip=cfg.grad_clip,
         )
+        # an iteration's episode means (returns, lengths) over all of its episodes, not RLlib's last 100
+        .reporting(metrics_num_episodes_for_smoothing=EPISODES_PER_MEAN)
         .debugging(seed=cfg.seed, log_level="ERROR")
     )
     with warnings.catch_warnings():  # RLlib registers its env id with Gymnasium again for every algorithm

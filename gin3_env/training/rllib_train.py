@@ -11,8 +11,8 @@ bound to loopback, or the cluster at ``--address``); build PPO
 (:mod:`.rllib_algorithm`: self-play on the multi-agent env, or the learner
 against the heuristic in the batched core); ``algo.train()`` in whole
 iterations until ``total_timesteps`` env steps are reached, printing and
-logging (TensorBoard, ``RUN_DIR/tb``) the hands that ended and each seat's
-mean return in game points; write the checkpoint ``RUN_DIR/checkpoint``
+logging (TensorBoard, ``RUN_DIR/tb``) the hands that ended in each iteration
+and each seat's mean return over them, in game points; write the checkpoint ``RUN_DIR/checkpoint``
 (RLlib's own, plus ``gin3_policy.json`` and ``gin3_state.json``), atomically,
 every ``checkpoint_every`` iterations and at the end; stop Ray; load the
 checkpoint with torch alone (:mod:`gin3_env.policies.rllib_policy`) and
@@ -57,7 +57,6 @@ CHECKPOINT = "checkpoint"
 STATE_FILE = "gin3_state.json"
 FINAL_EVAL = "final_eval.json"
 ARCHITECTURE_KEYS = ("env", "policies", "features", "card_head", "hidden")
-RETURN_WINDOW = 100  # RLlib's rolling window of episode returns (metrics_num_episodes_for_smoothing)
 
 __all__ = ["RunError", "main", "train_rllib"]
 
@@ -157,7 +156,8 @@ def _count(value: Any) -> int:
 
 
 def _returns(cfg: RLlibConfig, runners: dict[str, Any]) -> dict[str, float]:
-    """Each seat's rolling mean return in game points (the learner's, against the heuristic)."""
+    """Each seat's mean return over the iteration's episodes, in game points (the learner's, against
+    the heuristic)."""
     if cfg.policies == "vs_heuristic":
         value = _mean(runners.get("episode_return_mean"))
         return {} if value is None else {"learner": value / cfg.reward_scale}
@@ -184,7 +184,6 @@ def iteration_record(cfg: RLlibConfig, result: dict[str, Any], steps: int, secon
         "sampled": _count(runners.get("num_env_steps_sampled")),
         "steps_per_s": _count(runners.get("num_env_steps_sampled")) / max(seconds, 1e-9),
         "episodes": _count(runners.get("num_episodes")),
-        "episodes_total": _count(runners.get("num_episodes_lifetime")),
         "episode_len_mean": _mean(runners.get("episode_len_mean")),
         "seat_returns": _returns(cfg, runners),
         "losses": losses,
@@ -192,8 +191,8 @@ def iteration_record(cfg: RLlibConfig, result: dict[str, Any], steps: int, secon
 
 
 def record_text(record: dict[str, Any], unit: tuple[str, str] = ("hand", "hands")) -> str:
-    """One iteration's line: steps, speed, and (when any ended) the episodes and mean returns;
-    ``unit``: what an episode is, singular and plural."""
+    """One iteration's line: steps, speed, and (when any ended) the episodes that ended in the
+    iteration and their mean return per seat; ``unit``: what an episode is, singular and plural."""
     head = (f"[iter {record['iteration']:>4}] {record['timesteps']:>9,} env steps, "
             f"{record['steps_per_s']:>6,.0f} steps/s | ")
     episodes = record["episodes"]
@@ -205,8 +204,7 @@ def record_text(record: dict[str, Any], unit: tuple[str, str] = ("hand", "hands"
     seats = ", ".join(f"{agent} {value:+.2f}" for agent, value in record["seat_returns"].items())
     if not seats:
         return head + ended
-    window = min(RETURN_WINDOW, max(record["episodes_total"], episodes))
-    return head + f"{ended}; mean return of the last {window:,} (points): {seats}"
+    return head + f"{ended}; mean return (points): {seats}"
 
 
 def log_record(writer: Any, record: dict[str, Any]) -> None:
