@@ -77,7 +77,7 @@ class HandsVectorEnv(VectorEnv):
             raise RuntimeError(f"HandsVectorEnv needs the core's same-step autoreset, got "
                                f"{self.core.metadata.get('autoreset_mode')}")
         self.num_envs = num_envs
-        self.single_observation_space = observation_space(self.core.single_observation_space.shape[0])
+        self.single_observation_space = observation_space(self.core.core.obs_size)
         self.single_action_space = gym.spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
