@@ -25,7 +25,7 @@ import pytest
 
 pytestmark = pytest.mark.rllib
 
-from gin3_env.training.rllib_train import loopback_only  # noqa: E402
+from gin3_env.training.ray_runtime import loopback_only  # noqa: E402
 
 loopback_only()  # before Ray is imported, as gin3 train does
 ray = pytest.importorskip("ray")
@@ -37,7 +37,7 @@ from gin3_env.interop.rllib import ENV_NAMES, make_env, register_envs  # noqa: E
 from gin3_env.policies import HeuristicPolicy, load_policy  # noqa: E402
 from gin3_env.policies.rllib_policy import SIDECAR, RLlibPolicy  # noqa: E402
 from gin3_env.training.rllib_config import RLlibConfig  # noqa: E402
-from gin3_env.training.rllib_train import STATE_FILE, train_rllib  # noqa: E402
+from gin3_env.training.rllib_train import FINAL_EVAL, STATE_FILE, train_rllib  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "hidden": [32], "final_eval_hands": 4}
@@ -183,8 +183,11 @@ def test_envs_are_registered_with_ray() -> None:
 
 
 # ------------------------------------------------------------------ training
-def test_two_iterations_on_a_local_ray_then_resume_and_play(local_ray: None, tmp_path: Path) -> None:
-    cfg = RLlibConfig(out_dir=str(tmp_path), run_name="R", policies="per_seat", total_timesteps=400, **TINY)
+def test_two_iterations_on_a_local_ray_then_resume_and_play(
+    local_ray: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = RLlibConfig(out_dir=str(tmp_path), run_name="R", policies="per_seat", total_timesteps=400,
+                      num_envs_per_env_runner=2, **TINY)
     summary = train_rllib(cfg)
     run = tmp_path / "R"
     checkpoint = run / "checkpoint"
@@ -199,11 +202,20 @@ def test_two_iterations_on_a_local_ray_then_resume_and_play(local_ray: None, tmp
 
     # resumable: one more iteration on top of the checkpoint
     more = RLlibConfig(out_dir=str(tmp_path), run_name="R", policies="per_seat", total_timesteps=600, resume=True,
-                       **TINY)
+                       num_envs_per_env_runner=2, **TINY)
     train_rllib(more)
     state = json.loads((checkpoint / STATE_FILE).read_text())
     assert state["iterations"] == 3 and len(state["history"]) == 3
     assert not (run / "checkpoint.partial").exists() and not (run / "checkpoint.old").exists()
+    capsys.readouterr()
+
+    # resumed again with the same target: nothing to train, said so, the evaluation not made again
+    evaluated = (run / FINAL_EVAL).stat().st_mtime_ns
+    again = train_rllib(more)
+    out = capsys.readouterr().out
+    assert "nothing to train" in out and "[iter" not in out
+    assert json.loads((checkpoint / STATE_FILE).read_text())["iterations"] == 3
+    assert (run / FINAL_EVAL).stat().st_mtime_ns == evaluated and again["num_timesteps"] == state["timesteps"]
 
     # played with torch alone, a few hands, never an illegal action (the env would raise)
     policy = load_policy(f"rllib:{checkpoint}")
@@ -220,14 +232,19 @@ def test_two_iterations_on_a_local_ray_then_resume_and_play(local_ray: None, tmp
     assert played.returncode == 0, played.stderr[-2000:]
 
 
-def test_against_the_heuristic_module_with_an_env_runner(local_ray: None, tmp_path: Path) -> None:
+def test_against_the_heuristic_in_the_batched_core_with_an_env_runner(local_ray: None, tmp_path: Path) -> None:
     cfg = RLlibConfig(out_dir=str(tmp_path), run_name="H", policies="vs_heuristic", num_env_runners=1,
-                      total_timesteps=200, **TINY)
+                      num_envs_per_env_runner=8, total_timesteps=400, **TINY)
     train_rllib(cfg)
     state = json.loads((tmp_path / "H" / "checkpoint" / STATE_FILE).read_text())
-    assert state["iterations"] == 1
+    assert state["iterations"] == 2 and state["timesteps"] >= 400
+    assert sum(r["episodes"] for r in state["history"]) > 0  # hands end fast against the heuristic
+    assert all(set(r["seat_returns"]) <= {"learner"} for r in state["history"])
+    assert any(r["seat_returns"].get("learner", 0) < 0 for r in state["history"])  # an untrained learner loses
     policy = load_policy(f"rllib:{tmp_path / 'H' / 'checkpoint'}")
-    assert sorted(policy.nets) == ["learner"]
+    assert sorted(policy.nets) == ["default_policy"]
+    report = evaluate_hands(policy, HeuristicPolicy(), n_hands=2, seed=3)
+    assert report.n_deals == 2
 
 
 # ------------------------------------------------------------------ a real local cluster
@@ -287,6 +304,8 @@ def test_training_on_a_ray_start_cluster(tmp_path: Path) -> None:
         )
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         assert f"the Ray cluster at 127.0.0.1:{port}" in result.stdout
+        output = result.stdout + result.stderr  # Ray's warnings and colour escapes stay out of the log
+        assert "\x1b[" not in output and "WARNING" not in output and "Deprecation" not in output, output[-3000:]
         assert "heuristic" in result.stdout and "as team" in result.stdout  # the evaluation table
         assert_new_listeners_on_loopback(before)
         assert (tmp_path / "C" / "checkpoint" / SIDECAR).is_file()

@@ -20,9 +20,11 @@ and PettingZoo's classic games do not give it out of the box:
   unmasked random actions, must therefore be off: ``disable_env_checking=True``).
 
 :func:`register_envs` registers both under :data:`ENV_NAMES` with Ray's
-registry; the env config takes ``features``, ``reward_scale`` and ``rules`` (a
-dict of rules options). The action-masking ``RLModule`` and the heuristic
-module are in :mod:`gin3_env.interop.rllib_modules`.
+registry, and the batched hands of :mod:`gin3_env.interop.rllib_vector` (a
+Gymnasium vector env for RLlib's single-agent runner) under
+:data:`VECTOR_ENV_NAME`; the env config takes ``features``, ``reward_scale`` and
+``rules`` (a dict of rules options). The action-masking ``RLModule`` is in
+:mod:`gin3_env.interop.rllib_modules`.
 """
 
 from __future__ import annotations
@@ -38,12 +40,15 @@ from ..engine.actions import NUM_ACTIONS
 from ..envs import aec_hand, aec_match
 from ..envs.aec_base import GinAECEnv
 from ..policies.rllib_net import BASE_SIZES, FEATURES, input_size, model_input
+from .rllib_vector import make_vector_env, observation_space
 
 ENV_NAMES = {"hand": "gin3_hand_rllib", "match": "gin3_match_rllib"}
+VECTOR_ENV_NAME = "gin3_hands_vector_rllib"
 ENV_CONFIG_KEYS = ("features", "reward_scale", "rules")
 
 __all__ = [
     "ENV_NAMES",
+    "VECTOR_ENV_NAME",
     "GinHandMultiAgentEnv",
     "GinMatchMultiAgentEnv",
     "make_env",
@@ -76,13 +81,7 @@ class _GinMultiAgentEnv(MultiAgentEnv):
         self.base_size = BASE_SIZES[self.kind]
         self.aec = self._make_aec(reward_scale=cfg.get("reward_scale", 1.0), rules=cfg.get("rules"))
         self.agents = self.possible_agents = list(self.aec.possible_agents)
-        size = input_size(self.kind, self.features)
-        space = gym.spaces.Dict(
-            {
-                "observations": gym.spaces.Box(0.0, 1.0, (size,), np.float32),
-                "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
-            }
-        )
+        space = observation_space(input_size(self.kind, self.features))
         self.observation_spaces = {agent: space for agent in self.agents}
         self.action_spaces = {agent: gym.spaces.Discrete(NUM_ACTIONS) for agent in self.agents}
 
@@ -162,9 +161,11 @@ def _match_creator(config: Mapping[str, Any]) -> GinMatchMultiAgentEnv:
 
 
 def register_envs() -> dict[str, str]:
-    """Register both envs with Ray's registry (``config.environment(ENV_NAMES["hand"])``)."""
+    """Register both multi-agent envs and the vector env with Ray's registry
+    (``config.environment(ENV_NAMES["hand"])``); returns the multi-agent names."""
     from ray.tune.registry import register_env
 
     register_env(ENV_NAMES["hand"], _hand_creator)
     register_env(ENV_NAMES["match"], _match_creator)
+    register_env(VECTOR_ENV_NAME, make_vector_env)
     return dict(ENV_NAMES)

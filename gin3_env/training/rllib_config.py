@@ -1,6 +1,8 @@
 """Typed arguments of ``gin3 train --backend rllib``, from ``configs/rllib/*.yaml`` and flags.
 
-Every YAML key is a field of :class:`RLlibConfig`; an unknown key or a value of
+Every YAML key is a field of :class:`RLlibConfig`, described once, beside the
+field (:func:`option`); ``gin3 train --backend rllib --help`` shows those
+descriptions with each field's type and default. An unknown key or a value of
 the wrong type is a ``ValueError`` that names it; ``--flag value`` overrides the
 file (``gin3 train --backend rllib --config selfplay --total-timesteps 20000``).
 This module imports neither Ray nor torch.
@@ -22,41 +24,62 @@ POLICY_MAPPINGS = ("shared", "per_seat", "vs_heuristic")
 ENVS = ("hand", "match")
 
 
+def option(default: Any, help: str) -> Any:
+    """A config field of an immutable type and what it means (``--help`` shows ``help``, the field's
+    type and its default). A list or mapping field is ``field(default_factory=..., metadata=about(...))``."""
+    return field(default=default, metadata=about(help))
+
+
+def about(help: str) -> dict[str, str]:
+    """A field's description, as its metadata."""
+    return {"help": help}
+
+
 @dataclass
 class RLlibConfig:
-    """Arguments of one RLlib training run (multi-agent PPO on the new API stack)."""
+    """Arguments of one RLlib training run (PPO on the new API stack)."""
 
-    run_name: str = "gin3_rllib"
-    out_dir: str = "runs"
-    seed: int = 1
-    total_timesteps: int = 20_000  # env steps sampled (whole iterations: at least this many)
-    env: str = "hand"  # "hand" (team_0 vs box_0) or "match" (player_0..2)
-    policies: str = "shared"  # "shared" (one policy for every seat), "per_seat" (hand only), "vs_heuristic"
-    features: str = "augmented"  # "augmented" (observation/features.py) or "plain"
-    card_head: bool = True  # the card-aware logits term (needs augmented features)
-    hidden: list[int] = field(default_factory=lambda: [256, 256])
-    reward_scale: float = 0.02
-    rules: dict[str, Any] = field(default_factory=dict)  # rules options (knock_limit, ...)
+    run_name: str = option("gin3_rllib", "name of the run: its files go to OUT_DIR/RUN_NAME")
+    out_dir: str = option("runs", "folder that holds the run folders")
+    seed: int = option(1, "seed of the envs, the networks and the evaluation deals")
+    total_timesteps: int = option(
+        20_000, "env steps to train; whole iterations of train_batch_size, so the last one may pass it")
+    env: str = option("hand", "hand (team_0 against box_0) or match (player_0..2 to the target score)")
+    policies: str = option(
+        "shared", "shared (one policy for every seat), per_seat (one per seat, env hand) or vs_heuristic "
+        "(one learner against the heuristic in the batched core, its seat drawn for every hand; env hand)")
+    features: str = option(
+        "augmented", "augmented (the observation plus derived card features, observation/features.py) or plain")
+    card_head: bool = option(True, "add the card-aware logits term (needs features: augmented)")
+    hidden: list[int] = field(default_factory=lambda: [256, 256],
+                              metadata=about("hidden layer sizes of the policy and value networks, YAML list"))
+    reward_scale: float = option(0.02, "reward per game point")
+    rules: dict[str, Any] = field(default_factory=dict,
+                                  metadata=about("rules options, YAML mapping, e.g. '{knock_limit: 7}'"))
     # Ray
-    address: str = ""  # "" starts a local Ray instance on 127.0.0.1; else the cluster to join (HOST:PORT, auto)
-    num_env_runners: int = 0  # 0: sample in the driver process
-    num_cpus: int = 0  # CPUs of the local Ray instance (0: the machine's); ignored with address
+    address: str = option(
+        "", "Ray cluster to join (HOST:PORT of its head, or auto); empty: a local Ray instance on 127.0.0.1")
+    num_env_runners: int = option(0, "Ray actors that sample in parallel (0: sample in the driver process)")
+    num_envs_per_env_runner: int = option(
+        1, "hands each env runner steps together: with vs_heuristic the batched core in one vector env, "
+        "otherwise RLlib's vector of scalar envs")
+    num_cpus: int = option(0, "logical CPUs of the local Ray instance (0: the machine's); unused with address")
     # PPO
-    train_batch_size: int = 1000  # env steps per iteration
-    minibatch_size: int = 250
-    num_epochs: int = 4
-    lr: float = 3e-4
-    gamma: float = 0.995
-    lambda_: float = 0.95
-    clip_param: float = 0.2
-    entropy_coeff: float = 0.01
-    vf_loss_coeff: float = 0.5
-    grad_clip: float = 0.5
-    torch_threads: int = 1
+    train_batch_size: int = option(1000, "env steps sampled per iteration")
+    minibatch_size: int = option(250, "PPO minibatch size")
+    num_epochs: int = option(4, "PPO epochs over each iteration's samples")
+    lr: float = option(3e-4, "learning rate")
+    gamma: float = option(0.995, "discount factor")
+    lambda_: float = option(0.95, "GAE lambda")
+    clip_param: float = option(0.2, "PPO clip range")
+    entropy_coeff: float = option(0.01, "entropy bonus coefficient")
+    vf_loss_coeff: float = option(0.5, "value loss coefficient")
+    grad_clip: float = option(0.5, "gradient clipping norm")
+    torch_threads: int = option(1, "torch threads of the learner (the driver process)")
     # checkpoints and evaluation
-    checkpoint_every: int = 5  # iterations between checkpoints (0: only at the end)
-    final_eval_hands: int = 200
-    resume: bool = False  # continue RUN_DIR/checkpoint
+    checkpoint_every: int = option(5, "iterations between checkpoints (0: only at the end)")
+    final_eval_hands: int = option(200, "deals of the final evaluation against the heuristic and random")
+    resume: bool = option(False, "continue the run in RUN_DIR/checkpoint")
 
     def __post_init__(self) -> None:
         validate(self)
@@ -71,7 +94,7 @@ def validate(cfg: RLlibConfig) -> None:
     for name, tp in get_type_hints(RLlibConfig).items():
         setattr(cfg, name, _check_type(name, getattr(cfg, name), tp))
     for name in ("total_timesteps", "train_batch_size", "minibatch_size", "num_epochs", "final_eval_hands",
-                 "torch_threads"):
+                 "torch_threads", "num_envs_per_env_runner"):
         if getattr(cfg, name) <= 0:
             raise ValueError(f"config key {name!r} must be > 0, got {getattr(cfg, name)}")
     for name in ("num_env_runners", "num_cpus", "checkpoint_every"):
@@ -85,6 +108,8 @@ def validate(cfg: RLlibConfig) -> None:
         raise ValueError(f"config key 'policies' must be one of {list(POLICY_MAPPINGS)}, got {cfg.policies!r}")
     if cfg.policies == "per_seat" and cfg.env != "hand":
         raise ValueError("config key 'policies': per_seat is for env: hand (a match's seats change roles; use shared)")
+    if cfg.policies == "vs_heuristic" and cfg.env != "hand":
+        raise ValueError("config key 'policies': vs_heuristic is for env: hand (the batched core plays hands)")
     if cfg.features not in ("augmented", "plain"):
         raise ValueError(f"config key 'features' must be 'augmented' or 'plain', got {cfg.features!r}")
     if cfg.card_head and cfg.features != "augmented":
@@ -117,14 +142,34 @@ def _flag(name: str) -> str:
     return "--" + name.rstrip("_").replace("_", "-")
 
 
+_KINDS = {bool: ("BOOL", "true/false"), int: ("N", "integer"), float: ("X", "number"), str: ("TEXT", "text")}
+
+
+def field_help(f: dataclasses.Field[Any]) -> str:
+    """A field's ``--help`` line: its description, type and built-in default."""
+    tp = get_type_hints(RLlibConfig)[f.name]
+    kind = _KINDS.get(tp, ("YAML", "YAML"))[1]
+    default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+    if isinstance(default, bool):
+        shown = str(default).lower()
+    elif default == "":
+        shown = "''"
+    else:
+        shown = str(default)
+    return f"{f.metadata['help']} ({kind}; default {shown})".replace("%", "%%")  # argparse formats with %
+
+
 def add_flags(parser: argparse.ArgumentParser) -> None:
-    """One ``--kebab-case`` flag per field; YAML syntax for lists and mappings; a bare
-    boolean flag (``--resume``) means true."""
+    """One ``--kebab-case`` flag per field, with its description, type and built-in default; YAML
+    syntax for lists and mappings; a bare boolean flag (``--resume``) means true."""
+    group = parser.add_argument_group(
+        "config keys", "each overrides the config file's value, which overrides the built-in default shown")
     types = get_type_hints(RLlibConfig)
     for f in dataclasses.fields(RLlibConfig):
-        extra: dict[str, Any] = {"nargs": "?", "const": "true"} if types[f.name] is bool else {}
-        parser.add_argument(_flag(f.name), dest=f"set_{f.name}", default=None, metavar="VALUE",
-                            help=f"override '{f.name}' (YAML value)", **extra)
+        tp = types[f.name]
+        extra: dict[str, Any] = {"nargs": "?", "const": "true"} if tp is bool else {}
+        group.add_argument(_flag(f.name), dest=f"set_{f.name}", default=None, metavar=_KINDS.get(tp, ("YAML",))[0],
+                           help=field_help(f), **extra)
 
 
 def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
