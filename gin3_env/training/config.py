@@ -69,6 +69,7 @@ class TrainConfig:
     bc_samples: int = 0
     bc_epochs: int = 5
     bc_learning_rate: float = 1e-3
+    bc_batch_size: int = 512  # minibatch of that imitation
     # evaluation and checkpoints
     eval_every: int = 25_000
     eval_hands: int = 400
@@ -131,7 +132,7 @@ def validate(cfg: TrainConfig) -> None:
     for name, tp in _field_types().items():
         setattr(cfg, name, _check_type(name, getattr(cfg, name), tp))
     positive = ("total_timesteps", "n_steps", "batch_size", "n_epochs", "eval_hands", "final_eval_hands",
-                "select_top", "progress_every")
+                "select_top", "progress_every", "bc_batch_size")
     for name in positive:
         if getattr(cfg, name) <= 0:
             raise ValueError(f"config key {name!r} must be > 0, got {getattr(cfg, name)}")
@@ -281,6 +282,7 @@ FIELD_HELP: dict[str, str] = {
     "bc_samples": "heuristic decisions to imitate before PPO (0: no warm start)",
     "bc_epochs": "epochs of that imitation",
     "bc_learning_rate": "learning rate of that imitation",
+    "bc_batch_size": "minibatch size of that imitation",
     "eval_every": "steps between evaluations against the heuristic (0: only at the end)",
     "eval_hands": "deals of each of those evaluations (the same deals each time)",
     "checkpoint_every": "steps between resumable checkpoints (checkpoint.zip)",
