@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import torch  # noqa: E402
+import torch
 
-from gin3_env.training.precision import precision_of, resolve_precision, set_precision  # noqa: E402
+from gin3_env.training.precision import precision_of, resolve_precision, set_precision
 
 
 def _model(seed: int = 0):
@@ -34,7 +34,13 @@ def _batch(policy, n: int = 96):
     return obs, masks, actions
 
 
-def test_resolve_precision() -> None:
+def test_resolve_precision(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gin3_env.training import precision
+
+    assert precision.cpu_bf16_gain() > 0
+    monkeypatch.setattr(precision, "cpu_bf16_gain", lambda: 4.0)  # a CPU with bf16 instructions
+    assert resolve_precision("auto", "cpu") == "bf16"
+    monkeypatch.setattr(precision, "cpu_bf16_gain", lambda: 0.6)  # one that emulates bf16
     assert resolve_precision("auto", "cpu") == "fp32"
     assert resolve_precision("auto", torch.device("cuda")) == "bf16"
     assert resolve_precision("bf16", "cpu") == "bf16"

@@ -13,6 +13,7 @@ seed, and the mean over seeds.
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -23,8 +24,6 @@ from ..files import save_json
 
 
 def run_one(config: str, precision: str, seed: int, overrides: dict[str, Any], out_dir: Path) -> dict[str, Any]:
-    import json
-
     from ..training.config import load_config
     from ..training.train import train
 
@@ -51,29 +50,46 @@ def parse_set(items: list[str]) -> dict[str, Any]:
 
 
 def plot(runs: list[dict[str, Any]], path: Path, title: str) -> None:
+    """Left: the in-training evaluations, one line per run; right: each run's final table against
+    the heuristic with its 95% interval, the two precisions side by side for each seed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, (ax, final) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [3, 2]})
     colours = {"fp32": "tab:blue", "bf16": "tab:orange"}
+    styles = ["-", "--", ":", "-."]
+    seeds = sorted({run["seed"] for run in runs})
     for run in runs:
         steps = [r["step"] for r in run["eval_history"]]
         means = [r["mean"] for r in run["eval_history"]]
-        ax.plot(steps, means, marker="o", color=colours[run["precision"]], alpha=0.8,
+        style = styles[seeds.index(run["seed"]) % len(styles)]
+        ax.plot(steps, means, marker="o", markersize=3, color=colours[run["precision"]], linestyle=style,
                 label=f"{run['precision']} seed {run['seed']}")
+        x = seeds.index(run["seed"]) + (-0.12 if run["precision"] == "fp32" else 0.12)
+        s = run["final"]["heuristic"]
+        final.errorbar([x], [s["mean"]], yerr=[s["ci95"]], fmt="o", color=colours[run["precision"]], capsize=4)
     ax.set_xlabel("PPO steps")
     ax.set_ylabel("points/hand vs heuristic (in-training deals)")
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
+    final.set_xticks(range(len(seeds)), [f"seed {s}" for s in seeds])
+    final.set_ylabel("final table vs heuristic (95% CI)")
+    final.set_title("best.zip on fresh deals: fp32 (blue), bf16 (orange)", fontsize=10)
+    final.grid(alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=110)
     plt.close(fig)
     tmp.replace(path)
+
+
+def _title(config: str, overrides: dict[str, Any]) -> str:
+    changed = ", ".join(f"{k}={v}" for k, v in overrides.items())
+    return f"{config} config{' (' + changed + ')' if changed else ''}: fp32 vs bf16, in-training evaluations"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,7 +102,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="a config override applied to every run (YAML value)")
     parser.add_argument("--json", required=True, type=Path)
     parser.add_argument("--plot", type=Path)
+    parser.add_argument("--replot", action="store_true", help="only draw --plot from the runs in --json")
     args = parser.parse_args(argv)
+    if args.replot:
+        if args.plot is None:
+            parser.error("--replot needs --plot")
+        saved = json.loads(args.json.read_text())
+        plot(saved["runs"], args.plot, _title(saved["config"], saved["overrides"]))
+        return 0
     try:
         overrides = parse_set(args.set)
     except ValueError as exc:
@@ -103,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                 save_json(args.json, {"config": args.config, "overrides": overrides, "seeds": args.seeds,
                                       "runs": runs})
     if args.plot:
-        plot(runs, args.plot, f"{args.config} config{' with ' + str(overrides) if overrides else ''}: fp32 vs bf16")
+        plot(runs, args.plot, _title(args.config, overrides))
     for precision in ("fp32", "bf16"):
         mine = [r for r in runs if r["precision"] == precision]
         mean = sum(r["final"]["heuristic"]["mean"] for r in mine) / len(mine)

@@ -55,7 +55,7 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     device: str = "cpu"  # "auto": cuda where present (the batched core stays on CPU threads)
-    precision: str = "auto"  # fp32, bf16 (autocast of the network body, training/precision.py), auto
+    precision: str = "fp32"  # fp32, bf16 (autocast of the network body, training/precision.py), auto
     torch_threads: int = 1  # small batches: one thread is fastest, and far faster on a busy machine
     core_threads: int = 1  # numba threads of the batched core (training/threads.py); 0: one per core
     # opponents: a schedule of pools; each phase lasts until the given fraction of training
@@ -273,7 +273,8 @@ FIELD_HELP: dict[str, str] = {
     "device": "torch device: cpu, cuda, cuda:N, mps, or auto (cuda where present; the batched core stays on CPU "
     "threads)",
     "precision": "fp32, bf16 (the network body under bf16 autocast in the warm start, rollouts and updates; heads, "
-    "losses and weights stay float32) or auto (bf16 on CUDA, fp32 on CPU)",
+    "losses and weights stay float32) or auto (bf16 on CUDA and on a CPU whose bf16 matmuls measure at least 1.5x "
+    "fp32's, else fp32)",
     "torch_threads": "torch threads in the learner process",
     "core_threads": "numba threads of the batched core (0: one per available core)",
     "opponent_schedule": "phases of opponent weights, YAML list, e.g. '[{until: 1.0, heuristic: 1}]'",

@@ -9,9 +9,11 @@ weights and the optimizer's state. The weights themselves stay float32, so a sav
 the same file as with ``fp32`` and plays in float32 wherever it is loaded.
 
 It covers every forward the run makes with the model: the imitation warm start, the rollout
-inference, the PPO update and the in-training evaluations. ``auto`` is bf16 on CUDA and fp32
-on CPU (where bf16 pays only on processors with bf16 instructions; ``gin3 bench --only
-train`` measures both rates on this machine).
+inference, the PPO update and the in-training evaluations. ``auto`` is bf16 on CUDA, and on a
+CPU bf16 only where this CPU multiplies bf16 matrices at least :data:`BF16_MIN_GAIN` times as
+fast as float32 ones (measured once per process in a few milliseconds, :func:`cpu_bf16_gain`):
+processors with bf16 instructions gain several times, those without emulate bf16 and lose.
+``gin3 bench --only train`` measures both rates and what they give PPO.
 
 The wrapping is installed on the module instance (its ``forward``, ``forward_actor`` and
 ``forward_critic``), not on its class: the network's code, its ``state_dict`` and the saved
@@ -21,6 +23,7 @@ policy class are untouched, and :func:`set_precision` with ``fp32`` removes it a
 from __future__ import annotations
 
 import functools
+import time
 import types
 from typing import Any
 
@@ -28,15 +31,40 @@ import torch
 from torch import nn
 
 PRECISIONS = ("auto", "fp32", "bf16")
+BF16_MIN_GAIN = 1.5  # auto on a CPU: bf16 where its matmuls run at least this many times as fast as fp32
 _WRAPPED = ("forward", "forward_actor", "forward_critic")
 
 
+@functools.cache
+def cpu_bf16_gain(size: int = 512, rounds: int = 3, repeats: int = 4) -> float:
+    """How many times as fast this CPU multiplies ``size x size`` bf16 matrices as float32 ones
+    (CPU time, best of ``rounds``, with torch's current threads); measured once per process."""
+    gen = torch.Generator().manual_seed(0)
+    a = torch.randn(size, size, generator=gen)
+    rates = {}
+    for dtype in (torch.float32, torch.bfloat16):
+        x = a.to(dtype)
+        torch.mm(x, x)  # warm
+        best = float("inf")
+        for _ in range(rounds):
+            start = time.process_time()
+            for _ in range(repeats):
+                torch.mm(x, x)
+            best = min(best, time.process_time() - start)
+        rates[dtype] = repeats / max(best, 1e-9)
+    return rates[torch.bfloat16] / rates[torch.float32]
+
+
 def resolve_precision(precision: str, device: torch.device | str) -> str:
-    """``fp32`` or ``bf16`` for a configured precision on ``device`` (``auto``: bf16 on CUDA only)."""
+    """``fp32`` or ``bf16`` for a configured precision on ``device`` (``auto``: bf16 on CUDA, and on a
+    CPU whose bf16 matmuls run at least :data:`BF16_MIN_GAIN` times as fast)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     if precision == "auto":
-        return "bf16" if torch.device(device).type == "cuda" else "fp32"
+        kind = torch.device(device).type
+        if kind == "cuda":
+            return "bf16"
+        return "bf16" if kind == "cpu" and cpu_bf16_gain() >= BF16_MIN_GAIN else "fp32"
     return precision
 
 
