@@ -37,10 +37,10 @@ def _batch(policy, n: int = 96):
 def test_resolve_precision(monkeypatch: pytest.MonkeyPatch) -> None:
     from gin3_env.training import precision
 
-    assert precision.cpu_bf16_gain() > 0
-    monkeypatch.setattr(precision, "cpu_bf16_gain", lambda: 4.0)  # a CPU with bf16 instructions
+    assert precision.cpu_has_bf16() in (True, False)
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: True)  # a CPU with bf16 instructions
     assert resolve_precision("auto", "cpu") == "bf16"
-    monkeypatch.setattr(precision, "cpu_bf16_gain", lambda: 0.6)  # one that emulates bf16
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)  # one that would emulate bf16
     assert resolve_precision("auto", "cpu") == "fp32"
     assert resolve_precision("auto", torch.device("cuda")) == "bf16"
     assert resolve_precision("bf16", "cpu") == "bf16"

@@ -273,8 +273,8 @@ FIELD_HELP: dict[str, str] = {
     "device": "torch device: cpu, cuda, cuda:N, mps, or auto (cuda where present; the batched core stays on CPU "
     "threads)",
     "precision": "fp32, bf16 (the network body under bf16 autocast in the warm start, rollouts and updates; heads, "
-    "losses and weights stay float32) or auto (bf16 on CUDA and on a CPU whose bf16 matmuls measure at least 1.5x "
-    "fp32's, else fp32)",
+    "losses and weights stay float32) or auto (bf16 on CUDA and on a CPU with bf16 matmul instructions, else "
+    "fp32)",
     "torch_threads": "torch threads in the learner process",
     "core_threads": "numba threads of the batched core (0: one per available core)",
     "opponent_schedule": "phases of opponent weights, YAML list, e.g. '[{until: 1.0, heuristic: 1}]'",

@@ -10,10 +10,10 @@ the same file as with ``fp32`` and plays in float32 wherever it is loaded.
 
 It covers every forward the run makes with the model: the imitation warm start, the rollout
 inference, the PPO update and the in-training evaluations. ``auto`` is bf16 on CUDA, and on a
-CPU bf16 only where this CPU multiplies bf16 matrices at least :data:`BF16_MIN_GAIN` times as
-fast as float32 ones (measured once per process in a few milliseconds, :func:`cpu_bf16_gain`):
-processors with bf16 instructions gain several times, those without emulate bf16 and lose.
-``gin3 bench --only train`` measures both rates and what they give PPO.
+CPU bf16 only where it has bf16 matmul instructions (AVX-512 BF16 or AMX, :func:`cpu_has_bf16`):
+those gain several times over float32, processors without them emulate bf16 and lose. The
+choice depends on the machine only, never on a timing, so a run and its resumption choose
+alike. ``gin3 bench --only train`` measures both rates and what they give PPO.
 
 The wrapping is installed on the module instance (its ``forward``, ``forward_actor`` and
 ``forward_critic``), not on its class: the network's code, its ``state_dict`` and the saved
@@ -23,7 +23,6 @@ policy class are untouched, and :func:`set_precision` with ``fp32`` removes it a
 from __future__ import annotations
 
 import functools
-import time
 import types
 from typing import Any
 
@@ -31,40 +30,29 @@ import torch
 from torch import nn
 
 PRECISIONS = ("auto", "fp32", "bf16")
-BF16_MIN_GAIN = 1.5  # auto on a CPU: bf16 where its matmuls run at least this many times as fast as fp32
 _WRAPPED = ("forward", "forward_actor", "forward_critic")
 
 
-@functools.cache
-def cpu_bf16_gain(size: int = 512, rounds: int = 3, repeats: int = 4) -> float:
-    """How many times as fast this CPU multiplies ``size x size`` bf16 matrices as float32 ones
-    (CPU time, best of ``rounds``, with torch's current threads); measured once per process."""
-    gen = torch.Generator().manual_seed(0)
-    a = torch.randn(size, size, generator=gen)
-    rates = {}
-    for dtype in (torch.float32, torch.bfloat16):
-        x = a.to(dtype)
-        torch.mm(x, x)  # warm
-        best = float("inf")
-        for _ in range(rounds):
-            start = time.process_time()
-            for _ in range(repeats):
-                torch.mm(x, x)
-            best = min(best, time.process_time() - start)
-        rates[dtype] = repeats / max(best, 1e-9)
-    return rates[torch.bfloat16] / rates[torch.float32]
+def cpu_has_bf16() -> bool:
+    """Whether this CPU has bf16 matmul instructions (AVX-512 BF16 or AMX tiles), as torch reports."""
+    cpu = getattr(torch, "cpu", None)
+    for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"):
+        check = getattr(cpu, name, None)  # torch's own probes (private names: absent means no)
+        if callable(check) and check():
+            return True
+    return False
 
 
 def resolve_precision(precision: str, device: torch.device | str) -> str:
     """``fp32`` or ``bf16`` for a configured precision on ``device`` (``auto``: bf16 on CUDA, and on a
-    CPU whose bf16 matmuls run at least :data:`BF16_MIN_GAIN` times as fast)."""
+    CPU with bf16 matmul instructions)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
     if precision == "auto":
         kind = torch.device(device).type
         if kind == "cuda":
             return "bf16"
-        return "bf16" if kind == "cpu" and cpu_bf16_gain() >= BF16_MIN_GAIN else "fp32"
+        return "bf16" if kind == "cpu" and cpu_has_bf16() else "fp32"
     return precision
 
 
