@@ -13,6 +13,11 @@ In one run, with one torch thread and one numba thread:
   ``samples/s x FLOPs per sample`` is the rate the run achieved, and ``matmul rate / FLOPs per
   sample`` is the FLOP bound: the samples/s no implementation of this network could beat.
 
+- ``threads``: the update alone (forward, backward and Adam on minibatches of the quick
+  config) in a fresh process each with 1 torch thread, 2 with ``OMP_WAIT_POLICY=PASSIVE`` (what
+  ``gin3 train`` sets) and 2 with OpenMP's default wait, samples per wall-clock second: on a
+  machine that other work shares, the last is the one that collapses.
+
 The figure that carries over between machines is samples/s per GFLOP/s of the same run and
 precision (the FLOP bound is ``1e9 / FLOPs per sample`` of it); its target is
 :data:`TARGET_PER_GFLOPS` in fp32.
@@ -21,6 +26,8 @@ precision (the FLOP bound is ``1e9 / FLOPs per sample`` of it); its target is
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -106,6 +113,55 @@ def ppo_rate(precision: str, timesteps: int) -> dict[str, Any]:
     return out
 
 
+THREADS_CODE = """
+import sys, time
+if sys.argv[2] == "default":
+    import torch  # loads OpenMP before gin3_env.training could set a wait policy
+import torch
+from sb3_contrib import MaskablePPO
+from gin3_env.training.network import CardAwarePolicy
+from gin3_env.vector.sb3_env import GinSB3VecEnv
+
+torch.set_num_threads(int(sys.argv[1]))
+seconds = float(sys.argv[3])
+model = MaskablePPO(CardAwarePolicy, GinSB3VecEnv(2, features="augmented"), n_steps=16, batch_size=1024,
+                    device="cpu", seed=0, policy_kwargs={"net_arch": [256, 256]})
+policy = model.policy
+obs = torch.rand(1024, *policy.observation_space.shape)
+actions = torch.zeros(1024, dtype=torch.long)
+
+def update():
+    values, log_prob, _ = policy.evaluate_actions(obs, actions)
+    loss = values.pow(2).mean() - log_prob.mean()
+    policy.optimizer.zero_grad()
+    loss.backward()
+    policy.optimizer.step()
+
+update()
+n, start = 0, time.perf_counter()
+while time.perf_counter() - start < seconds:
+    update()
+    n += 1
+print(1024 * n / (time.perf_counter() - start))
+"""
+
+
+def thread_rates(seconds: float) -> dict[str, float]:
+    """Update samples per wall-clock second with 1 torch thread, 2 with a passive wait, 2 with OpenMP's
+    default wait (each in a fresh process: the wait policy is read when torch loads OpenMP)."""
+    out: dict[str, float] = {}
+    for key, threads, wait in (("1", 1, "passive"), ("2_passive", 2, "passive"), ("2_default", 2, "default")):
+        env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS")}
+        if wait == "passive":
+            env["OMP_WAIT_POLICY"] = "PASSIVE"
+        done = subprocess.run([sys.executable, "-c", THREADS_CODE, str(threads), wait, str(seconds)],
+                              capture_output=True, text=True, timeout=600, env=env)
+        if done.returncode != 0:
+            raise RuntimeError(f"the {key} thread measurement failed: {done.stderr[-2000:]}")
+        out[key] = float(done.stdout.strip().splitlines()[-1])
+    return out
+
+
 def run(quick: bool = False) -> dict[str, Any]:
     import torch
 
@@ -117,6 +173,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     timesteps = 4096 if quick else 16384
     matmul = {p: matmul_rate(p, seconds) for p in ("fp32", "bf16")}
     ppo = {p: ppo_rate(p, timesteps) for p in ("fp32", "bf16")}
+    threads = thread_rates(seconds)
     ratios: dict[str, dict[str, float]] = {}
     for p in ("fp32", "bf16"):
         gflops, run_ = matmul[p]["gflops"], ppo[p]
@@ -129,7 +186,7 @@ def run(quick: bool = False) -> dict[str, Any]:
             "achieved_gflops": run_["samples_per_s"] * per_sample / 1e9,
         }
     return {"benchmark": "PPO against this machine's matmul rate", "quick": quick, "cpus": os.cpu_count(),
-            "torch_threads": 1, "matmul": matmul, "ppo": ppo, "ratios": ratios,
+            "torch_threads": 1, "matmul": matmul, "ppo": ppo, "ratios": ratios, "threads": threads,
             "target_per_gflops_fp32": TARGET_PER_GFLOPS}
 
 
@@ -155,4 +212,8 @@ def format_report(report: dict[str, Any]) -> str:
     lines.append(f"  fp32 samples/s per GFLOP/s: {r['fp32']['per_gflops']:.1f}, "
                  f"{r['fp32']['per_gflops'] / target:.2f}x the target of {target:g} (the FLOP bound is "
                  f"{r['fp32']['bound_per_gflops']:.0f}); bf16 runs {gain:.2f}x the samples/s of fp32")
+    t = report["threads"]
+    lines.append(f"  the update alone, samples per wall-clock second: 1 torch thread {t['1']:,.0f}; 2 threads "
+                 f"{t['2_passive']:,.0f} with OMP_WAIT_POLICY=PASSIVE ({t['2_passive'] / t['1']:.2f}x), "
+                 f"{t['2_default']:,.0f} with OpenMP's default wait ({t['2_default'] / t['1']:.2f}x)")
     return "\n".join(lines)
