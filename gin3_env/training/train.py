@@ -433,7 +433,7 @@ def print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineErrorParser(
         prog="gin3 train",
-        description="Train a MaskablePPO agent for three-handed gin. Configs: quick, default, selfplay "
+        description="Train a MaskablePPO agent for three-handed gin. Configs: quick, default, selfplay, gpu "
         "(or a YAML path); every config key can be overridden by its flag.",
     )
     parser.add_argument("--config", default="quick", help="config name or YAML path (default: quick)")
