@@ -54,7 +54,10 @@ def test_the_gpu_config_trains_and_evaluates_under_a_time_limit_on_cpu(tmp_path:
     summary = json.loads((out / "final_eval.json").read_text())
     assert 0 < summary["num_timesteps"] < 100_000_000  # stopped by the limit, not by total_timesteps
     table = (out / "evaluation.md").read_text()
-    assert "Config `gpu` on cpu (fp32)" in table and "| heuristic |" in table and "| random |" in table
+    from gin3_env.training.precision import resolve_precision
+
+    precision = resolve_precision("auto", "cpu")  # bf16 on a CPU with bf16 instructions, else fp32
+    assert f"Config `gpu` on cpu ({precision})" in table and "| heuristic |" in table and "| random |" in table
     from gin3_env.policies import load_policy
 
     policy = load_policy(str(out / "best.zip"))
