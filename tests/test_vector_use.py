@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gin3_env.evaluation import evaluate_hands
@@ -29,10 +30,20 @@ def test_batched_evaluation_gives_the_scalar_report_field_for_field() -> None:
     assert scalar.to_text().splitlines()[:-1] == batched.to_text().splitlines()[:-1]
 
 
-def test_batched_evaluation_only_for_deterministic_batched_forms() -> None:
-    assert batched_form(RandomPolicy(0)) is None
+class _FirstLegal:
+    """A policy with no batched form."""
+
+    name = "first-legal"
+
+    def act(self, observation: dict) -> int:
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+
+def test_batched_evaluation_only_for_policies_with_batched_forms() -> None:
+    assert batched_form(RandomPolicy(0)) is None  # not by default: its draws would not be the scalar loop's
+    assert batched_form(RandomPolicy(0), random_ok=True) is not None
     with pytest.raises(ValueError, match="batched=True"):
-        evaluate_hands(HeuristicPolicy(), RandomPolicy(0), 5, batched=True)
+        evaluate_hands(HeuristicPolicy(), _FirstLegal(), 5, batched=True)
     # automatic: a random side keeps the scalar loop (its results do not change)
     auto = evaluate_hands(HeuristicPolicy(SIMPLE), RandomPolicy(1), 60, seed=2)
     scalar = evaluate_hands(HeuristicPolicy(SIMPLE), RandomPolicy(1), 60, seed=2, batched=False)

@@ -4,6 +4,8 @@
   against OpenSpiel's and RLCard's gin rummy utilities, on the same hands.
 - :mod:`gin3_env.benchmarks.envs`: random play through the environment APIs
   against OpenSpiel and PettingZoo's gin_rummy_v4 (imported only when run).
+- :mod:`gin3_env.benchmarks.vector`: the batched core against the scalar envs and OpenSpiel.
+- :mod:`gin3_env.benchmarks.train`: PPO's samples/s against this machine's matmul rate.
 
 Each module has ``run(quick) -> dict`` and ``format_report(dict) -> str``.
 Figures are for one machine: the ratios are what carry over.
@@ -20,7 +22,7 @@ from typing import Any
 
 from ..files import save_json
 
-SUITES = ("engine", "envs", "vector")
+SUITES = ("engine", "envs", "vector", "train")
 
 
 def _load(name: str) -> Any:
@@ -39,7 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="gin3 bench",
         description="Speed benchmarks: the meld engine against OpenSpiel and RLCard (engine), "
-        "and random play through the environments against OpenSpiel and gin_rummy_v4 (envs). "
+        "random play through the environments against OpenSpiel and gin_rummy_v4 (envs), the batched core "
+        "(vector) and PPO's samples/s against the machine's matmul rate (train). "
         "Peers that are not installed are reported as skipped.",
     )
     parser.add_argument("--quick", action="store_true", help="a short smoke run (fewer hands, one pass)")

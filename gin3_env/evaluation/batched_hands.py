@@ -5,7 +5,10 @@ Used when both policies have a deterministic batched form (``HeuristicPolicy`` -
 :class:`~gin3_env.vector.ModelBatch`): the same decks (deck ``i`` is the ``i``-th
 ``rng.permutation(52)`` of ``default_rng(seed)``), the same seats, the same report, field for
 field, as the scalar loop (for a model: up to the float rounding of a batched forward). Random
-policies keep the scalar loop, whose random draws the batched player would not repeat.
+policies keep the scalar loop by default, whose random draws the batched player would not
+repeat; asked for explicitly (``batched=True``), a ``RandomPolicy`` plays batched too, as a
+:class:`~gin3_env.vector.RandomBatch` drawing from the policy's own generator: uniform over
+the legal actions as before, other draws (training's evaluations play this way).
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ from ..engine.rules import Rules
 AUTO_MIN_DEALS = 50  # below this, the scalar loop is quicker than loading the kernels
 
 
-def batched_form(policy: Any) -> Any:
-    """The deterministic batched form of ``policy``, or None."""
+def batched_form(policy: Any, random_ok: bool = False) -> Any:
+    """The deterministic batched form of ``policy``, or None; with ``random_ok`` a
+    ``RandomPolicy``'s batched form too (same distribution, other draws than the scalar loop)."""
     from ..policies.heuristic import HeuristicPolicy
     from ..policies.loading import SB3Policy
+    from ..policies.random_policy import RandomPolicy
 
     if type(policy) is HeuristicPolicy:
         from ..vector import HeuristicBatch
@@ -35,6 +40,10 @@ def batched_form(policy: Any) -> Any:
         from ..vector import ModelBatch
 
         return ModelBatch(policy)
+    if random_ok and isinstance(policy, RandomPolicy):
+        from ..vector import RandomBatch
+
+        return RandomBatch(policy.rng)
     return None
 
 

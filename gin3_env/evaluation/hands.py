@@ -68,18 +68,22 @@ def evaluate_hands(
 
     ``batched`` (default: when both policies have a deterministic batched form and there are at
     least 50 deals) plays the deals on the compiled core (:mod:`.batched_hands`): the same report,
-    much faster; ``False`` forces the scalar loop, ``True`` refuses policies without that form."""
+    much faster; ``False`` forces the scalar loop; ``True`` plays a random policy batched too (the
+    same distribution, other draws) and refuses policies without a batched form."""
     if isinstance(n_hands, bool) or not isinstance(n_hands, int | np.integer) or n_hands < 1:
         raise ValueError(f"n_hands must be an int >= 1, got {n_hands!r}")
     rules = rules or Rules()
     if batched is not False:
         from .batched_hands import AUTO_MIN_DEALS, batched_form, evaluate_hands_batched
 
-        forms = (batched_form(policy_a), batched_form(policy_b)) if batched or n_hands >= AUTO_MIN_DEALS else ()
+        asked = batched is True
+        forms = (batched_form(policy_a, asked), batched_form(policy_b, asked)) \
+            if asked or n_hands >= AUTO_MIN_DEALS else ()
         if forms and None not in forms:
             return evaluate_hands_batched(policy_a, policy_b, *forms, int(n_hands), seed, rules, seat_baseline)
         if batched:
-            raise ValueError("batched=True needs two policies with a deterministic batched form (heuristic, models)")
+            raise ValueError("batched=True needs two policies with a batched form (random, heuristic, "
+                             "deterministic models)")
     rng = np.random.default_rng(seed)
     team_pts: list[float] = []
     box_pts: list[float] = []

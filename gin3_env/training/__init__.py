@@ -4,3 +4,9 @@
 repository's ``configs/*.yaml``; a built wheel carries them as ``gin3_env/training/configs``
 (``setup.py`` copies them), so ``gin3 train --config quick`` works from any folder.
 """
+
+from .threads import prefer_passive_wait
+
+# Before any training module imports torch: OpenMP reads its wait policy when torch loads it
+# (training/threads.py says why PASSIVE).
+prefer_passive_wait()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,8 +54,10 @@ class TrainConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    device: str = "cpu"
+    device: str = "cpu"  # "auto": cuda where present (the batched core stays on CPU threads)
+    precision: str = "fp32"  # fp32, bf16 (autocast of the network body, training/precision.py), auto
     torch_threads: int = 1  # small batches: one thread is fastest, and far faster on a busy machine
+    core_threads: int = 1  # numba threads of the batched core (training/threads.py); 0: one per core
     # opponents: a schedule of pools; each phase lasts until the given fraction of training
     # and holds weights per kind ("random", "heuristic", "self" = frozen snapshots)
     opponent_schedule: list[dict[str, Any]] = field(
@@ -66,6 +69,7 @@ class TrainConfig:
     bc_samples: int = 0
     bc_epochs: int = 5
     bc_learning_rate: float = 1e-3
+    bc_batch_size: int = 512  # minibatch of that imitation
     # evaluation and checkpoints
     eval_every: int = 25_000
     eval_hands: int = 400
@@ -77,6 +81,7 @@ class TrainConfig:
     overwrite: bool = False  # start again in a run folder that already holds a run (deletes it)
     progress_bar: bool = True
     progress_every: float = 10.0  # seconds between progress lines when the output is not a terminal
+    max_minutes: float = 0.0  # PPO stops at the first step after this many minutes of the run (0: no limit)
 
     def __post_init__(self) -> None:
         validate(self)
@@ -127,12 +132,20 @@ def validate(cfg: TrainConfig) -> None:
     for name, tp in _field_types().items():
         setattr(cfg, name, _check_type(name, getattr(cfg, name), tp))
     positive = ("total_timesteps", "n_steps", "batch_size", "n_epochs", "eval_hands", "final_eval_hands",
-                "select_top", "progress_every")
+                "select_top", "progress_every", "bc_batch_size")
     for name in positive:
         if getattr(cfg, name) <= 0:
             raise ValueError(f"config key {name!r} must be > 0, got {getattr(cfg, name)}")
     if cfg.torch_threads < 1:
         raise ValueError(f"config key 'torch_threads' must be >= 1, got {cfg.torch_threads}")
+    if cfg.core_threads < 0:
+        raise ValueError(f"config key 'core_threads' must be >= 0, got {cfg.core_threads}")
+    if cfg.max_minutes < 0:
+        raise ValueError(f"config key 'max_minutes' must be >= 0, got {cfg.max_minutes}")
+    if cfg.precision not in ("auto", "fp32", "bf16"):
+        raise ValueError(f"config key 'precision' must be 'auto', 'fp32' or 'bf16', got {cfg.precision!r}")
+    if not re.fullmatch(r"auto|cpu|cuda(:\d+)?|mps", cfg.device):
+        raise ValueError(f"config key 'device' must be auto, cpu, cuda, cuda:N or mps, got {cfg.device!r}")
     for name in ("n_envs", "snapshot_every", "max_snapshots", "bc_samples", "bc_epochs", "eval_every",
                  "checkpoint_every", "select_hands"):
         if getattr(cfg, name) < 0:
@@ -257,14 +270,20 @@ FIELD_HELP: dict[str, str] = {
     "vf_coef": "value loss coefficient",
     "max_grad_norm": "gradient clipping norm",
     "net_arch": "hidden layer sizes, YAML list, e.g. '[256, 256]'",
-    "device": "torch device: cpu, cuda, ...",
+    "device": "torch device: cpu, cuda, cuda:N, mps, or auto (cuda where present; the batched core stays on CPU "
+    "threads)",
+    "precision": "fp32, bf16 (the network body under bf16 autocast in the warm start, rollouts and updates; heads, "
+    "losses and weights stay float32) or auto (bf16 on CUDA and on a CPU with bf16 matmul instructions, else "
+    "fp32)",
     "torch_threads": "torch threads in the learner process",
+    "core_threads": "numba threads of the batched core (0: one per available core)",
     "opponent_schedule": "phases of opponent weights, YAML list, e.g. '[{until: 1.0, heuristic: 1}]'",
     "snapshot_every": "steps between frozen snapshots of the learner (self-play opponents)",
     "max_snapshots": "snapshots kept in the opponent pool",
     "bc_samples": "heuristic decisions to imitate before PPO (0: no warm start)",
     "bc_epochs": "epochs of that imitation",
     "bc_learning_rate": "learning rate of that imitation",
+    "bc_batch_size": "minibatch size of that imitation",
     "eval_every": "steps between evaluations against the heuristic (0: only at the end)",
     "eval_hands": "deals of each of those evaluations (the same deals each time)",
     "checkpoint_every": "steps between resumable checkpoints (checkpoint.zip)",
@@ -275,6 +294,8 @@ FIELD_HELP: dict[str, str] = {
     "overwrite": "start again in a run folder that already holds a run (deletes that run's files)",
     "progress_bar": "progress bar on a terminal",
     "progress_every": "seconds between progress lines when the output is not a terminal",
+    "max_minutes": "PPO stops at the first step after this many minutes since the run began, then evaluates as "
+    "usual (0: no limit)",
 }
 
 _TYPE_NAMES = {bool: "true/false", int: "integer", float: "number", str: "text"}

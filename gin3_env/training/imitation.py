@@ -1,10 +1,12 @@
 """Warm start: behaviour cloning of the heuristic before PPO.
 
-Hands of heuristic against heuristic are played by the shared driver
-(:func:`gin3_env.game.driver.run_hand`); every decision
-of either side gives (observation, mask, action, final points of that side). The
-policy head learns the heuristic's action (masked cross-entropy) and the value
-head the scaled final points, so PPO starts from a sound player.
+Hands of heuristic against heuristic are played by the batched core in a batched run
+(:func:`gin3_env.vector.datasets.heuristic_dataset_batched`), else by the shared driver
+(:func:`gin3_env.game.driver.run_hand`); every decision of either side gives
+(observation, mask, action, final points of that side). The policy head learns the
+heuristic's action (masked cross-entropy) and the value head the scaled final points, in
+minibatches of ``bc_batch_size`` drawn from arrays that live on the policy's device, so PPO
+starts from a sound player.
 """
 
 from __future__ import annotations
@@ -70,28 +72,33 @@ def behaviour_clone(model: Any, cfg: TrainConfig) -> dict[str, float]:
     import torch
 
     print(f"[bc] collecting {cfg.bc_samples:,} decisions of the heuristic playing itself ...", flush=True)
+    augmented = cfg.features == "augmented"
     if cfg.vec_env == "batched":  # the same kind of data from the compiled core, far faster
-        from ..vector.datasets import heuristic_dataset_batched as make_dataset
+        from ..vector.datasets import heuristic_dataset_batched
+
+        hands = max(512, cfg.batched_envs)  # hands per call: at least 512, more where the run steps more
+        data = heuristic_dataset_batched(cfg.bc_samples, cfg.seed + 99, cfg.reward_scale, augmented, hands)
     else:
-        make_dataset = heuristic_dataset
-    data = make_dataset(cfg.bc_samples, cfg.seed + 99, cfg.reward_scale, cfg.features == "augmented")
+        data = heuristic_dataset(cfg.bc_samples, cfg.seed + 99, cfg.reward_scale, augmented)
     policy = model.policy
     device = policy.device
-    obs = torch.as_tensor(data["obs"], device=device)
-    masks = data["masks"]
+    obs = torch.as_tensor(data["obs"], device=device)  # every array on the policy's device, once
+    masks = torch.as_tensor(data["masks"], device=device)
     actions = torch.as_tensor(data["actions"], device=device)
     returns = torch.as_tensor(data["returns"], device=device)
     n = len(obs)
     gen = torch.Generator().manual_seed(cfg.seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.bc_learning_rate)
     stats: dict[str, float] = {}
-    print(f"[bc] imitating the heuristic on {n:,} decisions for {cfg.bc_epochs} epochs", flush=True)
+    batch = cfg.bc_batch_size
+    print(f"[bc] imitating the heuristic on {n:,} decisions for {cfg.bc_epochs} epochs (minibatches of {batch:,})",
+          flush=True)
     for epoch in range(cfg.bc_epochs):
-        order = torch.randperm(n, generator=gen)
+        order = torch.randperm(n, generator=gen).to(device)
         total_pi = total_v = 0.0
-        for start in range(0, n, 512):
-            idx = order[start : start + 512]
-            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx.numpy()])
+        for start in range(0, n, batch):
+            idx = order[start : start + batch]
+            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
             pi_loss = -log_prob.mean()
             v_loss = torch.nn.functional.mse_loss(values.flatten(), returns[idx])
             loss = pi_loss + 0.5 * v_loss

@@ -23,6 +23,7 @@ RUN_FILES = (
     "eval_history.json",
     "final_eval.json",
     "learning_curve.png",
+    "evaluation.md",  # the table of training/timed_run.py
 )
 RUN_FOLDERS = ("tb", "snapshots", "candidates")
 

@@ -49,11 +49,14 @@ from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load
 from .duplicate import DuplicateReward
 from .imitation import behaviour_clone
 from .plots import plot_learning_curve
+from .precision import resolve_precision, set_precision
 from .quick_eval import quick_evaluate, step_zero_point
 from .run_dir import RunExistsError, prepare_run_dir
 from .run_lock import RunLock, RunLockedError
 from .selection import SELECTION_SEED_OFFSET, choose_best, keep_candidate, selection_text
 from .signals import GracefulStop, TrainingStopped
+from .threads import apply_threads, plan_threads
+from .time_limit import time_limit_callbacks
 from .workers import guarded, stop_workers
 
 
@@ -289,6 +292,7 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
 
+    started = time.monotonic()
     run_dir = cfg.run_dir
     deleted = prepare_run_dir(run_dir, resume=cfg.resume, overwrite=cfg.overwrite)  # ignores .lock
     if deleted:
@@ -297,7 +301,10 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
     remove_partial_files(run_dir)  # what a killed run left half-written
     save_json(run_dir / "config.json", asdict(cfg))
     torch.manual_seed(cfg.seed)
-    torch.set_num_threads(cfg.torch_threads)
+    threads = plan_threads(cfg.torch_threads, cfg.core_threads)
+    apply_threads(threads)
+    for note in threads.notes:
+        print(f"note: {note}")
     np.random.seed(cfg.seed)
     saved, notes = read_checkpoint(cfg.resume) if cfg.resume else ({}, [])  # a bad file: ModelFileError
     env = make_vec_env(cfg)
@@ -351,8 +358,11 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
             device=cfg.device,
             verbose=0,
         )
-        if cfg.bc_samples > 0:
-            behaviour_clone(model, cfg)
+    precision = resolve_precision(cfg.precision, model.device)
+    set_precision(model.policy, precision)
+    print(f"[train] {model.device} ({precision}), {threads.describe()}", flush=True)
+    if not cfg.resume and cfg.bc_samples > 0:
+        behaviour_clone(model, cfg)
     monitor = TrainingMonitor(cfg, state)
     remaining = cfg.total_timesteps - model.num_timesteps
     if remaining > 0:
@@ -371,7 +381,7 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
         stop.learn(
             model,
             total_timesteps=remaining,
-            callback=monitor.callback,
+            callback=[monitor.callback, *time_limit_callbacks(cfg.max_minutes, started)],
             reset_num_timesteps=not cfg.resume,
             progress_bar=cfg.progress_bar and sys.stderr.isatty(),
             tb_log_name="ppo",
@@ -431,7 +441,7 @@ def print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineErrorParser(
         prog="gin3 train",
-        description="Train a MaskablePPO agent for three-handed gin. Configs: quick, default, selfplay "
+        description="Train a MaskablePPO agent for three-handed gin. Configs: quick, default, selfplay, gpu "
         "(or a YAML path); every config key can be overridden by its flag.",
     )
     parser.add_argument("--config", default="quick", help="config name or YAML path (default: quick)")

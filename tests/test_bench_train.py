@@ -1,0 +1,52 @@
+"""``gin3 bench --only train``: the FLOPs a sample costs, the matmul rate, the report."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+
+def test_flops_per_sample_counts_the_rollout_forward_and_the_updates() -> None:
+    from sb3_contrib import MaskablePPO
+
+    from gin3_env.benchmarks.train import flops_per_sample
+    from gin3_env.vector.sb3_env import GinSB3VecEnv
+
+    env = GinSB3VecEnv(2, features="plain")
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=32, device="cpu",
+                        policy_kwargs={"net_arch": [32, 16]})
+    obs = 374
+    macs = 2 * (obs * 32 + 32 * 16) + 16 * 107 + 16 * 1  # policy and value MLPs, then the two heads
+    flops = flops_per_sample(model.policy, n_epochs=3)
+    assert flops["rollout_forward"] == 2 * macs
+    assert 2 * macs < flops["update_pass"] <= 3 * 2 * macs  # the backward adds at most twice the forward
+    assert flops["per_sample"] == flops["rollout_forward"] + 3 * flops["update_pass"]
+
+
+def test_matmul_rate_is_measured_for_both_precisions() -> None:
+    from gin3_env.benchmarks.train import matmul_rate
+
+    for precision in ("fp32", "bf16"):
+        rate = matmul_rate(precision, seconds=0.3, size=256)
+        assert rate["size"] == 256 and rate["gflops"] > 0
+
+
+@pytest.mark.slow
+def test_bench_train_reports_rates_against_the_matmul_rate(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "bench", "--only", "train", "--quick",
+                           "--json", str(out)], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())["train"]
+    for precision in ("fp32", "bf16"):
+        ratio = report["ratios"][precision]
+        ppo = report["ppo"][precision]
+        assert ppo["rollout_samples_per_s"] > ppo["samples_per_s"] > 0
+        assert ratio["per_gflops"] == pytest.approx(ppo["samples_per_s"] / report["matmul"][precision]["gflops"])
+    assert "samples/s per GFLOP/s" in done.stdout and "target of 80" in done.stdout
