@@ -189,7 +189,7 @@ def test_ctrl_c_while_gin3_train_starts_is_one_line(tmp_path: Path) -> None:
                              "--total-timesteps", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=300)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "SIGINT" in err, err
 
@@ -201,7 +201,7 @@ def test_save_logs_into_a_linked_folder_is_refused(tmp_path: Path) -> None:
     before = tree(tmp_path)
     done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "evaluate", "heuristic", "random", "--hands", "2",
                            "--save-logs", str(tmp_path / "logs"), "--log-games", "1"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr
     assert "symbolic link" in one_line(done.stderr)
     assert tree(tmp_path) == before
@@ -214,14 +214,14 @@ def test_save_logs_and_replay_never_write_through_a_linked_file(tmp_path: Path) 
     logs.mkdir()
     (logs / "hand_000_a_team.json").symlink_to(victim / "precious.txt")
     done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "evaluate", "heuristic", "random", "--hands", "2",
-                           "--save-logs", str(logs), "--log-games", "1"], capture_output=True, text=True, timeout=120)
+                           "--save-logs", str(logs), "--log-games", "1"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     log = logs / "hand_000_a_team.json"
     assert not log.is_symlink() and json.loads(log.read_text())
     page = tmp_path / "page.html"
     page.symlink_to(victim / "events")
     done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "replay", str(log), "--html", str(page)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert not page.is_symlink() and "<html" in page.read_text().lower()
     assert (victim / "precious.txt").read_text() == "keep" and (victim / "events").read_text() == "keep"

@@ -168,7 +168,12 @@ class _LearnerEnv(gym.Env):
         info["illegal_action"] = True
         return self._obs(), -self.illegal_penalty * self.reward_scale, True, False, info
 
-    def _draw_opponent(self) -> None:
+    def _draw_opponent(self, seed: int | None) -> None:
+        """The episode's opponent; with a ``seed`` the pool's random opponents are seeded from it first
+        (so a seeded reset repeats for every opponent kind)."""
+        if seed is not None:
+            self._pool.reseed(seed)
+            self.opponent = self._pool.policies[0]
         if len(self._pool) > 1:
             self.opponent = self._pool.draw(self.np_random)
 
@@ -207,7 +212,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         if role == "random":
             role = PLAYER_NAMES[int(self.np_random.integers(2))]
         self.player = TEAM if role == "team" else BOX
-        self._draw_opponent()
+        self._draw_opponent(seed)
         # A hand the opponent ends before the learner's first decision (the captain takes
         # the upcard and knocks at once against a learning box) holds nothing to learn:
         # it is reported in the info and another is dealt. With a given deck it is not
@@ -338,7 +343,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         MatchState.start(self.rules, rng=np.random.default_rng(0), roles=roles, scores=scores, decks=decks)
         super().reset(seed=check_seed(seed))
         self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
-        self._draw_opponent()
+        self._draw_opponent(seed)
         self.match = MatchState.start(self.rules, rng=self.np_random, roles=roles, scores=scores, decks=decks)
         self._seen = None
         # Points won or lost before the learner's first decision (e.g. the captain knocks at
