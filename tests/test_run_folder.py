@@ -189,7 +189,7 @@ def test_ctrl_c_while_gin3_train_starts_is_one_line(tmp_path: Path) -> None:
                              "--total-timesteps", "100000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=300)
+    _, err = proc.communicate(timeout=300)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "SIGINT" in err, err
 
