@@ -7,11 +7,12 @@ trained on the batched env plays the same through :class:`~gin3_env.policies.SB3
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..observation.features import AUGMENTED_SIZE
 from ..observation.layout import OBS_SIZE
 from .heuristic_kernels import _plane, meld_outs
+from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .threads import use_threads
 

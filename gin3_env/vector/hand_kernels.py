@@ -14,8 +14,8 @@ Each move follows :meth:`gin3_env.engine.hand.HandState.apply` line by line.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .jit import njit
 from .meld_kernels import deadwood, knock_deadwoods, showdown
 
 # S columns

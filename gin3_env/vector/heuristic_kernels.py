@@ -8,8 +8,9 @@ the same order (so equal scores tie the same way) and its dict iterations in the
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .tables import POINTS
 

@@ -10,8 +10,8 @@ in the same order, so ties fall the same way.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .jit import njit
 from .tables import MELD_START, MELDS, POINTS, RUN_COVER, RUN_DW
 
 SUIT = 0x1FFF
