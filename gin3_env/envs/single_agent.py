@@ -69,6 +69,7 @@ from ..observation.layout import MATCH_OBS_SIZE, OBS_SIZE
 from ..observation.policy import Policy
 from .aec_base import (
     RENDER_MODES,
+    check_illegal_penalty,
     check_match_options,
     check_options,
     check_render_mode,
@@ -103,7 +104,7 @@ class _LearnerEnv(gym.Env):
         self.rules = make_rules(rules, rule_options)
         self.render_mode = check_render_mode(render_mode)
         self.reward_scale = check_reward_scale(reward_scale)
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = check_illegal_penalty(illegal_penalty)
         self.observation_space = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.set_opponent(opponent)

@@ -7,7 +7,8 @@
   ``infos["final_obs"][i]`` (with ``infos["_final_obs"][i]`` True), its result in
   ``infos["final_info"]``.
 - Masks: ``env.action_masks()`` -> bool ``(num_envs, 107)``, also ``infos["action_mask"]``.
-- Misuse: ``step``/``action_masks`` before ``reset`` raise ``ResetNeededError``; actions that
+- Misuse: ``step``/``action_masks`` before ``reset`` raise ``ResetNeededError``, any call but
+  ``close`` after ``close()`` ``ClosedEnvError``; actions that
   are not one int ``0..106`` per slot an ``InvalidActionError`` naming the slot (hand) and the
   action (:mod:`gin3_env.vector.errors`); a bad seed ``InvalidSeedError``; nothing changes.
 - Reward: the learner's game points at the end of its hand (minus the baseline's with
@@ -31,7 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from ..engine.actions import NUM_ACTIONS
 from ..envs.errors import ResetNeededError, check_seed
-from .errors import InvalidResetOptionError
+from .errors import ClosedEnvError, InvalidResetOptionError
 from .hands import OUTCOME_NAMES
 from .learner import LearnerHands
 
@@ -52,6 +53,7 @@ class GinVectorEnv(VectorEnv):
         self._started = False
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._check_open("reset")
         seed = check_seed(seed)
         if options is not None and (not isinstance(options, dict) or options):
             got: Any = f"{type(options).__name__} {options!r:.40}"
@@ -64,7 +66,12 @@ class GinVectorEnv(VectorEnv):
         self._started = True
         return obs, self._info()
 
+    def _check_open(self, call: str) -> None:
+        if self.closed:
+            raise ClosedEnvError(f"vector_env: {call}() after close(); make a new env")
+
     def _check_started(self, call: str) -> None:
+        self._check_open(call)
         if not self._started:
             raise ResetNeededError(f"vector_env: {call}() before reset(); call reset() first")
 
@@ -99,6 +106,7 @@ class GinVectorEnv(VectorEnv):
         return self.core.action_masks()
 
     def set_opponent(self, opponent: Any, weights: Any = None) -> None:
+        self._check_open("set_opponent")
         self.core.set_opponent(opponent, weights)
 
 

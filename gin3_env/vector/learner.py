@@ -22,6 +22,7 @@ import numpy as np
 
 from ..engine.hand import PLAYER_NAMES
 from ..engine.rules import Rules
+from ..envs.aec_base import check_illegal_penalty, check_reward_scale
 from ..envs.errors import check_seed
 from ..observation.features import AUGMENTED_SIZE
 from ..observation.layout import OBS_SIZE
@@ -69,13 +70,12 @@ class LearnerHands:
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
         if features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
-        scale = float(reward_scale)
-        if not np.isfinite(scale) or scale <= 0:
-            raise ValueError(f"reward_scale must be a finite number > 0, got {reward_scale!r}")
+        scale = check_reward_scale(reward_scale)
+        penalty = check_illegal_penalty(illegal_penalty)
         self.num_envs = n = int(num_envs)
         self.learner_role = learner
         self.reward_scale = scale
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = penalty
         self.features = features
         self.obs_size = AUGMENTED_SIZE if features == "augmented" else OBS_SIZE
         self.hands = VectorHands(n, rules=rules, **rule_options)
