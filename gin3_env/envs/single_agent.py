@@ -18,10 +18,11 @@ Arguments
 - ``opponent``: ``"random"``, ``"heuristic"``, ``"trained"``, a saved model's path, an object with
   ``act(observation_dict) -> int``, or a list of these (one is drawn at each reset).
   ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``); the pool is
-  :class:`~gin3_env.envs.opponents.OpponentPool`.
+  :class:`~gin3_env.envs.opponents.OpponentPool`. ``reset(seed=...)`` seeds the random
+  opponents the env made (by name, also inside a pool) from the seed, so a seeded episode repeats.
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
   training-side wrapper: :class:`gin3_env.training.duplicate.DuplicateReward`.
-- ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
+- ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, game points >= 0),
   ``rules=Rules(...)`` or rules options as keywords, ``render_mode`` ``"ansi"``/``"human"``
   (the whole table as text) or ``"rgb_array"`` (a ``uint8`` ``(640, 960, 3)`` frame of the
   learner's view, the opponent's hidden cards face down, until the hand ends; then the
