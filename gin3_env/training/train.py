@@ -12,6 +12,12 @@ evaluating against the heuristic every ``eval_every`` steps and keeping the best
 model. Everything is written under ``out_dir/run_name``: TensorBoard logs,
 atomic checkpoints (resumable), ``best.zip``, ``eval_history.json`` and
 ``learning_curve.png``.
+
+:func:`train` reads as those steps: :func:`open_run` (the folder, the config
+record, the seeds, the checkpoint to resume), :func:`build_model` (new or
+resumed), :func:`learn` (PPO to whole rollouts), :func:`finish_learning` (the
+last evaluation, the checkpoint, ``final.zip``), :func:`select_best` and
+:func:`final_evaluation`. :class:`TrainingMonitor` is what runs inside PPO.
 """
 
 from __future__ import annotations
