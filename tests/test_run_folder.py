@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -189,6 +190,7 @@ def test_ctrl_c_while_gin3_train_starts_is_one_line(tmp_path: Path) -> None:
     code = f"import sys, gin3_env.cli as c; print('ready', flush=True); sys.exit(c.main({argv!r}))"
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    time.sleep(0.3)  # past the test's own two statements, into the command (loading takes seconds)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 130, err
