@@ -30,6 +30,7 @@ engine.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -141,3 +142,15 @@ def check_seed(seed: Any) -> int | None:
     if seed < 0:
         raise InvalidSeedError(f"seed must be None or an int >= 0, got {seed}")
     return int(seed)
+
+
+def check_illegal_penalty(illegal_penalty: float) -> float:
+    """``illegal_penalty`` as a float if it is a finite number >= 0 (game points taken for an illegal
+    action), else a ``ValueError`` naming it: NaN would make the reward NaN, a negative one pay for
+    illegal moves."""
+    if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, int | float | np.number):
+        raise ValueError(f"illegal_penalty must be a number, got {illegal_penalty!r}")
+    value = float(illegal_penalty)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"illegal_penalty must be a finite number >= 0 (game points), got {illegal_penalty!r}")
+    return value

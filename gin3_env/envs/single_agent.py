@@ -70,7 +70,6 @@ from ..observation.layout import MATCH_OBS_SIZE, OBS_SIZE
 from ..observation.policy import Policy
 from .aec_base import (
     RENDER_MODES,
-    check_illegal_penalty,
     check_match_options,
     check_options,
     check_render_mode,
@@ -78,7 +77,7 @@ from .aec_base import (
     make_rules,
     render_frame,
 )
-from .errors import ResetNeededError, check_action_value, check_seed
+from .errors import ResetNeededError, check_action_value, check_illegal_penalty, check_seed
 from .opponents import OpponentPool
 
 LEARNER_ROLES = ("team", "box", "random")

@@ -22,8 +22,7 @@ import numpy as np
 
 from ..engine.hand import PLAYER_NAMES
 from ..engine.rules import Rules
-from ..envs.aec_base import check_illegal_penalty, check_reward_scale
-from ..envs.errors import check_seed
+from ..envs.errors import check_illegal_penalty, check_seed
 from ..observation.features import AUGMENTED_SIZE
 from ..observation.layout import OBS_SIZE
 from . import hand_kernels as hk
@@ -70,7 +69,9 @@ class LearnerHands:
             raise ValueError(f"learner must be one of {LEARNER_ROLES}, got {learner!r}")
         if features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
-        scale = check_reward_scale(reward_scale)
+        scale = float(reward_scale)
+        if not np.isfinite(scale) or scale <= 0:
+            raise ValueError(f"reward_scale must be a finite number > 0, got {reward_scale!r}")
         penalty = check_illegal_penalty(illegal_penalty)
         self.num_envs = n = int(num_envs)
         self.learner_role = learner

@@ -26,8 +26,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import PLAYER_NAMES
-from ..envs.aec_base import check_illegal_penalty, check_reward_scale
-from ..envs.errors import CallOrderError, ResetNeededError, check_seed
+from ..envs.aec_base import check_reward_scale
+from ..envs.errors import CallOrderError, ResetNeededError, check_illegal_penalty, check_seed
 from .errors import InvalidIndicesError, UnknownAttributeError
 from .hands import OUTCOME_NAMES
 from .learner import LearnerHands
