@@ -8,19 +8,23 @@ optional extras). ``play`` and ``replay`` are in :mod:`gin3_env.play` (its
 the parser and dispatches; ``python -m gin3_env`` runs it too.
 
 Exit codes: 0 on success (also when the person quits), 2 on a usage error or a
-missing optional part, 1 on an unexpected failure.
+missing optional part, 1 on an unexpected failure, 130 (143) when Ctrl-C (SIGTERM)
+stops a delegated command before it handles the signal itself (while its libraries
+load, say): one line, no traceback.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .policies.loading import policy_spec_help
 from .policies.model_file import add_trust_flag, trust_from_args
+from .signals import Interrupted, exit_code, raise_on_stop_signals
 
 # subcommand -> (module, function, one-line help)
 DELEGATED: dict[str, tuple[str, str, str]] = {
@@ -59,6 +63,23 @@ def _delegate(command: str, argv: list[str]) -> int:
 
 
 def _run(command: str, target: tuple[str, str, str], argv: list[str]) -> int:
+    try:
+        with raise_on_stop_signals():  # the command installs its own handling once it runs
+            func = _load(command, target, argv)
+        if isinstance(func, int):
+            return func
+        code = func(argv)
+    except Interrupted as exc:
+        print(f"gin3 {command}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"gin3 {command}: stopped by SIGINT", file=sys.stderr)
+        return exit_code(signal.SIGINT)
+    return code if isinstance(code, int) else 0
+
+
+def _load(command: str, target: tuple[str, str, str], argv: list[str]) -> Callable[[list[str]], Any] | int:
+    """The command's function, or the exit code when its module cannot be loaded (said on stderr)."""
     module_name, func_name, summary = target
     try:
         module = importlib.import_module(module_name)
@@ -71,8 +92,7 @@ def _run(command: str, target: tuple[str, str, str], argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 0 if any(a in ("-h", "--help") for a in argv) else 2
-    code = func(argv)
-    return code if isinstance(code, int) else 0
+    return func
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -131,3 +131,7 @@ class InvalidResetOptionError(EnvUsageError, ValueError):
 
 class InvalidIndicesError(EnvUsageError, ValueError):
     """``indices`` of the SB3 env that are not slots of the batch, or a subset where only all slots will do."""
+
+
+class ClosedEnvError(EnvUsageError, RuntimeError):
+    """A call on a batched env after its ``close()``."""

@@ -1,17 +1,26 @@
-"""Shared test helpers: stacked decks, moves in words, state snapshots, brute-force melds.
+"""Shared test helpers: stacked decks, moves in words, state snapshots, brute-force melds; the
+Hypothesis profiles.
 
 Other test modules may import these (``from conftest import stacked_deck``) as pytest puts
 ``tests/`` on the import path.
+
+Hypothesis runs the profile ``repeatable`` by default: a fixed seed (``derandomize``) and no
+example database, so ``pytest -q`` checks the same examples on every machine and every run, and
+examples a clone saved in ``.hypothesis/`` cannot turn it red. ``GIN3_HYPOTHESIS=wide`` selects
+``wide``: a fresh random search on each run, ten times the examples (:func:`examples`), failures
+kept in ``.hypothesis/`` and replayed first next time.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from functools import cache
 from itertools import combinations
 from typing import Any
 
 import numpy as np
+from hypothesis import settings
 
 from gin3_env.engine.actions import DRAW_STOCK, PASS, TAKE_DISCARD, discard_action, knock_action
 from gin3_env.engine.cards import CARD_POINTS, NUM_CARDS, card_str, parse_card, parse_cards
@@ -19,6 +28,19 @@ from gin3_env.engine.hand import HandState
 from gin3_env.engine.rules import Rules
 
 CardsLike = str | Iterable[str | int]
+
+HYPOTHESIS_PROFILE = os.environ.get("GIN3_HYPOTHESIS", "repeatable")
+WIDE_FACTOR = 10
+settings.register_profile("repeatable", derandomize=True, database=None, print_blob=True)
+settings.register_profile("wide", derandomize=False, max_examples=100 * WIDE_FACTOR, print_blob=True)
+if HYPOTHESIS_PROFILE not in ("repeatable", "wide"):
+    raise ValueError(f"GIN3_HYPOTHESIS must be 'repeatable' or 'wide', got {HYPOTHESIS_PROFILE!r}")
+settings.load_profile(HYPOTHESIS_PROFILE)
+
+
+def examples(n: int) -> int:
+    """``n`` examples, or ten times as many under the ``wide`` profile."""
+    return n * WIDE_FACTOR if HYPOTHESIS_PROFILE == "wide" else n
 
 
 def _cards(cards: CardsLike) -> list[int]:

@@ -26,6 +26,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
@@ -317,7 +318,7 @@ def machine(driver: Driver) -> type[RuleBasedStateMachine]:
 
     EnvMachine.__name__ = f"{driver.name}Machine"
     EnvMachine.TestCase.settings = settings(
-        max_examples=25, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck)
+        max_examples=examples(25), stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck)
     )
     return EnvMachine
 
@@ -481,17 +482,18 @@ def batch_machine(driver: BatchDriver) -> type[RuleBasedStateMachine]:
         def _masks(self) -> np.ndarray | None:
             return driver.masks(self.env) if self.started else None
 
-        def _step(self, name: str, fn: Callable[[Any], Any], kind: str, hand: int) -> None:
+        def _step(self, name: str, fn: Callable[[Any], Any], kind: str, hand: int) -> bool:
+            """Try one spoilt step; True if it worked."""
             actions = spoilt_actions(self._masks(), kind, hand)
             refuse = None if self.started else ResetNeededError
             ok, out = self.call(name, lambda: fn(actions), refuse)
             if not self.started:
-                return
+                return False
             must_work = kind == "legal" or (kind == "column" and driver.sb3)  # only SB3's env takes (n, 1)
             if must_work or (kind in ("illegal", "whole_float") and not driver.illegal_refused):
                 assert ok, f"{driver.name}.{name} refused {kind} actions: {out}"
             if ok:
-                return
+                return True
             assert isinstance(out, InvalidActionError | CallOrderError), f"{driver.name}.{name}: {out!r}"
             if kind in ("range_low", "range_high") or (kind == "illegal" and driver.illegal_refused):
                 assert isinstance(out, ActionOutOfRangeError if kind != "illegal" else IllegalActionError)
@@ -501,6 +503,7 @@ def batch_machine(driver: BatchDriver) -> type[RuleBasedStateMachine]:
                 assert f"hand {out.hand}" in str(out), str(out)
                 if not driver.illegal_refused:  # the learner envs take whole floats: the fault is hand's
                     assert out.hand == hand, str(out)
+            return False
 
         @rule(seed=st.one_of(st.none(), st.integers(0, 2**32), st.sampled_from(BAD_SEEDS)),
               options=st.one_of(st.none(), st.just({}), st.just({"decks": 1}), st.just("x")))
@@ -515,8 +518,9 @@ def batch_machine(driver: BatchDriver) -> type[RuleBasedStateMachine]:
 
         @rule(kind=st.sampled_from(SPOILS), hand=st.integers(0, NUM_BATCH - 1))
         def step(self, kind: str, hand: int) -> None:
-            self._step("step", lambda a: driver.step(self.env, a), kind, hand)
-            if self.started:
+            # a step that works consumes SB3's pending step_async; a refused one changes nothing, so
+            # actions given to step_async before it are still there for step_wait
+            if self._step("step", lambda a: driver.step(self.env, a), kind, hand):
                 self.pending = False
 
         @precondition(lambda self: self.started)
@@ -539,10 +543,8 @@ def batch_machine(driver: BatchDriver) -> type[RuleBasedStateMachine]:
 
             @rule(kind=st.sampled_from(SPOILS), hand=st.integers(0, NUM_BATCH - 1))
             def step_async(self, kind: str, hand: int) -> None:
-                before = self.started
-                self._step("step_async", self.env.step_async, kind, hand)
-                if before and self.env._actions is not None:
-                    self.pending = True
+                if self._step("step_async", self.env.step_async, kind, hand):
+                    self.pending = True  # a refused step_async leaves what was pending as it was
 
             @rule()
             def step_wait(self) -> None:
@@ -573,7 +575,7 @@ def batch_machine(driver: BatchDriver) -> type[RuleBasedStateMachine]:
 
     BatchMachine.__name__ = f"{driver.name}Machine"
     BatchMachine.TestCase.settings = settings(
-        max_examples=25, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck)
+        max_examples=examples(25), stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck)
     )
     return BatchMachine
 
@@ -581,3 +583,27 @@ def batch_machine(driver: BatchDriver) -> type[RuleBasedStateMachine]:
 TestVectorHands = batch_machine(VectorHandsDriver()).TestCase
 TestGymVectorEnv = batch_machine(GymVectorDriver()).TestCase
 TestSB3VecEnv = batch_machine(SB3VectorDriver()).TestCase
+
+
+def test_sb3_model_lets_step_wait_use_what_a_refused_step_left_pending() -> None:
+    """A refused ``step`` changes nothing, so the ``step_async`` before it is still pending and
+    ``step_wait`` works, as the env documents; the state machine expects exactly that."""
+    sb3_machine = batch_machine(SB3VectorDriver())()
+    sb3_machine.reset(seed=0, options=None)
+    sb3_machine.step_async(kind="legal", hand=0)
+    sb3_machine.step(kind="nan", hand=1)  # refused
+    assert sb3_machine.pending
+    sb3_machine.step_wait()  # works: the actions of the step_async
+    assert not sb3_machine.pending
+    sb3_machine.step_wait()  # nothing pending now: CallOrderError, as the machine requires
+    sb3_machine.teardown()
+
+
+def test_hypothesis_runs_a_fixed_search_by_default() -> None:
+    """The default profile: a fixed seed and no example database (``tests/conftest.py``)."""
+    import os
+
+    if os.environ.get("GIN3_HYPOTHESIS", "repeatable") == "repeatable":
+        assert settings.default.derandomize and settings.default.database is None
+    else:
+        assert not settings.default.derandomize and examples(25) == 250

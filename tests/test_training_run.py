@@ -130,15 +130,32 @@ def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
 
 
 def test_train_help_gives_meaning_type_and_default() -> None:
-    """Issue 14.6: every flag says what it is, not "override 'x' (YAML value)"."""
+    """Every flag says what it is, from the one description beside its field, with type and default."""
     import argparse
     import dataclasses
 
-    from gin3_env.training.config import FIELD_HELP, TrainConfig, add_flags
+    from gin3_env.training.config import TrainConfig, add_flags
+    from gin3_env.training.options import describe, undescribed
 
-    assert set(FIELD_HELP) == {f.name for f in dataclasses.fields(TrainConfig)}
-    parser = argparse.ArgumentParser()
+    assert undescribed(TrainConfig) == []
+    parser = argparse.ArgumentParser(formatter_class=lambda prog: argparse.HelpFormatter(prog, width=100_000))
     add_flags(parser)
     text = parser.format_help()
     assert "override '" not in text and "YAML value" not in text
     assert "deals of each of those evaluations" in text and "(integer; default 400)" in text
+    for f in dataclasses.fields(TrainConfig):  # each description shown whole, once
+        assert text.count(describe(f)) == 1, f.name
+
+
+def test_train_help_names_only_files_that_exist() -> None:
+    """A module a description points the reader to is in the package."""
+    import dataclasses
+    import re
+
+    import gin3_env
+    from gin3_env.training.config import TrainConfig
+    from gin3_env.training.options import describe
+
+    root = Path(gin3_env.__file__).parent
+    named = {m for f in dataclasses.fields(TrainConfig) for m in re.findall(r"[\w/]+\.py", describe(f))}
+    assert named and all((root / m).is_file() for m in named), named

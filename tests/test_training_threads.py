@@ -51,8 +51,8 @@ def test_plan_threads_caps_both_pools_and_says_why() -> None:
 
 def test_apply_threads_sets_torch_and_the_batched_core() -> None:
     torch = pytest.importorskip("torch")
-    from gin3_env.training.threads import apply_threads
     from gin3_env.kernels import threads as core_threads
+    from gin3_env.training.threads import apply_threads
 
     before = torch.get_num_threads()
     try:

@@ -35,6 +35,7 @@ module re-exports them beside the checks.
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -130,3 +131,15 @@ def agent_index(agent: Any, index: Mapping[str, int], agents: Sequence[str]) -> 
 
 def unknown_agent(agent: object, agents: Sequence[str]) -> UnknownAgentError:
     return UnknownAgentError(f"unknown agent {agent!r:.60}; the agents are {', '.join(agents)}")
+
+
+def check_illegal_penalty(illegal_penalty: float) -> float:
+    """``illegal_penalty`` as a float if it is a finite number >= 0 (game points taken for an illegal
+    action), else a ``ValueError`` naming it: NaN would make the reward NaN, a negative one pay for
+    illegal moves."""
+    if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, int | float | np.number):
+        raise ValueError(f"illegal_penalty must be a number, got {illegal_penalty!r}")
+    value = float(illegal_penalty)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"illegal_penalty must be a finite number >= 0 (game points), got {illegal_penalty!r}")
+    return value

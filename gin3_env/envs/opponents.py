@@ -52,7 +52,16 @@ class OpponentPool:
             if w.shape != (len(items),) or (w < 0).any() or w.sum() <= 0:
                 raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
             self.weights = w / w.sum()
+        self._specs = items
         self.policies = [resolve_policy(o, rng) for o in items]
+
+    def reseed(self, seed: int) -> None:
+        """Seed again the opponents this pool seeds itself (each ``"random"`` given by name), each from
+        ``seed`` and its place in the pool: an env's ``reset(seed=seed)`` then repeats whatever came
+        before. Policies given as objects keep their own state."""
+        for i, spec in enumerate(self._specs):
+            if isinstance(spec, str) and spec == "random":
+                self.policies[i] = resolve_policy(spec, np.random.default_rng([seed, i]))
 
     def __len__(self) -> int:
         return len(self.policies)

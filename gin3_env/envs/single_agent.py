@@ -21,10 +21,11 @@ Arguments
 - ``opponent``: ``"random"``, ``"heuristic"``, ``"trained"``, a saved model's path, an object with
   ``act(observation_dict) -> int``, or a list of these (one is drawn at each reset).
   ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``); the pool is
-  :class:`~gin3_env.envs.opponents.OpponentPool`.
+  :class:`~gin3_env.envs.opponents.OpponentPool`. ``reset(seed=...)`` seeds the random
+  opponents the env made (by name, also inside a pool) from the seed, so a seeded episode repeats.
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
   training-side wrapper: :class:`gin3_env.training.duplicate.DuplicateReward`.
-- ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, in game points),
+- ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, game points >= 0),
   ``rules=Rules(...)`` or the rules options as keywords (``knock_limit=5``; the signature lists
   them), ``render_mode`` ``"ansi"``/``"human"`` (the table as text) or ``"rgb_array"`` (a
   ``uint8`` ``(640, 960, 3)`` frame; what Gymnasium's ``RecordVideo`` records). Every mode
@@ -97,7 +98,7 @@ from .aec_base import (
     render_in_mode,
     require_reset,
 )
-from .errors import ResetNeededError, check_action_value, check_seed
+from .errors import ResetNeededError, check_action_value, check_illegal_penalty, check_seed
 from .keywords import takes_rules_options
 from .opponents import OpponentPool
 
@@ -137,7 +138,7 @@ class _LearnerEnv(gym.Env):
                              f"got {render_view!r}")
         self.render_view = render_view
         self.reward_scale = check_reward_scale(reward_scale)
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = check_illegal_penalty(illegal_penalty)
         self.observation_space = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.state_space = spaces.Box(0.0, 1.0, (state_size,), np.float32)
@@ -202,7 +203,12 @@ class _LearnerEnv(gym.Env):
         info["illegal_action"] = True
         return self._obs(), -self.illegal_penalty * self.reward_scale, True, False, info
 
-    def _draw_opponent(self) -> None:
+    def _draw_opponent(self, seed: int | None) -> None:
+        """The episode's opponent; with a ``seed`` the pool's random opponents are seeded from it first
+        (so a seeded reset repeats for every opponent kind)."""
+        if seed is not None:
+            self._pool.reseed(seed)
+            self.opponent = self._pool.policies[0]
         if len(self._pool) > 1:
             self.opponent = self._pool.draw(self.np_random)
 
@@ -250,7 +256,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         if role in ("either", "random"):
             role = PLAYER_NAMES[int(self.np_random.integers(2))]
         self.player = TEAM if role == "team" else BOX
-        self._draw_opponent()
+        self._draw_opponent(seed)
         # A hand the opponent ends before the learner's first decision (the captain takes
         # the upcard and knocks at once against a learning box) holds nothing to learn:
         # it is reported in the info and another is dealt. With a given deck it is not
@@ -397,7 +403,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         decks, roles, scores = check_match_options(options, self.rules)
         super().reset(seed=check_seed(seed))
         self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
-        self._draw_opponent()
+        self._draw_opponent(seed)
         # A match the opponents finish before the learner's first decision (it sits out and one
         # hand reaches the target) holds nothing to learn: it is reported and another is started,
         # except with given decks, where the episode is then over at reset.

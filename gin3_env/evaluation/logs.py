@@ -11,7 +11,8 @@ seats 0, 1 and 2), which ``gin3 replay``, its video and its viewer page show. Th
 games are played again after the evaluation, by the same policies loaded afresh:
 for policies that draw no random numbers (heuristic, trained) they are the
 evaluation's own first games; a random policy may play them differently. Files of
-the same name in ``DIR`` are replaced.
+the same name in ``DIR`` are replaced (a link there is replaced by the file, its
+target left alone); a ``DIR`` that is a symbolic link is refused.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def save_game_logs(
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an int >= 0, got {value!r}")
     folder = Path(folder)
+    if folder.is_symlink():
+        raise ValueError(f"--save-logs {folder}: is a symbolic link; the logs are written only into a real folder")
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--save-logs {folder}: exists and is not a folder")
     folder.mkdir(parents=True, exist_ok=True)

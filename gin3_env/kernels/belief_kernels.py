@@ -22,9 +22,9 @@ Log-weights are added to ``logw``; the particles' hidden cards are updated in pl
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .heuristic_kernels import discard_scores, should_knock, wants_take
+from .jit import njit
 from .meld_kernels import knock_deadwoods, popcount
 
 FULL = (1 << 52) - 1

@@ -7,13 +7,14 @@ trained on the batched env plays the same through :class:`~gin3_env.policies.SB3
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..engine.cards import FULL_MASK, NUM_CARDS
 from ..engine.phases import Phase
 from ..observation.features import AUGMENTED_SIZE, DANGER_AT, DEADWOOD_AT, IN_MELD_AT, OUTS_AT, SCALARS_AT
 from ..observation.layout import HAND_PLANE, OBS_SIZE, OPP_KNOWN_PLANE, PHASE_OFFSET, PILE_PLANE, TOP_PLANE
 from .heuristic_kernels import meld_outs, obs_plane
+from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .threads import use_threads
 

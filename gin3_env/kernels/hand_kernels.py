@@ -16,7 +16,6 @@ table's own names (module globals, which numba compiles in as constants).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
 from ..engine.cards import NUM_CARDS
@@ -40,6 +39,7 @@ from ..observation.layout import (
     TOP_PLANE,
     TURN_INDEX,
 )
+from .jit import njit
 from .meld_kernels import deadwood, knock_deadwoods, showdown
 
 # S columns

@@ -64,6 +64,12 @@ def action_array(actions: Any, where: np.ndarray, integral_floats: bool = False)
                                f"got {type(actions).__name__} ({exc})") from None
     if arr.shape != (n,):
         raise BatchActionError(f"actions must have shape ({n},), got {arr.shape}")
+    if not isinstance(actions, np.ndarray):  # a list: numpy reads True as 1, refused as a bool array is
+        flags = [k for k, a in enumerate(actions) if isinstance(a, bool | np.bool_)]
+        if flags:
+            k = flags[0]
+            raise BatchActionError(f"actions must be integers, got a bool: hand {int(where[k])}: action "
+                                   f"{actions[k]!r}", int(where[k]), actions[k])
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         floats = np.issubdtype(arr.dtype, np.floating)
         if floats and integral_floats:

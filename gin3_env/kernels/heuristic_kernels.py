@@ -10,7 +10,7 @@ table's own names (module globals, which numba compiles in as constants).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
 from ..engine.cards import FULL_MASK, NUM_CARDS
@@ -27,6 +27,7 @@ from ..observation.layout import (
     STOCK_SCALE,
     TOP_PLANE,
 )
+from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .tables import POINTS
 

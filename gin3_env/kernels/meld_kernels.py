@@ -10,10 +10,10 @@ in the same order, so ties fall the same way.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..engine.result import UNDERCUT
 from ..engine.showdown import knock_score as scalar_knock_score
+from .jit import njit
 from .tables import MELD_START, MELDS, POINTS, RUN_COVER, RUN_DW
 
 # The score of a knock: the scalar engine's own function, compiled (written once).

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from ..engine.actions import action_str
 from ..engine.hand import HandState
@@ -32,6 +31,7 @@ from . import hand_kernels as hk
 from .hands import rules_vector
 from .heuristic_kernels import act_row
 from .heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
+from .jit import njit
 
 __all__ = ["Rollouts", "load_states"]
 

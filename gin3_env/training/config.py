@@ -11,9 +11,12 @@ import argparse
 import dataclasses
 import re
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from .options import add_option_flags, option, option_overrides
+from .run_dir import check_run_name
 
 # The shipped configs: in an installed package gin3_env/training/configs/ (copied from the
 # checkout's top-level configs/ when the wheel is built, see setup.py); in a checkout configs/.
@@ -25,63 +28,79 @@ OPPONENT_KINDS = ("random", "heuristic", "self")
 
 @dataclass
 class TrainConfig:
-    """Arguments of one training run (CleanRL style: one flat, typed record)."""
+    """Arguments of one training run (CleanRL style: one flat, typed record). Each field says what
+    it means; ``gin3 train --help`` shows that with its type and default (:mod:`.options`)."""
 
-    run_name: str = "gin3"
-    out_dir: str = "runs"
-    seed: int = 1
-    total_timesteps: int = 200_000
-    n_envs: int = 0  # scalar envs (subproc/dummy); 0: one per available core
-    # "batched": the compiled core (gin3_env.vector), batched_envs hands in one process, with
-    # n_steps scaled so a rollout holds n_steps * n_envs samples as with the scalar envs;
-    # "subproc" / "dummy": n_envs scalar Gymnasium envs in SB3's SubprocVecEnv / DummyVecEnv
-    vec_env: str = "batched"
-    batched_envs: int = 64
-    learner: str = "random"  # "team", "box" or "random" (both roles)
-    reward_scale: float = 0.02  # game points -> reward
-    duplicate_reward: bool = False  # reward = points minus the heuristic's on the same deal (variance cut)
-    features: str = "augmented"  # "augmented" (policies/features.py) or "plain" (the env observation)
-    policy: str = "card"  # "card" (policies/network.py, needs augmented features) or "mlp"
+    run_name: str = option("gin3", "name of the run: its files go to OUT_DIR/RUN_NAME (one plain folder name)")
+    out_dir: str = option("runs", "folder that holds the run folders")
+    seed: int = option(1, "seed of the envs, the network and the evaluation deals")
+    total_timesteps: int = option(200_000, "PPO environment steps (rounded up to whole rollouts of "
+                                  "n_steps x n_envs)")
+    n_envs: int = option(0, "scalar environments sampled in parallel (vec_env subproc or dummy; 0: one per "
+                         "CPU core); with vec_env batched they set the samples per rollout, n_steps x n_envs")
+    vec_env: str = option("batched", "batched (the compiled core: batched_envs hands in this process, n_steps "
+                          "scaled so that a rollout holds n_steps x n_envs samples as with the scalar envs), "
+                          "subproc (one process per env) or dummy (scalar envs in this process)")
+    batched_envs: int = option(64, "with vec_env batched: how many hands are stepped together")
+    learner: str = option("random", "the learner's seat: team, box, or either (a role drawn for every hand; "
+                          "random is its older name)")
+    reward_scale: float = option(0.02, "reward per game point")
+    duplicate_reward: bool = option(False, "reward = points minus the heuristic's on the same deal (cuts the "
+                                    "luck of the cards)")
+    features: str = option("augmented", "augmented (derived card features, observation/features.py) or plain "
+                           "(the env observation)")
+    policy: str = option("card", "card (card-aware network, policies/network.py, needs features: augmented) "
+                         "or mlp")
     # MaskablePPO
-    learning_rate: float = 3e-4
-    n_steps: int = 512
-    batch_size: int = 512
-    n_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    device: str = "cpu"  # "auto": cuda where present (the batched core stays on CPU threads)
-    precision: str = "fp32"  # fp32, bf16 (autocast of the network body, training/precision.py), auto
-    torch_threads: int = 1  # small batches: one thread is fastest, and far faster on a busy machine
-    core_threads: int = 1  # numba threads of the batched core (training/threads.py); 0: one per core
-    # opponents: a schedule of pools; each phase lasts until the given fraction of training
-    # and holds weights per kind ("random", "heuristic", "self" = frozen snapshots)
-    opponent_schedule: list[dict[str, Any]] = field(
-        default_factory=lambda: [{"until": 1.0, "random": 1.0, "heuristic": 3.0}]
+    learning_rate: float = option(3e-4, "PPO learning rate")
+    n_steps: int = option(512, "steps per env in each rollout")
+    batch_size: int = option(512, "PPO minibatch size")
+    n_epochs: int = option(4, "PPO epochs over each rollout")
+    gamma: float = option(0.995, "discount factor")
+    gae_lambda: float = option(0.95, "GAE lambda")
+    clip_range: float = option(0.2, "PPO clip range")
+    ent_coef: float = option(0.01, "entropy bonus coefficient")
+    vf_coef: float = option(0.5, "value loss coefficient")
+    max_grad_norm: float = option(0.5, "gradient clipping norm")
+    net_arch: list[int] = option([256, 256], "hidden layer sizes, YAML list, e.g. '[256, 256]'")
+    device: str = option("cpu", "torch device: cpu, cuda, cuda:N, mps, or auto (cuda where present; the "
+                         "batched core stays on CPU threads)")
+    precision: str = option("fp32", "fp32, bf16 (the network body under bf16 autocast in the warm start, "
+                            "rollouts and updates; heads, losses and weights stay float32) or auto (bf16 "
+                            "on CUDA and on a CPU with bf16 matmul instructions, else fp32)")
+    torch_threads: int = option(1, "torch threads in the learner process (small batches: one thread is "
+                                "fastest, and far faster on a busy machine)")
+    core_threads: int = option(1, "numba threads of the batched core (training/threads.py; 0: one per "
+                               "available core)")
+    # opponents
+    opponent_schedule: list[dict[str, Any]] = option(
+        [{"until": 1.0, "random": 1.0, "heuristic": 3.0}],
+        "phases of opponent pools, YAML list, e.g. '[{until: 1.0, heuristic: 1}]': each phase lasts until "
+        "the given fraction of training and weighs the kinds random, heuristic and self (frozen snapshots "
+        "of the learner)",
     )
-    snapshot_every: int = 50_000
-    max_snapshots: int = 5
-    # imitation warm start: behaviour cloning of the heuristic before PPO (0 = off)
-    bc_samples: int = 0
-    bc_epochs: int = 5
-    bc_learning_rate: float = 1e-3
-    bc_batch_size: int = 512  # minibatch of that imitation
+    snapshot_every: int = option(50_000, "steps between frozen snapshots of the learner (self-play opponents)")
+    max_snapshots: int = option(5, "snapshots kept in the opponent pool")
+    # imitation warm start
+    bc_samples: int = option(0, "heuristic decisions to imitate before PPO (behaviour cloning; 0: no warm start)")
+    bc_epochs: int = option(5, "epochs of that imitation")
+    bc_learning_rate: float = option(1e-3, "learning rate of that imitation")
+    bc_batch_size: int = option(512, "minibatch size of that imitation")
     # evaluation and checkpoints
-    eval_every: int = 25_000
-    eval_hands: int = 400
-    checkpoint_every: int = 25_000
-    final_eval_hands: int = 2000
-    select_top: int = 3  # in-training evaluations' best candidates re-evaluated on fresh deals at the end
-    select_hands: int = 0  # deals of that re-evaluation (0: final_eval_hands)
-    resume: str = ""  # path to a checkpoint .zip to continue from
-    overwrite: bool = False  # start again in a run folder that already holds a run (deletes it)
-    progress_bar: bool = True
-    progress_every: float = 10.0  # seconds between progress lines when the output is not a terminal
-    max_minutes: float = 0.0  # PPO stops at the first step after this many minutes of the run (0: no limit)
+    eval_every: int = option(25_000, "steps between evaluations against the heuristic (0: only at the end)")
+    eval_hands: int = option(400, "deals of each of those evaluations (the same deals each time)")
+    checkpoint_every: int = option(25_000, "steps between resumable checkpoints (checkpoint.zip)")
+    final_eval_hands: int = option(2000, "deals of the final evaluation table (deals used for nothing else)")
+    select_top: int = option(3, "best in-training candidates re-evaluated on fresh deals at the end to "
+                             "choose best.zip")
+    select_hands: int = option(0, "deals of that re-evaluation (0: final_eval_hands)")
+    resume: str = option("", "checkpoint .zip to continue from (its run folder is written on)")
+    overwrite: bool = option(False, "start again in a run folder that already holds a run (deletes that "
+                             "run's files, only those, inside the folder)")
+    progress_bar: bool = option(True, "progress bar on a terminal")
+    progress_every: float = option(10.0, "seconds between progress lines when the output is not a terminal")
+    max_minutes: float = option(0.0, "PPO stops at the first step after this many minutes since the run "
+                                "began, then evaluates as usual (0: no limit)")
 
     def __post_init__(self) -> None:
         validate(self)
@@ -167,8 +186,9 @@ def validate(cfg: TrainConfig) -> None:
             raise ValueError(f"config key {name!r} must be in (0, 1), got {getattr(cfg, name)}")
     if not 0 < cfg.gamma <= 1 or not 0 < cfg.gae_lambda <= 1:
         raise ValueError("config keys 'gamma' and 'gae_lambda' must be in (0, 1]")
-    if not cfg.net_arch:
-        raise ValueError("config key 'net_arch' must list at least one layer size")
+    if not cfg.net_arch or any(size <= 0 for size in cfg.net_arch):
+        raise ValueError(f"config key 'net_arch' must list layer sizes > 0, got {cfg.net_arch}")
+    check_run_name(cfg.run_name)
     check_schedule(cfg.opponent_schedule)
 
 
@@ -244,101 +264,13 @@ def load_config(spec: str | None, overrides: dict[str, Any] | None = None) -> Tr
     return TrainConfig(**read_config(spec, overrides, TrainConfig))
 
 
-# What each key means, for ``gin3 train --help`` (type and default are added from the dataclass).
-FIELD_HELP: dict[str, str] = {
-    "run_name": "name of the run: its files go to OUT_DIR/RUN_NAME",
-    "out_dir": "folder that holds the run folders",
-    "seed": "seed of the envs, the network and the evaluation deals",
-    "total_timesteps": "PPO environment steps (rounded up to whole rollouts of n_steps x n_envs)",
-    "n_envs": "environments sampled in parallel (0: one per CPU core)",
-    "vec_env": "batched (the compiled core, all hands in this process), subproc (one process per env) or dummy "
-    "(scalar envs in this process)",
-    "batched_envs": "with vec_env batched: how many hands are stepped together",
-    "learner": "the learner's seat: team, box, or random (both roles)",
-    "reward_scale": "reward per game point",
-    "duplicate_reward": "reward = points minus the heuristic's on the same deal (cuts the luck of the cards)",
-    "features": "augmented (derived card features, policies/features.py) or plain (the env observation)",
-    "policy": "card (card-aware network, needs features: augmented) or mlp",
-    "learning_rate": "PPO learning rate",
-    "n_steps": "steps per env in each rollout",
-    "batch_size": "PPO minibatch size",
-    "n_epochs": "PPO epochs over each rollout",
-    "gamma": "discount factor",
-    "gae_lambda": "GAE lambda",
-    "clip_range": "PPO clip range",
-    "ent_coef": "entropy bonus coefficient",
-    "vf_coef": "value loss coefficient",
-    "max_grad_norm": "gradient clipping norm",
-    "net_arch": "hidden layer sizes, YAML list, e.g. '[256, 256]'",
-    "device": "torch device: cpu, cuda, cuda:N, mps, or auto (cuda where present; the batched core stays on CPU "
-    "threads)",
-    "precision": "fp32, bf16 (the network body under bf16 autocast in the warm start, rollouts and updates; heads, "
-    "losses and weights stay float32) or auto (bf16 on CUDA and on a CPU with bf16 matmul instructions, else "
-    "fp32)",
-    "torch_threads": "torch threads in the learner process",
-    "core_threads": "numba threads of the batched core (0: one per available core)",
-    "opponent_schedule": "phases of opponent weights, YAML list, e.g. '[{until: 1.0, heuristic: 1}]'",
-    "snapshot_every": "steps between frozen snapshots of the learner (self-play opponents)",
-    "max_snapshots": "snapshots kept in the opponent pool",
-    "bc_samples": "heuristic decisions to imitate before PPO (0: no warm start)",
-    "bc_epochs": "epochs of that imitation",
-    "bc_learning_rate": "learning rate of that imitation",
-    "bc_batch_size": "minibatch size of that imitation",
-    "eval_every": "steps between evaluations against the heuristic (0: only at the end)",
-    "eval_hands": "deals of each of those evaluations (the same deals each time)",
-    "checkpoint_every": "steps between resumable checkpoints (checkpoint.zip)",
-    "final_eval_hands": "deals of the final evaluation table (deals used for nothing else)",
-    "select_top": "best in-training candidates re-evaluated at the end to choose best.zip",
-    "select_hands": "deals of that re-evaluation (0: final_eval_hands)",
-    "resume": "checkpoint .zip to continue from (its run folder is written on)",
-    "overwrite": "start again in a run folder that already holds a run (deletes that run's files)",
-    "progress_bar": "progress bar on a terminal",
-    "progress_every": "seconds between progress lines when the output is not a terminal",
-    "max_minutes": "PPO stops at the first step after this many minutes since the run began, then evaluates as "
-    "usual (0: no limit)",
-}
-
-_TYPE_NAMES = {bool: "true/false", int: "integer", float: "number", str: "text"}
-
-
-def _flag_help(f: dataclasses.Field[Any]) -> str:
-    tp = _field_types()[f.name]
-    kind = _TYPE_NAMES.get(tp, "YAML")
-    default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-    if isinstance(default, bool):
-        shown = str(default).lower()
-    elif isinstance(default, int) and not isinstance(default, bool):
-        shown = str(default)
-    else:
-        shown = repr(default) if default == "" else str(default)
-    # argparse formats help with %: escape the literal ones
-    meaning = FIELD_HELP.get(f.name, f"config key '{f.name}'")
-    return f"{meaning} ({kind}; default {shown})".replace("%", "%%")
-
-
 def add_flags(parser: argparse.ArgumentParser) -> None:
     """One ``--kebab-case`` flag per field, with its meaning, type and built-in default.
 
     Lists and mappings are written in YAML; a true/false flag alone means true."""
-    group = parser.add_argument_group(
-        "config keys",
-        "each overrides the config file's value, which overrides the built-in default shown",
-    )
-    for f in dataclasses.fields(TrainConfig):
-        flag = "--" + f.name.replace("_", "-")
-        tp = _field_types()[f.name]
-        extra: dict[str, Any] = {"nargs": "?", "const": "true"} if tp is bool else {}
-        metavar = {bool: "BOOL", int: "N", float: "X", str: "TEXT"}.get(tp, "YAML")
-        group.add_argument(flag, dest=f"set_{f.name}", default=None, metavar=metavar, help=_flag_help(f), **extra)
+    add_option_flags(parser, TrainConfig)
 
 
 def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    import yaml
-
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(TrainConfig):
-        raw = getattr(args, f"set_{f.name}", None)
-        if raw is None:
-            continue
-        out[f.name] = raw if _field_types()[f.name] is str else yaml.safe_load(raw)
-    return out
+    """The config keys given as flags; a value that is not YAML is a ``ValueError`` naming the flag."""
+    return option_overrides(args, TrainConfig)

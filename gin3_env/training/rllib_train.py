@@ -50,7 +50,7 @@ from ..signals import Interrupted, exit_code, signal_name
 from .ray_runtime import RunError, connect, kill_local_ray, shutdown
 from .rllib_algorithm import LEARNED, PLAY_MODULES, build_algorithm, stop_algorithm
 from .rllib_config import RLlibConfig, add_flags, flag_overrides, load_config
-from .run_lock import LOCK_NAME, RunLock, RunLockedError
+from .run_lock import LOCK_NAME, RunFolderError, RunLock, RunLockedError
 from .signals import GracefulStop, TrainingStopped
 
 CHECKPOINT = "checkpoint"
@@ -412,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with RunLock(cfg.run_dir), GracefulStop(cfg.run_dir, words, unit="iteration") as stop:
             train_rllib(cfg, stop, words)
-    except (RunError, RunLockedError) as exc:
+    except (RunError, RunLockedError, RunFolderError) as exc:
         _remove_if_empty(created)  # a refused run leaves nothing behind
         print(f"gin3 train --backend rllib: {exc}", file=sys.stderr)
         return 2

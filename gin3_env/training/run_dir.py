@@ -6,10 +6,17 @@ its ``best.zip``, ``final.zip`` and histories and add a TensorBoard folder
 that names the two ways on: ``--resume RUN/checkpoint.zip`` (continue the run)
 or ``--overwrite`` (delete what the earlier run wrote, then start again). Files
 that training does not write are left alone either way.
+
+A run stays in its folder: the run name is one plain path component
+(:func:`check_run_name`), and the run folder and the files and folders a run
+writes in it are never symbolic links (:func:`check_no_links`): a link would let
+a write, or ``--overwrite``'s delete, reach a file outside ``out_dir``. Both
+refusals are a :class:`RunFolderError`.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -26,6 +33,46 @@ RUN_FILES = (
     "evaluation.md",  # the table of training/timed_run.py
 )
 RUN_FOLDERS = ("tb", "snapshots", "candidates")
+LOCK_NAME = ".lock"  # the run lock's file (run_lock.py)
+
+
+class RunFolderError(ValueError):
+    """The run name or the run folder would let the run write outside ``out_dir``, or the folder
+    cannot be created."""
+
+
+def check_run_name(name: str, key: str = "run_name") -> str:
+    """``name`` if it is one plain path component (not empty, ``.``, ``..``, absolute or holding a
+    separator), else a ``ValueError`` naming the config ``key``."""
+    separators = {"/", "\\", os.sep, os.altsep or "/"}
+    if name in ("", ".", "..") or any(sep in name for sep in separators) or "\0" in name:
+        raise ValueError(f"config key {key!r} must be a plain folder name (one path component, not '.' "
+                         f"or '..'), got {name!r}")
+    return name
+
+
+def check_no_links(run_dir: Path, names: tuple[str, ...] = (*RUN_FILES, *RUN_FOLDERS, LOCK_NAME)) -> None:
+    """A :class:`RunFolderError` if ``run_dir`` or one of ``names`` inside it is a symbolic link."""
+    if run_dir.is_symlink():
+        raise RunFolderError(f"run folder {run_dir} is a symbolic link; a run writes only into a real folder "
+                             "(choose another --run-name or --out-dir)")
+    for name in names:
+        if (run_dir / name).is_symlink():
+            raise RunFolderError(f"{run_dir / name} is a symbolic link; a run writes and deletes only its own "
+                                 "files inside its folder (remove the link or choose another --run-name)")
+
+
+def make_run_dir(run_dir: Path) -> None:
+    """Create ``run_dir`` (and ``out_dir`` above it); a :class:`RunFolderError` naming the folder if it
+    is a link, holds a linked run file, or cannot be created (a read-only ``out_dir``, say)."""
+    check_no_links(run_dir)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise RunFolderError(f"cannot create the run folder {run_dir}: {reason}") from None
+    if not os.access(run_dir, os.W_OK | os.X_OK):
+        raise RunFolderError(f"cannot write in the run folder {run_dir}: permission denied")
 
 
 class RunExistsError(FileExistsError):
@@ -41,7 +88,9 @@ def prepare_run_dir(run_dir: Path, *, resume: str = "", overwrite: bool = False)
     """Create ``run_dir`` for a run; return what ``overwrite`` deleted (usually nothing).
 
     Raises :class:`RunExistsError` if it already holds a run, unless ``resume`` is set
-    (the continued run writes on into it) or ``overwrite`` is (the old run is deleted)."""
+    (the continued run writes on into it) or ``overwrite`` is (the old run is deleted); a
+    :class:`RunFolderError` if the folder or one of its run files is a symbolic link."""
+    check_no_links(run_dir)
     found = existing_run_files(run_dir)
     if found and not resume:
         if not overwrite:
@@ -53,9 +102,9 @@ def prepare_run_dir(run_dir: Path, *, resume: str = "", overwrite: bool = False)
             )
         for name in found:
             path = run_dir / name
-            if path.is_dir():
+            if path.is_dir():  # not a link (checked above): rmtree deletes links inside, not their targets
                 shutil.rmtree(path)
             else:
                 path.unlink()
-    run_dir.mkdir(parents=True, exist_ok=True)
+    make_run_dir(run_dir)
     return found if overwrite and not resume else []

@@ -5,6 +5,11 @@ on Windows). The kernel holds the lock for an open file, so a process that dies
 in any way (``kill -9`` included) releases it at once; the file itself stays
 (deleting it would let two processes lock two different files) and holds the
 pid of the last holder, for the message a second ``gin3 train`` prints.
+
+The lock file is opened without following a link (``O_NOFOLLOW``), in a run
+folder that is no link either (:func:`~.run_dir.make_run_dir`): a link planted
+at ``RUN_DIR/.lock`` is refused (:class:`~.run_dir.RunFolderError`) instead of
+having its target overwritten with the pid.
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ import sys
 from pathlib import Path
 from types import TracebackType
 
-LOCK_NAME = ".lock"
+from .run_dir import LOCK_NAME, RunFolderError, make_run_dir
+
+__all__ = ["LOCK_NAME", "RunFolderError", "RunLock", "RunLockedError"]
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class RunLockedError(RuntimeError):
@@ -48,8 +56,14 @@ class RunLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        make_run_dir(self.run_dir)  # a linked or unwritable run folder: RunFolderError
+        try:
+            fd = os.open(self.path, _OPEN_FLAGS, 0o644)
+        except OSError as exc:  # ELOOP: a link planted at .lock (O_NOFOLLOW)
+            if self.path.is_symlink():
+                raise RunFolderError(f"{self.path} is a symbolic link; the run lock is never taken through "
+                                     "a link (remove it)") from None
+            raise RunFolderError(f"cannot open the run lock {self.path}: {exc.strerror or exc}") from None
         if not _try_lock(fd):
             holder = self._holder(fd)
             os.close(fd)

@@ -12,6 +12,12 @@ evaluating against the heuristic every ``eval_every`` steps and keeping the best
 model. Everything is written under ``out_dir/run_name``: TensorBoard logs,
 atomic checkpoints (resumable), ``best.zip``, ``eval_history.json`` and
 ``learning_curve.png``.
+
+:func:`train` reads as those steps: :func:`open_run` (the folder, the config
+record, the seeds, the checkpoint to resume), :func:`build_model` (new or
+resumed), :func:`learn` (PPO to whole rollouts), :func:`finish_learning` (the
+last evaluation, the checkpoint, ``final.zip``), :func:`select_best` and
+:func:`final_evaluation`. :class:`TrainingMonitor` is what runs inside PPO.
 """
 
 from __future__ import annotations
@@ -31,7 +37,6 @@ from ..argparsing import OneLineErrorParser
 from ..envs.augmented import AugmentedObservation
 from ..envs.single_agent import ThreeHandedGinEnv
 from ..evaluation.stats import signed
-from ..files import save_json
 from ..observation.features import feature_set
 from ..policies.loading import ModelFileError, SB3Policy
 from ..policies.model_file import add_trust_flag, load_sb3_model, trust_from_args
@@ -51,11 +56,11 @@ from .imitation import behaviour_clone
 from .plots import plot_learning_curve
 from .precision import resolve_precision, set_precision
 from .quick_eval import quick_evaluate, step_zero_point
-from .run_dir import RunExistsError, prepare_run_dir
+from .run_dir import RunExistsError, RunFolderError, prepare_run_dir
 from .run_lock import RunLock, RunLockedError
 from .selection import SELECTION_SEED_OFFSET, choose_best, keep_candidate, selection_text
 from .signals import GracefulStop, TrainingStopped
-from .threads import apply_threads, plan_threads
+from .threads import ThreadPlan, apply_threads, plan_threads
 from .time_limit import time_limit_callbacks
 from .workers import guarded, stop_workers
 
@@ -288,116 +293,196 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
     """Run one training job; returns the final evaluation summary.
 
     ``stop`` (installed by :func:`main`) turns SIGINT/SIGTERM into a checkpoint and
-    :class:`~gin3_env.training.signals.TrainingStopped`."""
-    import torch
-    from sb3_contrib import MaskablePPO
-
+    :class:`~gin3_env.training.signals.TrainingStopped`. The steps, in order: :func:`open_run`,
+    :func:`build_model`, :func:`learn`, :func:`finish_learning`, :func:`select_best`,
+    :func:`final_evaluation`."""
     started = time.monotonic()
+    stop = stop or GracefulStop(cfg.run_dir)
+    saved, notes, threads = open_run(cfg)
+    env = make_vec_env(cfg)
+    model, state = build_model(cfg, env, saved, notes, threads)
+    monitor = TrainingMonitor(cfg, state)
+    learn(cfg, model, env, monitor, stop, started)
+    finish_learning(cfg, model, env, monitor, stop)
+    selection = select_best(cfg, state)
+    summary = final_evaluation(cfg, model, selection)
+    plot_learning_curve(state["eval_history"], cfg.run_dir / "learning_curve.png", final=summary)
+    print_summary(cfg, summary)
+    return summary
+
+
+def open_run(cfg: TrainConfig) -> tuple[dict[str, Any], list[str], ThreadPlan]:
+    """Prepare the run folder (refuse or clear an earlier run, drop half-written files), record the
+    config, seed the libraries, give torch and the batched core their threads; read the checkpoint
+    to resume (its training state and notes for the person; a bad file is a :class:`ModelFileError`)."""
+    import torch
+
     run_dir = cfg.run_dir
     deleted = prepare_run_dir(run_dir, resume=cfg.resume, overwrite=cfg.overwrite)  # ignores .lock
     if deleted:
         print(f"--overwrite: deleted the earlier run in {run_dir} ({', '.join(deleted)})")
-    stop = stop or GracefulStop(run_dir)
     remove_partial_files(run_dir)  # what a killed run left half-written
-    save_json(run_dir / "config.json", asdict(cfg))
+    write_json(run_dir / "config.json", asdict(cfg))
     torch.manual_seed(cfg.seed)
     threads = plan_threads(cfg.torch_threads, cfg.core_threads)
     apply_threads(threads)
     for note in threads.notes:
         print(f"note: {note}")
     np.random.seed(cfg.seed)
-    saved, notes = read_checkpoint(cfg.resume) if cfg.resume else ({}, [])  # a bad file: ModelFileError
-    env = make_vec_env(cfg)
+    saved, notes = read_checkpoint(cfg.resume) if cfg.resume else ({}, [])
+    return saved, notes, threads
+
+
+def build_model(
+    cfg: TrainConfig, env: Any, saved: dict[str, Any], notes: list[str], threads: ThreadPlan
+) -> tuple[Any, dict[str, Any]]:
+    """The model and the training state: continued from ``cfg.resume`` (with the config's PPO
+    settings), or new (then warm-started by imitation when ``bc_samples`` > 0); its network runs in
+    the config's precision."""
     state = fresh_state()
-    if cfg.resume:
-        resume = Path(cfg.resume)
-        # the config's PPO settings apply to the continued run
-        settings = {
-            "learning_rate": cfg.learning_rate,
-            "clip_range": cfg.clip_range,
-            "ent_coef": cfg.ent_coef,
-            "vf_coef": cfg.vf_coef,
-            "gamma": cfg.gamma,
-            "gae_lambda": cfg.gae_lambda,
-            "n_epochs": cfg.n_epochs,
-            "max_grad_norm": cfg.max_grad_norm,
-        }
-        try:
-            model = load_sb3_model(resume, env=env, device=cfg.device, overrides=settings, what="checkpoint",
-                                   problem="cannot be resumed with this config",
-                                   tensorboard_log=str(run_dir / "tb"))  # read as data: nothing in the file runs
-        except ModelFileError:
-            stop_workers(env)
-            raise
-        except Exception as exc:  # a model of another shape or algorithm
-            stop_workers(env)
-            raise ModelFileError(resume, f"cannot be resumed with this config ({type(exc).__name__}: {exc})",
-                                 "checkpoint") from None
-        model.set_random_seed(cfg.seed + model.num_timesteps)  # the same run from the same checkpoint
-        state.update(saved)
-        for note in notes:
-            print(f"note: {note}")
-        print(f"resumed from {resume} at step {model.num_timesteps:,}")
-    else:
-        model = MaskablePPO(
-            CardAwarePolicy if cfg.policy == "card" else "MlpPolicy",
-            env,
-            learning_rate=cfg.learning_rate,
-            n_steps=rollout_steps(cfg),
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef,
-            vf_coef=cfg.vf_coef,
-            max_grad_norm=cfg.max_grad_norm,
-            policy_kwargs={"net_arch": list(cfg.net_arch)},
-            tensorboard_log=str(run_dir / "tb"),
-            seed=cfg.seed,
-            device=cfg.device,
-            verbose=0,
-        )
+    model = resumed_model(cfg, env) if cfg.resume else new_model(cfg, env)
     precision = resolve_precision(cfg.precision, model.device)
     set_precision(model.policy, precision)
     print(f"[train] {model.device} ({precision}), {threads.describe()}", flush=True)
-    if not cfg.resume and cfg.bc_samples > 0:
-        behaviour_clone(model, cfg)
-    monitor = TrainingMonitor(cfg, state)
-    remaining = cfg.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        rollout = cfg.n_steps * env.num_envs
-        target = model.num_timesteps + math.ceil(remaining / rollout) * rollout
-        if target != cfg.total_timesteps:
-            print(f"[ppo] PPO learns from whole rollouts of {rollout:,} steps (n_steps {cfg.n_steps:,} x "
-                  f"{env.num_envs} envs): total_timesteps {cfg.total_timesteps:,} rounds up to {target:,}", flush=True)
-        if cfg.eval_every > 0:
-            print(f"[eval] every {cfg.eval_every:,} steps: {cfg.eval_hands:,} deals vs the heuristic, the same "
-                  "deals each time, a rough estimate for the learning curve; at the end the "
-                  f"{cfg.select_top} highest are re-evaluated on fresh deals to choose best.zip", flush=True)
-        if cfg.eval_every > 0 and not state["eval_history"]:  # where PPO starts from: the curve's step 0
-            state["eval_history"].append(step_zero_point(model, cfg, seed=cfg.seed + 7))
-        monitor.start(model.num_timesteps, target)
-        stop.learn(
-            model,
-            total_timesteps=remaining,
-            callback=[monitor.callback, *time_limit_callbacks(cfg.max_minutes, started)],
-            reset_num_timesteps=not cfg.resume,
-            progress_bar=cfg.progress_bar and sys.stderr.isatty(),
-            tb_log_name="ppo",
-        )
-    history = state["eval_history"]
+    if not cfg.resume:
+        if cfg.bc_samples > 0:
+            behaviour_clone(model, cfg)
+        return model, state
+    state.update(saved)
+    for note in notes:
+        print(f"note: {note}")
+    print(f"resumed from {cfg.resume} at step {model.num_timesteps:,}")
+    return model, state
+
+
+def new_model(cfg: TrainConfig, env: Any) -> Any:
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        CardAwarePolicy if cfg.policy == "card" else "MlpPolicy",
+        env,
+        learning_rate=cfg.learning_rate,
+        n_steps=rollout_steps(cfg),
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+        policy_kwargs={"net_arch": list(cfg.net_arch)},
+        tensorboard_log=str(cfg.run_dir / "tb"),
+        seed=cfg.seed,
+        device=cfg.device,
+        verbose=0,
+    )
+
+
+def resumed_model(cfg: TrainConfig, env: Any) -> Any:
+    """The checkpoint ``cfg.resume`` on ``env``, the config's PPO settings applied to the continued run;
+    a model of another shape or algorithm is a :class:`ModelFileError`. The file is read as data:
+    nothing in it runs."""
+    resume = Path(cfg.resume)
+    settings = {
+        "learning_rate": cfg.learning_rate,
+        "clip_range": cfg.clip_range,
+        "ent_coef": cfg.ent_coef,
+        "vf_coef": cfg.vf_coef,
+        "gamma": cfg.gamma,
+        "gae_lambda": cfg.gae_lambda,
+        "n_epochs": cfg.n_epochs,
+        "max_grad_norm": cfg.max_grad_norm,
+    }
+    try:
+        model = load_sb3_model(resume, env=env, device=cfg.device, overrides=settings, what="checkpoint",
+                               problem="cannot be resumed with this config", tensorboard_log=str(cfg.run_dir / "tb"))
+    except ModelFileError:
+        stop_workers(env)
+        raise
+    except Exception as exc:  # a model of another shape or algorithm
+        stop_workers(env)
+        raise ModelFileError(resume, f"cannot be resumed with this config ({type(exc).__name__}: {exc})",
+                             "checkpoint") from None
+    model.set_random_seed(cfg.seed + model.num_timesteps)  # the same run from the same checkpoint
+    return model
+
+
+def ppo_target(model: Any, total_timesteps: int) -> tuple[int, int]:
+    """(steps per rollout, the step PPO stops at): ``total_timesteps`` rounded up to whole rollouts
+    of the model's own ``n_steps`` (a resumed model keeps its checkpoint's) on its env's slots."""
+    rollout = model.n_steps * model.get_env().num_envs
+    remaining = max(total_timesteps - model.num_timesteps, 0)
+    return rollout, model.num_timesteps + math.ceil(remaining / rollout) * rollout
+
+
+def learn(
+    cfg: TrainConfig, model: Any, env: Any, monitor: TrainingMonitor, stop: GracefulStop, started: float
+) -> None:
+    """PPO from the model's step to ``total_timesteps`` in whole rollouts (nothing when the model already
+    has them), saying how the steps round and how evaluation works; the curve's step-0 point first, and
+    PPO stops at ``max_minutes`` after ``started`` (``time.monotonic()``)."""
+    rollout, target = ppo_target(model, cfg.total_timesteps)
+    if target <= model.num_timesteps:
+        print(f"[ppo] the model already has {model.num_timesteps:,} steps (total_timesteps "
+              f"{cfg.total_timesteps:,}): nothing to learn", flush=True)
+        return
+    if target != cfg.total_timesteps:
+        print(f"[ppo] PPO learns from whole rollouts of {rollout:,} steps (n_steps {model.n_steps:,} x "
+              f"{env.num_envs} envs): total_timesteps {cfg.total_timesteps:,} rounds up to {target:,}", flush=True)
+    if cfg.eval_every > 0:
+        print(f"[eval] every {cfg.eval_every:,} steps: {cfg.eval_hands:,} deals vs the heuristic, the same "
+              "deals each time, a rough estimate for the learning curve; at the end the "
+              f"{cfg.select_top} highest are re-evaluated on fresh deals to choose best.zip", flush=True)
+    if cfg.eval_every > 0 and not monitor.state["eval_history"]:  # where PPO starts from: the curve's step 0
+        monitor.state["eval_history"].append(step_zero_point(model, cfg, seed=cfg.seed + 7))
+    monitor.start(model.num_timesteps, target)
+    stop.learn(
+        model,
+        total_timesteps=target - model.num_timesteps,
+        callback=[monitor.callback, *time_limit_callbacks(cfg.max_minutes, started)],
+        reset_num_timesteps=not cfg.resume,
+        progress_bar=cfg.progress_bar and sys.stderr.isatty(),
+        tb_log_name="ppo",
+    )
+
+
+def finish_learning(cfg: TrainConfig, model: Any, env: Any, monitor: TrainingMonitor, stop: GracefulStop) -> None:
+    """Evaluate the last step (once), write the checkpoint (then stop if a signal asked:
+    :class:`TrainingStopped`) and ``final.zip``; close the envs."""
+    history = monitor.state["eval_history"]
     if not stop.requested and (not history or history[-1]["step"] != model.num_timesteps):
-        monitor.evaluate(model, model.logger, model.num_timesteps)  # the last step, evaluated once
+        monitor.evaluate(model, model_logger(model), model.num_timesteps)  # the last step, evaluated once
     monitor.checkpoint(model)
-    stop.after_checkpoint(run_dir / "checkpoint.zip", model.num_timesteps, env)  # stopped: TrainingStopped
-    atomic_save_model(model, run_dir / "final.zip", features=cfg.features)
+    stop.after_checkpoint(cfg.run_dir / "checkpoint.zip", model.num_timesteps, env)  # stopped: TrainingStopped
+    atomic_save_model(model, cfg.run_dir / "final.zip", features=cfg.features)
     env.close()
 
+
+def model_logger(model: Any) -> Any:
+    """The model's SB3 logger; one that records nothing for a model that did not learn in this
+    process (a resumed checkpoint that already has its steps has none)."""
+    try:
+        return model.logger
+    except AttributeError:
+        from stable_baselines3.common.logger import Logger
+
+        model.set_logger(Logger(folder=None, output_formats=[]))
+        return model.logger
+
+
+def load_for_evaluation(path: str | Path) -> Any:
+    """A model file this run wrote, loaded on the CPU for evaluation (read as data)."""
+    return load_sb3_model(path, device="cpu")
+
+
+def select_best(cfg: TrainConfig, state: dict[str, Any]) -> dict[str, Any]:
+    """Re-evaluate the best in-training candidates on fresh deals; the best of them becomes ``best.zip``."""
     def evaluate_file(path: str, hands: int, seed: int) -> dict[str, float]:
-        policy = SB3Policy(load_sb3_model(path, device="cpu"), metadata={"features": cfg.features})
+        policy = SB3Policy(load_for_evaluation(path), metadata={"features": cfg.features})
         return quick_evaluate(policy, "heuristic", hands, seed=seed)
 
+    run_dir = cfg.run_dir
     select_hands = cfg.select_hands or cfg.final_eval_hands
     if len(state["candidates"]) > 1:
         print(f"[select] re-evaluating {len(state['candidates'])} candidates on {select_hands:,} fresh deals "
@@ -407,20 +492,22 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
     except OSError as exc:  # copying the chosen candidate: best.zip is replaced only once the copy is whole
         raise RunWriteError(run_dir / "best.zip", exc) from exc
     print(selection_text(selection), flush=True)
-    best = run_dir / "best.zip"
-    described = {"features": cfg.features}
-    final_model = load_sb3_model(best, device="cpu") if best.is_file() else model
-    final_policy = SB3Policy(final_model, metadata=described)
-    summary = {"best_step": selection["step"], "num_timesteps": model.num_timesteps, "selection": selection,
-               "vs": {}}
+    return selection
+
+
+def final_evaluation(cfg: TrainConfig, model: Any, selection: dict[str, Any]) -> dict[str, Any]:
+    """``best.zip`` against the heuristic and random on deals used for nothing else; written to
+    ``final_eval.json`` and returned."""
+    best = cfg.run_dir / "best.zip"
+    final_model = load_for_evaluation(best) if best.is_file() else model
+    final_policy = SB3Policy(final_model, metadata={"features": cfg.features})
+    summary: dict[str, Any] = {"best_step": selection["step"], "num_timesteps": model.num_timesteps,
+                               "selection": selection, "vs": {}}
     print(f"[final] evaluating best.zip on {cfg.final_eval_hands:,} further deals vs heuristic and random ...",
           flush=True)
     for opponent in ("heuristic", "random"):
-        stats = quick_evaluate(final_policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234)
-        summary["vs"][opponent] = stats
-    save_json(run_dir / "final_eval.json", summary)
-    plot_learning_curve(state["eval_history"], run_dir / "learning_curve.png", final=summary)
-    print_summary(cfg, summary)
+        summary["vs"][opponent] = quick_evaluate(final_policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234)
+    write_json(cfg.run_dir / "final_eval.json", summary)
     return summary
 
 
@@ -461,12 +548,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_train(cfg: TrainConfig, argv: list[str]) -> int:
     """:func:`train` under the run folder's lock and the stop-signal handling; faults become one
-    line on stderr and an exit code: 2 a bad file, a busy folder or a folder that already holds a
-    run, 1 a failed write or a dead worker, 130/143 stopped by SIGINT/SIGTERM."""
+    line on stderr and an exit code: 2 a bad file, a busy folder, a folder that already holds a
+    run or that cannot be used (a link, not writable), 1 a failed write or a dead worker, 130/143
+    stopped by SIGINT/SIGTERM."""
     try:
         with RunLock(cfg.run_dir), GracefulStop(cfg.run_dir, argv) as stop:
             train(cfg, stop)
-    except (RunLockedError, RunExistsError, ModelFileError) as exc:
+    except (RunLockedError, RunExistsError, RunFolderError, ModelFileError) as exc:
         print(f"gin3 train: error: {exc}", file=sys.stderr)
         return 2
     except RunWriteError as exc:

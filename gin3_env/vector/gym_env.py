@@ -26,7 +26,8 @@
   copied at the call), so ``env.render()[i]`` costs one frame; ``env.frame(i)`` draws slot
   ``i`` at once. A frame shows the learner's side (the opponent's hidden cards face down), the
   text the whole table, as the scalar env's do.
-- Misuse: ``step``/``action_masks``/``state`` before ``reset`` raise ``ResetNeededError``;
+- Misuse: ``step``/``action_masks``/``state`` before ``reset`` raise ``ResetNeededError``, any
+  call but ``close`` after ``close()`` ``ClosedEnvError``;
   actions that are not one int ``0..106`` per slot an ``InvalidActionError`` naming the slot
   (hand) and the action (:mod:`gin3_env.errors`); a bad seed ``InvalidSeedError``;
   an unknown keyword a ``ValueError`` naming it; nothing changes.
@@ -60,7 +61,7 @@ from ..engine.hand import HandState
 from ..engine.rules import Rules
 from ..envs.aec_base import render_frame, render_text
 from ..envs.keywords import takes_rules_options
-from ..errors import InvalidResetOptionError, ResetNeededError, check_seed
+from ..errors import ClosedEnvError, InvalidResetOptionError, ResetNeededError, check_seed
 from ..kernels.hands import OUTCOME_NAMES
 from ..observation.state import STATE_SIZE
 from .learner import LearnerHands
@@ -189,6 +190,7 @@ class GinVectorEnv(VectorEnv):
         self._started = False
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._check_open("reset")
         seed = check_seed(seed)
         if options is not None and (not isinstance(options, dict) or options):
             got: Any = f"{type(options).__name__} {options!r:.40}"
@@ -202,7 +204,12 @@ class GinVectorEnv(VectorEnv):
         self._started = True
         return obs, self._info()
 
+    def _check_open(self, call: str) -> None:
+        if self.closed:
+            raise ClosedEnvError(f"vector_env: {call}() after close(); make a new env")
+
     def _check_started(self, call: str) -> None:
+        self._check_open(call)
         if not self._started:
             raise ResetNeededError(f"vector_env: {call}() before reset(); call reset() first")
 
@@ -285,6 +292,7 @@ class GinVectorEnv(VectorEnv):
         return HandFrames(hands, self.core.learner_player.copy(), self.render_mode)
 
     def set_opponent(self, opponent: Any, weights: Any = None) -> None:
+        self._check_open("set_opponent")
         self.core.set_opponent(batched(opponent), weights)
 
 

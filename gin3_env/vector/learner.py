@@ -23,6 +23,7 @@ import numpy as np
 from ..engine.hand import PLAYER_NAMES
 from ..engine.result import TRUNCATED
 from ..engine.rules import Rules
+from ..envs.errors import check_illegal_penalty
 from ..errors import check_seed
 from ..kernels.hands import VectorHands, action_array, check_decks
 from ..observation.features import FEATURE_NAMES, feature_set
@@ -75,10 +76,11 @@ class LearnerHands:
         scale = float(reward_scale)
         if not np.isfinite(scale) or scale <= 0:
             raise ValueError(f"reward_scale must be a finite number > 0, got {reward_scale!r}")
+        penalty = check_illegal_penalty(illegal_penalty)
         self.num_envs = n = int(num_envs)
         self.learner_role = learner
         self.reward_scale = scale
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = penalty
         self.features = features
         self.obs_size = self.feature_set.size
         self.hands = VectorHands(n, rules=rules, **rule_options)

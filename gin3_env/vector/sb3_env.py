@@ -26,6 +26,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import PLAYER_NAMES
+from ..envs.aec_base import check_reward_scale
+from ..envs.errors import check_illegal_penalty
 from ..errors import CallOrderError, InvalidIndicesError, ResetNeededError, UnknownAttributeError, check_seed
 from ..kernels.hands import OUTCOME_NAMES
 from .learner import LearnerHands
@@ -59,6 +61,8 @@ class GinSB3VecEnv(VecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         self._check_started("step_async")
+        if isinstance(actions, list | tuple) and any(isinstance(a, bool | np.bool_) for a in actions):
+            self.core.check_actions(actions)  # a bool in a list: refused, as numpy would read it as 1
         try:
             arr = np.asarray(actions)
         except (ValueError, TypeError):
@@ -139,7 +143,8 @@ class GinSB3VecEnv(VecEnv):
         if attr_name not in ("reward_scale", "illegal_penalty"):
             raise UnknownAttributeError(f"cannot set {attr_name!r:.60} on the batched gin env "
                                         "(only reward_scale and illegal_penalty)")
-        setattr(self.core, attr_name, value)
+        check = check_reward_scale if attr_name == "reward_scale" else check_illegal_penalty
+        setattr(self.core, attr_name, check(value))  # a bad value: ValueError naming it, nothing set
 
     def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
         return [False] * len(self._indices(indices))

@@ -1,0 +1,230 @@
+"""A run stays in its folder, and a refused start is one line.
+
+The run name is one plain path component; the run folder, its run files and folders and its
+lock are never reached through a symbolic link; ``--overwrite`` deletes only the run's own
+files inside the folder; ``gin3 evaluate --save-logs`` and ``gin3 replay --html`` write no
+file through a link. Each refusal is one line on stderr and exit 2, and nothing is written
+outside ``--out-dir``. A read-only ``--out-dir``, a flag value that is not YAML and Ctrl-C
+while ``gin3 train`` starts are one line too."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from gin3_env import cli
+from gin3_env.training.run_dir import RunFolderError, check_run_name, prepare_run_dir
+from gin3_env.training.run_lock import RunLock
+
+FAST = ["--config", "quick", "--total-timesteps", "64", "--final-eval-hands", "2", "--eval-hands", "2",
+        "--progress-bar", "false"]
+
+
+def tree(folder: Path) -> dict[str, bytes | None]:
+    """Every path under ``folder`` (links not followed) with a file's bytes (a link's target as bytes)."""
+    out: dict[str, bytes | None] = {}
+    for path in sorted(folder.rglob("*")):
+        rel = str(path.relative_to(folder))
+        if path.is_symlink():
+            out[rel] = os.readlink(path).encode()
+        elif path.is_file():
+            out[rel] = path.read_bytes()
+        else:
+            out[rel] = None
+    return out
+
+
+def train(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    try:
+        code = cli.main(["train", *FAST, *args])
+    except SystemExit as usage:  # a refused flag value: the parser's one-line error
+        code = int(usage.code or 0)
+    return code, capsys.readouterr().err
+
+
+def one_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+@pytest.mark.parametrize("name", ["../victim", "..", ".", "", "a/b", "a\\b", "/abs/victim"])
+def test_a_run_name_that_is_not_one_folder_name_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    name = str(tmp_path / "victim") if name.startswith("/") else name
+    (tmp_path / "victim").mkdir()
+    (tmp_path / "victim" / "config.json").write_text("{}")  # another folder's run files
+    (tmp_path / "victim" / "best.zip").write_bytes(b"keep")
+    before = tree(tmp_path)
+    code, err = train(capsys, "--out-dir", str(tmp_path / "out"), "--run-name", name, "--overwrite")
+    assert code == 2
+    assert "run_name" in one_line(err) and "plain folder name" in err
+    assert tree(tmp_path) == before  # nothing deleted, nothing written, not even --out-dir
+
+
+def test_check_run_name_accepts_plain_names() -> None:
+    for name in ("gin3", "run-2", "a.b", "..x", "x.."):
+        assert check_run_name(name) == name
+
+
+def _victim(tmp_path: Path) -> Path:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep")
+    (victim / "events").write_text("keep")
+    return victim
+
+
+@pytest.mark.parametrize("linked", [".lock", "tb", "snapshots", "candidates", "best.zip"])
+def test_a_linked_file_in_the_run_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], linked: str
+) -> None:
+    victim = _victim(tmp_path)
+    run = tmp_path / "out" / "run"
+    run.mkdir(parents=True)
+    (run / "config.json").write_text("{}")  # an earlier run, started again with --overwrite
+    target = victim / "precious.txt" if linked in (".lock", "best.zip") else victim
+    (run / linked).symlink_to(target)
+    before = tree(tmp_path)
+    code, err = train(capsys, "--out-dir", str(tmp_path / "out"), "--run-name", "run", "--overwrite")
+    assert code == 2
+    line = one_line(err)
+    assert str(run / linked) in line and "symbolic link" in line
+    assert tree(tmp_path) == before  # the link's target untouched (the pid not written into it)
+
+
+def test_a_linked_run_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    victim = _victim(tmp_path)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "run").symlink_to(victim)
+    before = tree(tmp_path)
+    code, err = train(capsys, "--out-dir", str(tmp_path / "out"), "--run-name", "run")
+    assert code == 2 and "symbolic link" in one_line(err)
+    assert tree(tmp_path) == before
+
+
+def test_the_lock_opens_no_link_even_when_planted_after_the_check(tmp_path: Path, monkeypatch) -> None:
+    """The lock file is opened with O_NOFOLLOW: a link that appears between the check and the open
+    is refused too, and its target keeps its bytes."""
+    from gin3_env.training import run_lock
+
+    target = tmp_path / "target.txt"
+    target.write_text("keep")
+    run = tmp_path / "run"
+
+    def make_then_plant(folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / ".lock").symlink_to(target)
+
+    monkeypatch.setattr(run_lock, "make_run_dir", make_then_plant)
+    with pytest.raises(RunFolderError, match="symbolic link"), RunLock(run):
+        pass
+    assert target.read_text() == "keep"
+
+
+def test_overwrite_deletes_only_the_run_files_inside_the_folder(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    (run / "tb" / "ppo_1").mkdir(parents=True)
+    (run / "tb" / "ppo_1" / "events").write_text("x")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    (run / "tb" / "ppo_1" / "link").symlink_to(outside)  # a link inside tb/: removed, its target kept
+    (run / "best.zip").write_bytes(b"old")
+    (run / "notes.txt").write_text("mine")  # not a run file: stays
+    deleted = prepare_run_dir(run, overwrite=True)
+    assert sorted(deleted) == ["best.zip", "tb"]
+    assert sorted(p.name for p in run.iterdir()) == ["notes.txt"]
+    assert outside.read_text() == "keep"
+
+
+def test_an_out_dir_that_cannot_be_created_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, err = train(capsys, "--out-dir", str(blocker / "out"), "--run-name", "run")
+    assert code == 2 and f"cannot create the run folder {blocker / 'out' / 'run'}" in one_line(err)
+
+
+def test_a_read_only_out_dir_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:
+    out = tmp_path / "ro"
+    out.mkdir()
+    out.chmod(0o555)
+    if os.access(out, os.W_OK):  # root writes anywhere: the refusal the kernel gives a user, simulated
+        def refuse(self: Path, *args: object, **kwargs: object) -> None:
+            raise PermissionError(13, "Permission denied", str(self))
+
+        monkeypatch.setattr(Path, "mkdir", refuse)
+    try:
+        code, err = train(capsys, "--out-dir", str(out), "--run-name", "run")
+    finally:
+        out.chmod(0o755)
+    assert code == 2 and "run folder" in one_line(err) and "ermission denied" in err
+    assert list(out.iterdir()) == []
+
+
+@pytest.mark.parametrize("flag,value", [("--total-timesteps", "foo: ["), ("--net-arch", "!!python/object:os.system x"),
+                                        ("--opponent-schedule", "[{until: 1.0, heuristic: 1}")])
+def test_a_flag_value_that_is_not_yaml_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, value: str
+) -> None:
+    code, err = train(capsys, "--out-dir", str(tmp_path / "out"), flag, value)
+    assert code == 2
+    line = one_line(err)
+    assert flag in line and "not a YAML value" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_ctrl_c_while_gin3_train_starts_is_one_line(tmp_path: Path) -> None:
+    """A SIGINT as soon as the command line runs (the training libraries still loading) stops with one
+    line and exit 130, wherever it lands after that."""
+    argv = ["train", *FAST, "--out-dir", str(tmp_path), "--total-timesteps", "100000"]
+    code = f"import sys, gin3_env.cli as c; print('ready', flush=True); sys.exit(c.main({argv!r}))"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    time.sleep(0.3)  # past the test's own two statements, into the command (loading takes seconds)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "SIGINT" in err, err
+
+
+# ----------------------------------------------------- evaluate --save-logs, replay
+def test_save_logs_into_a_linked_folder_is_refused(tmp_path: Path) -> None:
+    victim = _victim(tmp_path)
+    (tmp_path / "logs").symlink_to(victim)
+    before = tree(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "evaluate", "heuristic", "random", "--hands", "2",
+                           "--save-logs", str(tmp_path / "logs"), "--log-games", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "symbolic link" in one_line(done.stderr)
+    assert tree(tmp_path) == before
+
+
+def test_save_logs_and_replay_never_write_through_a_linked_file(tmp_path: Path) -> None:
+    """A link where a log or a page is written is replaced by the file; its target keeps its bytes."""
+    victim = _victim(tmp_path)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "hand_000_a_team.json").symlink_to(victim / "precious.txt")
+    done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "evaluate", "heuristic", "random", "--hands", "2",
+                           "--save-logs", str(logs), "--log-games", "1"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    log = logs / "hand_000_a_team.json"
+    assert not log.is_symlink() and json.loads(log.read_text())
+    page = tmp_path / "page.html"
+    page.symlink_to(victim / "events")
+    done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "replay", str(log), "--html", str(page)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert not page.is_symlink() and "<html" in page.read_text().lower()
+    assert (victim / "precious.txt").read_text() == "keep" and (victim / "events").read_text() == "keep"
