@@ -265,7 +265,12 @@ def test_the_match_stops_at_max_hands() -> None:
     play_randomly(state, np.random.default_rng(0))
     assert state.is_terminal() and state.hands_played == 1
     assert state.truncated == (state.winner() is None)
+    assert state.match.hand.is_over  # the hand that ended the match, not a next deal
     assert len(state.observation_tensor(0)) == 380
+    dealing = game.new_initial_state()
+    dealing.apply_action(0)  # the roles
+    dealing.apply_action(7)  # a first card
+    assert dealing.is_chance_node() and dealing.match is None
 
 
 @pytest.mark.parametrize("rollout", ["random", "heuristic"])

@@ -32,7 +32,7 @@ def _timed_bot(bot: Any, seconds: list[float]) -> Any:
     """``bot`` behind a ``pyspiel.Bot`` that records the wall time of each ``step``."""
     import pyspiel
 
-    class TimedBot(pyspiel.Bot):  # type: ignore[misc]  # pyspiel has no type stubs
+    class TimedBot(pyspiel.Bot):
         def __init__(self) -> None:
             pyspiel.Bot.__init__(self)
 
@@ -41,9 +41,6 @@ def _timed_bot(bot: Any, seconds: list[float]) -> Any:
             action = bot.step(state)
             seconds.append(time.perf_counter() - start)
             return int(action)
-
-        def restart_at(self, state: Any) -> None:
-            bot.reset()
 
     return TimedBot()
 
@@ -55,6 +52,7 @@ def run(hands: int, seed: int, simulations: int, rollouts: list[str], opponents:
     from gin3_env.interop.ismcts import ismcts_bot
     from gin3_env.policies import load_policy
 
+    command = "python -m gin3_env.benchmarks.ismcts " + " ".join(sys.argv[1:])
     rows: list[dict[str, Any]] = []
     for rollout in rollouts:
         for opponent in opponents:
@@ -90,7 +88,7 @@ def run(hands: int, seed: int, simulations: int, rollouts: list[str], opponents:
                 flush=True,
             )
             if out is not None:
-                save_json(out, {"kind": "ismcts", "command": " ".join(sys.argv), "runs": rows})
+                save_json(out, {"kind": "ismcts", "command": command, "runs": rows})
     return rows
 
 

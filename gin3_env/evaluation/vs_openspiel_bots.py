@@ -52,7 +52,7 @@ def play_bot_deal(game: Any, deck: list[int], players: tuple[Any, Any]) -> HandG
         if action not in state.legal_actions():
             raise ValueError(f"{policy_name(who)} (player {player}) chose an illegal action {action}")
         state.apply_action(action)
-    return state  # type: ignore[no-any-return]
+    return state
 
 
 def _count(counter: Counter[str], result: HandResult, bot_player: int) -> None:

@@ -6,6 +6,7 @@ bot, unchanged) for our hand game. Two things are ours:
 - its resampler: ``state.resample_from_infostate(player, rng)`` with a generator seeded once,
   so a bot built with a ``seed`` plays the same moves on the same deal (OpenSpiel's default
   sampler is seeded from the clock);
+- ``restart_at`` (so OpenSpiel's ``evaluate_bots`` can play it), a fresh tree;
 - the evaluator of a leaf, ``rollout``: ``"random"`` is OpenSpiel's
   ``RandomRolloutEvaluator`` (uniformly random moves to the end of the hand);
   ``"heuristic"`` (:class:`HeuristicRolloutEvaluator`) plays the sampled state out with our
@@ -32,7 +33,7 @@ from ..policies.heuristic import HeuristicPolicy
 from .openspiel_game import HAND_GAME, register
 from .openspiel_hand import HandGameState
 
-__all__ = ["DEFAULT_UCT_C", "ROLLOUTS", "HeuristicRolloutEvaluator", "ismcts_bot"]
+__all__ = ["DEFAULT_UCT_C", "ROLLOUTS", "GinISMCTSBot", "HeuristicRolloutEvaluator", "ismcts_bot"]
 
 DEFAULT_UCT_C = 10.0
 ROLLOUTS = ("random", "heuristic")
@@ -68,6 +69,14 @@ class HeuristicRolloutEvaluator:
         return [(a, 1.0 / len(legal)) for a in legal]
 
 
+class GinISMCTSBot(ismcts.ISMCTSBot):
+    """OpenSpiel's ``ISMCTSBot`` with ``restart_at`` (a fresh tree), which ``evaluate_bots`` calls and the
+    Python bot lacks; its search keeps no state between moves, so nothing else is needed."""
+
+    def restart_at(self, state: Any) -> None:
+        self.reset()
+
+
 def ismcts_bot(
     game: Any,
     simulations: int,
@@ -96,7 +105,7 @@ def ismcts_bot(
         evaluator: Any = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=random_state)
     else:
         evaluator = HeuristicRolloutEvaluator(game.rules)
-    bot = ismcts.ISMCTSBot(
+    bot = GinISMCTSBot(
         game=game,
         evaluator=evaluator,
         uct_c=float(uct_c),

@@ -3,17 +3,24 @@
 Registered by :mod:`gin3_env.interop.openspiel_game`; the engine plays it (a
 :class:`~gin3_env.engine.HandState` inside every state, nothing of the rules here).
 
-| OpenSpiel | this game |
-|---|---|
-| players | 0 the team (the captain, who moves first), 1 the box (the dealer) |
-| chance | the 52 cards of the deck, one outcome each, drawn uniformly among those left, in the order the engine deals them (``docs/rules.md`` section 4: ``deck[0], deck[2], ..., deck[18]`` to the captain, the odd ones to the box, ``deck[20]`` the upcard, ``deck[21:]`` the stock, ``deck[21]`` on top) |
-| actions | our 107 action ids (``gin3_env.engine.actions``): 0 draw, 1 take, 2 pass, 3 + c discard, 55 + c knock |
-| returns | the hand's points, zero-sum (the scorer ``+points``, the other ``-points``; dead and truncated hands 0), at the end only |
-| observation tensor | our observation vector, ``encode(view)`` (374 floats); zeros while the deck is being dealt |
-| information-state tensor | the same vector (the view is all a player's information bears on the rest of the hand; it does not keep the order of his own earlier moves) |
-| information-state string | the player's perfect-recall record: his cards as dealt, the upcard, every move as he saw it, the result |
-| observation string | the player's view, one line |
-| ``resample_from_infostate`` | a whole deal the player cannot tell from the real one (:func:`~gin3_env.interop.deals.resample_deck`, around a :func:`~gin3_env.engine.determinise` sample), with the same moves replayed on it |
+- **players**: 0 the team (the captain, who moves first), 1 the box (the dealer).
+- **chance**: the 52 cards of the deck, one outcome each, drawn uniformly among those left,
+  in the order the engine deals them (``docs/rules.md`` section 4): ``deck[0], deck[2], ...,
+  deck[18]`` to the captain, the odd ones to the box, ``deck[20]`` the upcard, ``deck[21:]``
+  the stock with ``deck[21]`` on top.
+- **actions**: our 107 action ids (:mod:`gin3_env.engine.actions`): 0 draw, 1 take, 2 pass,
+  3 + c discard c, 55 + c knock discarding c.
+- **returns**: the hand's points, zero-sum (the scorer ``+points``, the other ``-points``;
+  dead and truncated hands 0), at the end only.
+- **observation tensor**: our observation vector, ``encode(view)`` (374 floats); zeros while
+  the deck is being dealt. **Information-state tensor**: the same vector (the view is all of
+  a player's information that bears on the rest of the hand; it does not keep the order of
+  his own earlier moves).
+- **information-state string**: the player's perfect-recall record: his cards as dealt, the
+  upcard, every move as he saw it, the result. **Observation string**: his view, one line.
+- **resample_from_infostate**: a whole deal the player cannot tell from the real one
+  (:func:`~gin3_env.interop.deals.resample_deck`, around a
+  :func:`~gin3_env.engine.determinise` sample), with the same moves replayed on it.
 
 Parameters: the rules options (``docs/rules.md`` section 9), e.g.
 ``pyspiel.load_game("python_gin3_hand", {"knock_limit": 0})``.
@@ -90,7 +97,7 @@ def hand_game_info(rules: Rules) -> Any:
     )
 
 
-class HandGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
+class HandGame(pyspiel.Game):
     """``pyspiel.load_game("python_gin3_hand", params)``: one hand (module doc)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -158,7 +165,7 @@ class HandTable:
                 self.records[side].append(result_token(result))
 
 
-class HandGameState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
+class HandGameState(pyspiel.State):
     """A state of ``python_gin3_hand``: chance deals the deck, then the engine plays the hand."""
 
     def __init__(self, game: HandGame) -> None:
@@ -250,7 +257,7 @@ class HandGameState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type
             state.apply_action(card)
         for action in moves:
             state.apply_action(action)
-        return state  # type: ignore[no-any-return]
+        return state
 
     # ------------------------------------------------------------ what the observer reads
     def _observation_vector(self, player: int) -> np.ndarray:

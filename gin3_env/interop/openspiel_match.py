@@ -4,18 +4,29 @@ Registered by :mod:`gin3_env.interop.openspiel_game`. Each hand is played by the
 :class:`~gin3_env.engine.MatchState`, started from the match's roles and totals with the deck
 chance dealt; it keeps the scores and turns the roles (``docs/rules.md`` sections 7 and 8).
 
-| OpenSpiel | this game |
-|---|---|
-| players | the seats 0, 1, 2; in each hand the captain's seat acts for the team, the box's seat for the box, the sitter's never |
-| chance | first the roles: one of the six ways to give the seats box, captain and sitter, each 1/6 (what drawing cards gives, ties drawn again); then each hand's deck, one card at a time as in ``python_gin3_hand`` |
-| actions | our 107 action ids |
-| rewards | at each hand's end, its points to the seats that played it: the scoring side's seat ``+points``, the other side's seat ``-points``, the sitter 0 (the match env's rewards); ``rewards()`` holds a move's reward until the next move, so it is read at the next decision |
-| returns | the sum of a seat's rewards (zero-sum) |
-| end | a seat's total reaches the target; or, since OpenSpiel needs a bound on a game's length, ``max_hands`` hands (default 200) have been played: the match then stops with the returns so far |
-| observation and information-state tensor | the match observation, ``encode_match`` (380 floats: the side's hand view, the seat's role, the three totals); zeros while a deck is being dealt |
-| information-state string | the seat's perfect-recall record: the roles of each hand, its side's cards as dealt, every move as that side saw it (the sitter sees what the captain sees), each result |
-| observation string | the seat's role, the totals and its side's view |
-| ``resample_from_infostate`` | the current hand's deal redrawn as in ``python_gin3_hand``, from the seat's side's view; earlier hands are kept as they were played (nothing in them bears on the rest of the match) |
+- **players**: the seats 0, 1, 2; in each hand the captain's seat acts for the team, the
+  box's seat for the box, the sitter's never.
+- **chance**: first the roles, one of the six ways to give the seats box, captain and sitter,
+  each 1/6 (what drawing cards gives, ties drawn again); then each hand's deck, one card at a
+  time as in ``python_gin3_hand``.
+- **actions**: our 107 action ids.
+- **rewards**: at each hand's end its points go to the seats that played it: the scoring
+  side's seat ``+points``, the other side's seat ``-points``, the sitter 0 (the match env's
+  rewards). ``rewards()`` holds a move's reward until the next move, so it is read at the
+  next decision (the deal in between is chance). **Returns**: the sum of a seat's rewards
+  (zero-sum).
+- **end**: a seat's total reaches the target; or, since OpenSpiel needs a bound on a game's
+  length, ``max_hands`` hands (default 200) have been played: the match then stops with the
+  returns so far.
+- **observation and information-state tensor**: the match observation, ``encode_match``
+  (380 floats: the side's hand view, the seat's role, the three totals); zeros while a deck
+  is being dealt.
+- **information-state string**: the seat's perfect-recall record: the roles of each hand, its
+  side's cards as dealt, every move as that side saw it (the sitter sees what the captain
+  sees), each result. **Observation string**: the seat's role, the totals, its side's view.
+- **resample_from_infostate**: the current hand's deal redrawn as in ``python_gin3_hand``,
+  from the view of the seat's side; earlier hands are kept as they were played (nothing in
+  them bears on the rest of the match).
 
 Parameters: the rules options (``docs/rules.md`` section 9) and ``max_hands``.
 """
@@ -103,7 +114,7 @@ def side_of(roles: Roles, seat: int) -> int:
     return BOX if seat == roles.box else TEAM
 
 
-class MatchGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
+class MatchGame(pyspiel.Game):
     """``pyspiel.load_game("python_gin3_match", params)``: a match (module doc)."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -239,7 +250,7 @@ class MatchTable:
         return final
 
 
-class MatchGameState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
+class MatchGameState(pyspiel.State):
     """A state of ``python_gin3_match``: chance draws the roles and deals each deck, the engine plays."""
 
     def __init__(self, game: MatchGame) -> None:
@@ -249,9 +260,12 @@ class MatchGameState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
     # ------------------------------------------------------------ our accessors
     @property
     def match(self) -> MatchState | None:
-        """The engine's match playing the current hand (``None`` until the first deck is dealt;
-        between hands it still holds the last one). Read it, do not play on it."""
-        return self._table.match
+        """The engine's match playing the current hand; at the end, the match as it ended; ``None``
+        while a deck is being dealt. Read it, do not play on it."""
+        t = self._table
+        if t.over:
+            return t.final_match()
+        return None if t.dealt is not None or t.roles is None else t.match
 
     @property
     def scores(self) -> list[int]:
@@ -365,7 +379,7 @@ class MatchGameState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no typ
         state = self.get_game().new_initial_state()
         for action in moves:
             state.apply_action(action)
-        return state  # type: ignore[no-any-return]
+        return state
 
     # ------------------------------------------------------------ what the observer reads
     def _observation_vector(self, seat: int) -> np.ndarray:
