@@ -309,3 +309,44 @@ def test_evaluate_bot_hands_plays_the_duplicate_deals() -> None:
     assert d["wins"]["a"] + d["wins"]["b"] + d["wins"]["none"] == 4
     with pytest.raises(ValueError, match="n_deals"):
         evaluate_bot_hands(lambda game, player: ismcts_bot(game, 4), HeuristicPolicy(), 0)
+
+
+def test_openspiel_tools_run_on_the_games() -> None:
+    """``evaluate_bots`` (which restarts each bot) and the RL environment, whose rewards add up to the returns."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.algorithms import evaluate_bots
+
+    game = pyspiel.load_game("python_gin3_hand", {"max_turns": 20})
+    bots = [ismcts_bot(game, 2, seed=0), pyspiel.make_uniform_random_bot(1, 3)]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
+    assert len(returns) == 2 and sum(returns) == 0
+    env = rl_environment.Environment("python_gin3_match", **SHORT_MATCH)
+    rng = np.random.default_rng(0)
+    step = env.reset()
+    total = np.zeros(3)
+    while not step.last():
+        seat = step.observations["current_player"]
+        assert len(step.observations["info_state"][seat]) == 380
+        step = env.step([int(rng.choice(step.observations["legal_actions"][seat]))])
+        total += np.asarray(step.rewards)
+    np.testing.assert_array_equal(total, env.get_state.returns())
+    assert total.any() and total.sum() == 0
+
+
+def test_ismcts_takes_the_gin_it_is_offered() -> None:
+    from gin3_env.engine import KNOCK_BASE, TAKE_DISCARD, parse_cards
+    from gin3_env.engine.actions import DISCARD_BASE
+
+    team = parse_cards("AC 2C 3C 5H 6H 7H 9S TS JS KD")
+    upcard = parse_cards("4C")[0]  # completes A-4 of clubs: take it, knock with the KD, gin
+    rest = [c for c in deck_of(0) if c not in team and c != upcard]
+    deck = [0] * 52
+    deck[0:20:2], deck[1:20:2], deck[20], deck[21:] = team, rest[:10], upcard, rest[10:]
+    game = pyspiel.load_game("python_gin3_hand")
+    state = dealt(game, deck)
+    bot = ismcts_bot(game, 60, rollout="heuristic", seed=0)
+    assert bot.step(state) == TAKE_DISCARD
+    state.apply_action(TAKE_DISCARD)
+    king = parse_cards("KD")[0]
+    assert DISCARD_BASE + king in state.legal_actions()
+    assert bot.step(state) == KNOCK_BASE + king
