@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from gin3_env.errors import ClosedEnvError
 
 import gin3_env
 from gin3_env.envs.errors import EnvUsageError, InvalidActionError
 from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
+from gin3_env.errors import ClosedEnvError
 
 BAD_PENALTIES = [float("nan"), float("inf"), -1.0, -1e-9, "25", True, None]
 MAKERS: dict[str, Any] = {
