@@ -48,7 +48,7 @@ def _cards(cards: CardsLike) -> list[int]:
 
 
 def stacked_deck(team: CardsLike, box: CardsLike, upcard: str | int, stock: CardsLike = ()) -> list[int]:
-    """A 52-card deck order that deals these hands (RULES §4.3).
+    """A 52-card deck order that deals these hands (§4.3).
 
     ``team`` and ``box`` are the 10 cards of the captain and the box, ``upcard`` the
     first discard, ``stock`` the first stock cards in drawing order (``stock[0]`` is

@@ -1,4 +1,4 @@
-"""Cards: index encoding, parsing, formatting, points, masks (RULES §1)."""
+"""Cards: index encoding, parsing, formatting, points, masks (§1)."""
 
 from __future__ import annotations
 

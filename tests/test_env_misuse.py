@@ -35,7 +35,6 @@ import gin3_env
 from gin3_env.engine.hand import IllegalActionError
 from gin3_env.envs import aec_hand, aec_match
 from gin3_env.envs.errors import (
-    ActionOutOfBoundsError,
     ActionOutOfRangeError,
     CallOrderError,
     EnvUsageError,
@@ -83,7 +82,7 @@ def test_aec_hand_bad_actions_and_agents(make: Callable[[], Any]) -> None:
     env = make()
     env.reset(seed=3)
     before = pickle.dumps(env)
-    kind = ActionOutOfBoundsError if make is aec_hand.env else InvalidActionError
+    kind = ActionOutOfRangeError if make is aec_hand.env else InvalidActionError
     for action, says in [("draw", "got str 'draw'"), (1.5, "got float 1.5"), (True, "got a bool"),
                          (np.array([1, 2]), "an array of shape (2,)"), (107, "107 (out of range)"),
                          (None, "team_0 is to act")]:

@@ -185,7 +185,7 @@ def test_cli_rules_option(capsys) -> None:
 
 
 def test_cli_messages_a_new_user_meets(tmp_path, capsys) -> None:
-    """Issue 14.7: --rules that is not JSON names --rules and JSON; nothing to play is refused;
+    """--rules that is not JSON names --rules and JSON; nothing to play is refused;
     A and B are named as typed; the undercut counts say who undercut whom; no "-0.00"."""
     assert cli_main(["heuristic", "random", "--rules", "notjson"]) == 2
     err = capsys.readouterr().err
@@ -222,7 +222,7 @@ def test_signed_never_prints_negative_zero() -> None:
 
 
 def test_progress_lines_when_not_a_terminal(capsys) -> None:
-    """Issue 14.4: progress is on by default; off a terminal it is a line every few seconds."""
+    """Progress is on by default; off a terminal it is a line every few seconds."""
     from gin3_env.evaluation.util import progress_bar
 
     assert list(progress_bar(range(5), True, "hands", every=0.0)) == list(range(5))

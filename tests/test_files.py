@@ -1,4 +1,4 @@
-"""Atomic JSON files get the user's umask, like every other file a run writes (issue 14.11)."""
+"""Atomic JSON files get the user's umask, like every other file a run writes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Golden hands from stacked decks: one test per rule (RULES §4-§6, §9).
+"""Golden hands from stacked decks: one test per rule (§4-§6, §9).
 
 Every expected number here was worked out by hand from the rule book.
 """
@@ -225,7 +225,7 @@ def test_undercut_bonus_option() -> None:
 
 def test_knocker_picks_the_spread_that_blocks_a_layoff() -> None:
     # Spreading 3-6H lets the box lay off 7H 8H (K 4, D 14: +10); keeping 6H back
-    # blocks them (K 10, D 29: +19), RULES §6.2.
+    # blocks them (K 10, D 29: +19), §6.2.
     s = deal("3H 4H 5H 6H 9C 9D 9S AC AD QS", "7H 8H JC QC KC JD QD KD TS 4C", "2D")
     play(s, "take", "knock QS")
     r = expect_result(s.result, outcome="knock", knocker=TEAM, winner=TEAM, points=19,

@@ -259,7 +259,7 @@ def test_draw_roles_seeded_is_valid_and_consistent_with_the_draws() -> None:
 
 # -------------------------------------------------------- whole matches
 def expected_roles(roles: dict[str, int], winner: str | None) -> dict[str, int]:
-    """RULES §7 written out independently of Roles.after."""
+    """§7 written out independently of Roles.after."""
     if winner is None:
         return roles
     if winner == "box":

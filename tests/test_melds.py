@@ -1,4 +1,4 @@
-"""Melds and deadwood (RULES §2) and layoffs (RULES §6.1), against brute force."""
+"""Melds and deadwood (§2) and layoffs (§6.1), against brute force."""
 
 from __future__ import annotations
 

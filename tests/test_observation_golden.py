@@ -1,7 +1,7 @@
 """Golden observations: the vectors the envs, the features and the OpenSpiel adapter produce are pinned.
 
 The digests were computed with the encoder as it stood before the observation package and
-``PlayerView`` (issue 10); the vector must stay bit-identical, so a trained model keeps
+``PlayerView``; the vector must stay bit-identical, so a trained model keeps
 seeing what it was trained on. Each digest is the first 16 hex digits of the SHA-256 of
 the float32 bytes, recorded along seeded random play.
 """

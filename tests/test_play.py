@@ -278,7 +278,7 @@ def test_load_log_refuses_other_files(tmp_path: Any) -> None:
         load_log(tmp_path / "missing.json")
 
 
-# ------------------------------------------------------ issue 14.10: what gin3 play says
+# ------------------------------------------------------------------ what gin3 play says
 def test_play_names_your_draw_uses_one_card_style_and_shows_the_knock_discard() -> None:
     state = deal(f"{TEAM_MELDS} 4D", BOX_JUNK, "5D", stock="KH QH")
     io, out = scripted(["pass", "draw", "KH", "quit"])

@@ -275,7 +275,7 @@ def test_saved_maskable_ppo_model_round_trip(tmp_path) -> None:
 
 
 def test_a_model_acts_with_one_torch_thread_unless_told_otherwise() -> None:
-    """Issue 14.5: inference runs on one torch thread (a busy core no longer slows it 3x), only
+    """Inference runs on one torch thread (a busy core no longer slows it 3x), only
     while the model acts; ``threads=None`` leaves torch's setting, ``threads=n`` asks for n."""
     torch = pytest.importorskip("torch")
     from gymnasium import spaces

@@ -19,7 +19,7 @@ def _blocks(language: str) -> list[str]:
 
 
 def test_each_python_example_runs_in_a_fresh_interpreter() -> None:
-    """Issue 14.9: a reader copies one snippet, not the page: each runs alone, in a new process."""
+    """A reader copies one snippet, not the page: each runs alone, in a new process."""
     pytest.importorskip("sb3_contrib")
     blocks = _blocks("python")
     assert len(blocks) >= 4
@@ -30,7 +30,7 @@ def test_each_python_example_runs_in_a_fresh_interpreter() -> None:
 
 
 def test_one_table_of_illegal_and_out_of_range_actions() -> None:
-    """Issue 14.9: the README's table holds what each env really does."""
+    """The README's table holds what each env really does."""
     import gymnasium
     import numpy as np
 

@@ -141,7 +141,7 @@ def test_gymnasium_ids_from_a_fresh_interpreter() -> None:
 
 @pytest.mark.skipif(not HAS_SINGLE_AGENT, reason="gin3_env/envs/single_agent.py (the Gymnasium env) not written yet")
 def test_subproc_vec_env_workers_know_the_ids() -> None:
-    """Issue 14.1: the README's id in SB3's ``SubprocVecEnv``, run as a user would (a fresh
+    """The README's id in SB3's ``SubprocVecEnv``, run as a user would (a fresh
     ``python -c``, SB3's default start method: forkserver on Linux); then the prefixed id,
     which also works with ``spawn`` (Windows, macOS)."""
     pytest.importorskip("stable_baselines3")

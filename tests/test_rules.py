@@ -1,4 +1,4 @@
-"""The rules configuration (RULES §9): defaults, validation, round trips."""
+"""The rules configuration (§9): defaults, validation, round trips."""
 
 from __future__ import annotations
 

@@ -83,7 +83,7 @@ def test_bad_config_value_is_a_usage_error(tmp_path: Path) -> None:
 
 
 def test_a_second_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path) -> None:
-    """Issue 14.2: an earlier run's files are never overwritten unasked."""
+    """An earlier run's files are never overwritten unasked."""
     run = tmp_path / "tiny"
     run.mkdir()
     (run / "best.zip").write_bytes(b"earlier run")
@@ -97,7 +97,7 @@ def test_a_second_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path
 
 
 def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
-    """Issue 14.2 and 14.3: --overwrite starts again (one TensorBoard folder); the run says why it
+    """--overwrite starts again (one TensorBoard folder); the run says why it
     went past total_timesteps; the last step is evaluated once; best.zip is the candidate that
     did best on fresh deals, and the final table is on deals used for nothing else."""
     run = tmp_path / "tiny"

@@ -307,7 +307,7 @@ def test_bad_decks_are_refused_naming_the_row() -> None:
 
 
 def test_observations_equal_the_aec_envs_observe() -> None:
-    """DESIGN's wording: observe() and action_mask equal the AEC env's observe(agent) on the
+    """docs/design.md's wording: observe() and action_mask equal the AEC env's observe(agent) on the
     same deck and actions (the AEC env itself, not only the encoder it calls)."""
     import gin3_env
 

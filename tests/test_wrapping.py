@@ -11,7 +11,7 @@ The planned differences, each stated here:
   the action, where PettingZoo's bare ``assert`` says only "action is not in action space";
   the stock stack here uses that layer too;
 - ``step``/``agent_iter`` before ``reset`` raise the package's ``ResetNeededError``, and the
-  next agent of ``agent_iter`` without a ``step`` a ``CallOrderError`` (issue 15), where
+  next agent of ``agent_iter`` without a ``step`` a ``CallOrderError``, where
   PettingZoo raises a bare ``AssertionError``: :data:`PLANNED` maps each of PettingZoo's
   errors, by its exact text, to ours, and every other answer is compared as it is.
 """

@@ -1,4 +1,4 @@
-"""Action ids: one ``Discrete(107)`` space for every agent (DESIGN.md).
+"""Action ids: one ``Discrete(107)`` space for every agent (docs/design.md).
 
 | id      | meaning                                   |
 |---------|-------------------------------------------|

@@ -12,7 +12,6 @@ from collections.abc import Iterable
 
 NUM_CARDS = 52
 NUM_RANKS = 13
-NUM_SUITS = 4
 RANK_CHARS = "A23456789TJQK"
 SUIT_CHARS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"

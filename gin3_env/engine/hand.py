@@ -105,7 +105,7 @@ class HandState:
         deck: Sequence[int] | None = None,
         rng: np.random.Generator | None = None,
     ) -> HandState:
-        """Deal from an explicit deck order (RULES §4.3) or a shuffle by ``rng``."""
+        """Deal from an explicit deck order (§4.3) or a shuffle by ``rng``."""
         rules = rules or Rules()
         if deck is None:
             rng = rng if rng is not None else np.random.default_rng()
@@ -346,13 +346,9 @@ class HandState:
         state["_deadwood"] = [None, None]
         return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self.__dict__.setdefault("_deadwood", [None, None])  # a state pickled before the cache existed
-
 
 def legal_actions(state: HandState) -> list[int]:
-    """The legal actions of the player to act (RULES §5), by :func:`~.phases.legal_in_phase`."""
+    """The legal actions of the player to act (§5), by :func:`~.phases.legal_in_phase`."""
     return legal_in_phase(
         state.phase,
         stock_only=state.stock_only,

@@ -1,4 +1,4 @@
-"""Layoffs: the defender's best reply to a knock (RULES §6.1).
+"""Layoffs: the defender's best reply to a knock (§6.1).
 
 Compiled twin: the layoffs of :func:`gin3_env.kernels.meld_kernels.showdown`, tied by ``tests/test_vector_core.py``.
 
@@ -59,7 +59,7 @@ def _layoff_options(defender: int, meld: Meld) -> list[tuple[int, ...]]:
 
 
 def best_layoffs(defender_cards: Iterable[int] | int, knocker_melds: Iterable[Meld]) -> LayoffResult:
-    """The defender's layoffs and melds that minimise his deadwood (RULES §6.1).
+    """The defender's layoffs and melds that minimise his deadwood (§6.1).
 
     Cards go onto a 3-card set as its fourth card, or extend a run at either end,
     chained (a laid-off card may be extended further). A card is used once."""

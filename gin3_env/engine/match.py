@@ -1,4 +1,4 @@
-"""A match: three seats, rotating roles, per-person totals to the target (RULES §3, §7, §8).
+"""A match: three seats, rotating roles, per-person totals to the target (§3, §7, §8).
 
 Seats are 0, 1, 2. Each hand the ``box`` seat plays the box, the ``captain``
 seat plays for the team and the ``sitter`` seat only advises (it never acts
@@ -68,7 +68,7 @@ class Roles:
         return ROLE_NAMES[(self.box, self.captain, self.sitter).index(seat)]
 
     def after(self, result: HandResult) -> Roles:
-        """Roles for the next hand (RULES §7)."""
+        """Roles for the next hand (§7)."""
         if result.winner is None:
             return self
         if result.winner == BOX:
@@ -127,7 +127,7 @@ def _deal(rules: Rules, decks: list[list[int]], rng: np.random.Generator) -> Han
 class MatchState:
     """A match in progress: the current hand, roles, totals and the history of hands.
 
-    ``roles`` are the roles of the next hand to deal once a hand ends (RULES §7);
+    ``roles`` are the roles of the next hand to deal once a hand ends (§7);
     ``hand_roles`` those ``hand`` is (or, once the match is over, was) played with."""
 
     rules: Rules

@@ -40,7 +40,7 @@ def legal_in_phase(
     rules: Rules,
     knock_deadwoods: Callable[[], dict[int, int]],
 ) -> list[int]:
-    """The legal actions of the player to act, ascending, dispatched on the phase (RULES §5).
+    """The legal actions of the player to act, ascending, dispatched on the phase (§5).
 
     ``hand`` is that player's cards (mask), ``taken`` the card he took from the pile this
     turn, ``knock_deadwoods()`` the deadwood left by discarding each card (asked for only

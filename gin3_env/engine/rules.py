@@ -1,4 +1,4 @@
-"""The rules configuration (RULES.md §9): a frozen, validated dataclass."""
+"""The rules configuration (§9): a frozen, validated dataclass."""
 
 from __future__ import annotations
 

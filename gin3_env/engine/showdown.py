@@ -1,4 +1,4 @@
-"""The showdown after a knock (RULES.md §6): spreads, layoffs and the score.
+"""The showdown after a knock (§6): spreads, layoffs and the score.
 
 Compiled twin: :func:`gin3_env.kernels.meld_kernels.showdown` (and knock_score), tied by ``tests/test_vector_core.py``.
 
@@ -36,7 +36,7 @@ def knock_score(
     knocker_deadwood: int, defender_deadwood: int, gin_bonus: int, undercut_bonus: int
 ) -> tuple[int, bool, int]:
     """(outcome code of :data:`~.result.OUTCOMES`, knocker won, points) for deadwoods K and D
-    (RULES §6.3). Plain ints in and out: the compiled core compiles this very function, so the
+    (§6.3). Plain ints in and out: the compiled core compiles this very function, so the
     score is written once."""
     k, d = knocker_deadwood, defender_deadwood
     if k == 0:
@@ -47,7 +47,7 @@ def knock_score(
 
 
 def score_knock(knocker_deadwood: int, defender_deadwood: int, rules: Rules) -> tuple[str, bool, int]:
-    """(outcome, knocker won, points) for deadwoods K and D (RULES §6.3)."""
+    """(outcome, knocker won, points) for deadwoods K and D (§6.3)."""
     code, won, points = knock_score(knocker_deadwood, defender_deadwood, rules.gin_bonus, rules.undercut_bonus)
     return OUTCOMES[code], won, points
 

@@ -26,9 +26,9 @@ is derived from a view. Cards are ints 0..51, sets of cards 52-bit masks.
 | `own_known`         | own cards taken from the pile and still held (2)                           |
 
 (1) He may not discard it this turn. Both players saw it taken, so both views hold
-it (DESIGN.md says "this player's"): a sample of the other player's view must know
+it (not only the taker's): a sample of the other player's view must know
 it too, or its opponent could discard the card back.
-(2) Beyond DESIGN.md's list: the player remembers what he took, which is what the
+(2) The player also remembers what he took, which is what the
 opponent knows of his hand; :func:`~gin3_env.engine.determinise` needs it so that a
 sample's opponent knows it too. The observation vector does not encode it.
 """

@@ -14,7 +14,7 @@
 | Observation Values | [0, 1]                                                                       |
 
 Gin rummy for three players, two of whom play as a team against the player
-"in the box" (RULES.md). In a hand the team's cards are played by the captain
+"in the box" (docs/rules.md). In a hand the team's cards are played by the captain
 (the sitter only advises), so the team is one agent, `team_0`, against the box,
 `box_0`. The captain is offered the upcard first; the hand ends with a knock, a
 gin, a dead stock (two cards left after a discard) or at the `max_turns` cap.
@@ -45,7 +45,7 @@ An unknown keyword is a `ValueError` that names it and the closest known one.
 
 `reset(seed=None, options=None)`: a seeded reset deals the same hand every time;
 an unseeded one continues the env's random generator. `options` may hold
-`"deck"`: a permutation of 0..51 dealt as RULES §4.3 (captain `d[0], d[2], ...`,
+`"deck"`: a permutation of 0..51 dealt as §4.3 (captain `d[0], d[2], ...`,
 box `d[1], d[3], ...`, upcard `d[20]`, stock drawn from `d[21]` on). Any other key,
 or a bad deck, is a `ValueError` saying what is wrong.
 

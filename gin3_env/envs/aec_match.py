@@ -13,12 +13,12 @@
 | Observation Shape  | (380,)                                                                       |
 | Observation Values | [0, 1]                                                                       |
 
-A whole match of three-handed gin (RULES.md §3, §7, §8): the three seats
+A whole match of three-handed gin (§3, §7, §8): the three seats
 `player_0..2` play hand after hand until a seat's running total reaches
 `target_score`. Each hand one seat is in the box, one is the captain and one
 sits out. The captain's seat acts for the team and the box's seat for the box;
 `agent_selection` only ever points at those two seats (the sitter's action mask
-is all zeros). Roles rotate after every hand by RULES §7. One hand is exactly
+is all zeros). Roles rotate after every hand by §7. One hand is exactly
 the hand env `three_handed_gin_v0` (same actions, masks and points).
 
 ### Arguments
@@ -88,7 +88,7 @@ illegal action ends the match with reward -1 for the seat that played it.
 
 ### Rewards
 
-At the end of each hand its points (RULES §6, times `reward_scale`) go to the
+At the end of each hand its points (§6, times `reward_scale`) go to the
 seats that played it: the scoring side's seat gets `+points`, the other side's
 seat `-points`, the sitter 0; dead and truncated hands pay 0. (Rewards are
 per hand, the running totals are in the infos; the match winner is the seat

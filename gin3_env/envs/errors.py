@@ -9,12 +9,11 @@ these, and a refused call changes nothing:
   ``reset``; ``step`` once the episode is over.
 - :class:`UnknownAgentError` (a ``ValueError``): an agent name that is not one of
   ``possible_agents`` (an unhashable object too).
-- :class:`InvalidActionError` (a ``ValueError``): an action that is not an int in
-  ``0..106`` (a string, float, bool, array; ``None`` for the agent to act; not
-  ``None`` for an agent that is done); :class:`ActionOutOfRangeError` (also an
-  ``AssertionError``, as PettingZoo's bare ``assert`` it replaces; ``ActionOutOfBoundsError``
-  is the same class) when the wrapped AEC envs' out-of-bounds check refuses it, naming the
-  action and the space.
+- :class:`InvalidActionError` (a ``ValueError``): an action that is not an int in ``0..106``
+  (a string, float, bool, array; ``None`` for the agent to act; not ``None`` for an agent
+  that is done); :class:`ActionOutOfRangeError` (also an ``AssertionError``, as PettingZoo's
+  bare ``assert`` it replaces) when the wrapped AEC envs' out-of-bounds check refuses it,
+  naming the action and the space.
 - :class:`CallOrderError` (also an ``AssertionError``, as PettingZoo's check): the next
   agent of ``agent_iter`` asked for without a ``step`` since the last one.
 - :class:`InvalidSeedError` (a ``ValueError``): a ``reset`` seed that is not
@@ -55,7 +54,6 @@ from ..errors import (
 )
 
 __all__ = [
-    "ActionOutOfBoundsError",
     "ActionOutOfRangeError",
     "CallOrderError",
     "EnvUsageError",
@@ -71,7 +69,6 @@ __all__ = [
     "unknown_agent",
 ]
 
-ActionOutOfBoundsError = ActionOutOfRangeError  # the name issue 15 gave it; one class
 
 
 def unknown_keyword(key: str, env_name: str, known: Sequence[str]) -> UnknownKeywordError:

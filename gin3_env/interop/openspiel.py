@@ -326,7 +326,7 @@ class OpenSpielHand:
 
 
 def chance_order(deck: Sequence[int]) -> list[int]:
-    """OpenSpiel chance outcomes that deal ``deck`` like our rules (RULES §4.3):
+    """OpenSpiel chance outcomes that deal ``deck`` like our rules (§4.3):
     player 0 gets ``deck[0:20:2]``, player 1 ``deck[1:20:2]``, the upcard is
     ``deck[20]`` and the stock is drawn from ``deck[21]`` on."""
     cards = [int(c) for c in deck]

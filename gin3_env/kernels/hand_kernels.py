@@ -89,7 +89,7 @@ def legal_row(i: int, S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndar
 @njit(cache=True)
 def deal_rows(rows: np.ndarray, decks: np.ndarray, S: np.ndarray, M: np.ndarray, deck: np.ndarray,
               pile: np.ndarray, mask: np.ndarray, R: np.ndarray) -> None:
-    """Deal ``decks[k]`` (RULES §4.3) to hand ``rows[k]``; the last result stays in ``S``."""
+    """Deal ``decks[k]`` (§4.3) to hand ``rows[k]``; the last result stays in ``S``."""
     kd = np.zeros(NUM_CARDS, np.int64)
     order = np.zeros(NUM_CARDS, np.int64)
     for k in range(rows.shape[0]):

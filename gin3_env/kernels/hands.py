@@ -1,6 +1,6 @@
 """``VectorHands``: N independent hands stepped together by compiled kernels.
 
-The batched twin of :class:`gin3_env.engine.hand.HandState` (DESIGN.md, "Batched core"):
+The batched twin of :class:`gin3_env.engine.hand.HandState` (docs/design.md, "The batched core"):
 hands are 52-bit masks, the stock and the discard pile small integer arrays with their
 lengths, and every move, legal mask, showdown and observation is a numba kernel that
 follows the scalar engine exactly (``tests/test_vector_core.py`` plays both side by side).

@@ -1,4 +1,4 @@
-"""The observation encoding, below the envs and the policies (DESIGN.md "Layers").
+"""The observation encoding, below the envs and the policies (docs/design.md, "Layers").
 
 - :mod:`.layout`: the vector's layout table and offsets;
 - :mod:`.encoding`: ``encode(view)``, ``action_mask(view)``, the match observation;
