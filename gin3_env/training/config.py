@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
+from ..observation.features import FEATURE_NAMES
 from .options import add_option_flags, option, option_overrides
 from .run_dir import check_run_name
 
@@ -114,7 +115,7 @@ def _field_types() -> dict[str, Any]:
     return get_type_hints(TrainConfig)
 
 
-def _check_type(name: str, value: Any, tp: Any) -> Any:
+def check_type(name: str, value: Any, tp: Any) -> Any:
     origin = get_origin(tp)
     if tp is bool:
         if not isinstance(value, bool):
@@ -136,7 +137,7 @@ def _check_type(name: str, value: Any, tp: Any) -> Any:
         if not isinstance(value, list):
             raise ValueError(f"config key {name!r} must be a list, got {value!r}")
         (item,) = get_args(tp)
-        return [_check_type(f"{name}[{i}]", v, item) for i, v in enumerate(value)]
+        return [check_type(f"{name}[{i}]", v, item) for i, v in enumerate(value)]
     if origin is dict:
         if not isinstance(value, dict):
             raise ValueError(f"config key {name!r} must be a mapping, got {value!r}")
@@ -149,7 +150,7 @@ def _check_type(name: str, value: Any, tp: Any) -> Any:
 def validate(cfg: TrainConfig) -> None:
     """Check types and ranges; raise ``ValueError`` naming the bad key."""
     for name, tp in _field_types().items():
-        setattr(cfg, name, _check_type(name, getattr(cfg, name), tp))
+        setattr(cfg, name, check_type(name, getattr(cfg, name), tp))
     positive = ("total_timesteps", "n_steps", "batch_size", "n_epochs", "eval_hands", "final_eval_hands",
                 "select_top", "progress_every", "bc_batch_size")
     for name in positive:
@@ -173,8 +174,8 @@ def validate(cfg: TrainConfig) -> None:
         raise ValueError(f"config key 'vec_env' must be 'batched', 'subproc' or 'dummy', got {cfg.vec_env!r}")
     if cfg.batched_envs < 1:
         raise ValueError(f"config key 'batched_envs' must be >= 1, got {cfg.batched_envs}")
-    if cfg.features not in ("augmented", "plain"):
-        raise ValueError(f"config key 'features' must be 'augmented' or 'plain', got {cfg.features!r}")
+    if cfg.features not in FEATURE_NAMES:
+        raise ValueError(f"config key 'features' must be one of {list(FEATURE_NAMES)}, got {cfg.features!r}")
     if cfg.policy not in ("card", "mlp"):
         raise ValueError(f"config key 'policy' must be 'card' or 'mlp', got {cfg.policy!r}")
     if cfg.policy == "card" and cfg.features != "augmented":

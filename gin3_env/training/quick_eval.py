@@ -8,12 +8,15 @@ from typing import Any
 def quick_evaluate(policy: Any, opponent: str, n_deals: int, seed: int) -> dict[str, float]:
     """Mean points per hand of ``policy`` against ``opponent`` over ``n_deals`` duplicate
     deals (each played in both roles), with the 95% CI half-width, the deals and their seed; played on
-    the batched core (a random opponent too), as the rest of a training run."""
+    the batched core (a random opponent too), as the rest of a training run, where ``policy`` has a
+    batched form (an SB3 model does; an RLlib checkpoint's player is played on the scalar loop)."""
     from ..evaluation import evaluate_hands
+    from ..evaluation.batched_hands import batched_form
     from ..policies import load_policy
 
     other = load_policy(opponent, seed=seed) if opponent == "random" else load_policy(opponent)  # reproducible
-    report = evaluate_hands(policy, other, n_hands=n_deals, seed=seed, batched=True)
+    batched = True if batched_form(policy) is not None else None
+    report = evaluate_hands(policy, other, n_hands=n_deals, seed=seed, batched=batched)
     return {
         "mean": report.overall.mean,
         "ci95": report.overall.half_width,

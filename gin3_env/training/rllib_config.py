@@ -1,8 +1,9 @@
 """Typed arguments of ``gin3 train --backend rllib``, from ``configs/rllib/*.yaml`` and flags.
 
 Every YAML key is a field of :class:`RLlibConfig`, described once, beside the
-field (:func:`option`); ``gin3 train --backend rllib --help`` shows those
-descriptions with each field's type and default. An unknown key or a value of
+field (:func:`~gin3_env.training.options.option`, the SB3 backend's mechanism too);
+``gin3 train --backend rllib --help`` shows those descriptions with each field's type and
+default. An unknown key or a value of
 the wrong type is a ``ValueError`` that names it; ``--flag value`` overrides the
 file (``gin3 train --backend rllib --config selfplay --total-timesteps 20000``).
 This module imports neither Ray nor torch.
@@ -11,28 +12,18 @@ This module imports neither Ray nor torch.
 from __future__ import annotations
 
 import argparse
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_type_hints
 
+from ..observation.features import FEATURE_NAMES
 from .config import CONFIG_DIR as TRAIN_CONFIG_DIR
-from .config import _check_type, read_config
+from .config import check_type, read_config
+from .options import add_option_flags, option, option_overrides
 
 CONFIG_DIR = TRAIN_CONFIG_DIR / "rllib"  # configs/rllib/ in a checkout, copied into a wheel (setup.py)
 POLICY_MAPPINGS = ("shared", "per_seat", "vs_heuristic")
 ENVS = ("hand", "match")
-
-
-def option(default: Any, help: str) -> Any:
-    """A config field of an immutable type and what it means (``--help`` shows ``help``, the field's
-    type and its default). A list or mapping field is ``field(default_factory=..., metadata=about(...))``."""
-    return field(default=default, metadata=about(help))
-
-
-def about(help: str) -> dict[str, str]:
-    """A field's description, as its metadata."""
-    return {"help": help}
 
 
 @dataclass
@@ -51,11 +42,9 @@ class RLlibConfig:
     features: str = option(
         "augmented", "augmented (the observation plus derived card features, observation/features.py) or plain")
     card_head: bool = option(True, "add the card-aware logits term (needs features: augmented)")
-    hidden: list[int] = field(default_factory=lambda: [256, 256],
-                              metadata=about("hidden layer sizes of the policy and value networks, YAML list"))
+    hidden: list[int] = option([256, 256], "hidden layer sizes of the policy and value networks, YAML list")
     reward_scale: float = option(0.02, "reward per game point")
-    rules: dict[str, Any] = field(default_factory=dict,
-                                  metadata=about("rules options, YAML mapping, e.g. '{knock_limit: 7}'"))
+    rules: dict[str, Any] = option({}, "rules options, YAML mapping, e.g. '{knock_limit: 7}'")
     # Ray
     address: str = option(
         "", "Ray cluster to join (HOST:PORT of its head, or auto); empty: a local Ray instance on 127.0.0.1")
@@ -92,7 +81,7 @@ class RLlibConfig:
 def validate(cfg: RLlibConfig) -> None:
     """Check types and ranges; raise ``ValueError`` naming the bad key."""
     for name, tp in get_type_hints(RLlibConfig).items():
-        setattr(cfg, name, _check_type(name, getattr(cfg, name), tp))
+        setattr(cfg, name, check_type(name, getattr(cfg, name), tp))
     for name in ("total_timesteps", "train_batch_size", "minibatch_size", "num_epochs", "final_eval_hands",
                  "torch_threads", "num_envs_per_env_runner"):
         if getattr(cfg, name) <= 0:
@@ -110,8 +99,8 @@ def validate(cfg: RLlibConfig) -> None:
         raise ValueError("config key 'policies': per_seat is for env: hand (a match's seats change roles; use shared)")
     if cfg.policies == "vs_heuristic" and cfg.env != "hand":
         raise ValueError("config key 'policies': vs_heuristic is for env: hand (the batched core plays hands)")
-    if cfg.features not in ("augmented", "plain"):
-        raise ValueError(f"config key 'features' must be 'augmented' or 'plain', got {cfg.features!r}")
+    if cfg.features not in FEATURE_NAMES:
+        raise ValueError(f"config key 'features' must be one of {list(FEATURE_NAMES)}, got {cfg.features!r}")
     if cfg.card_head and cfg.features != "augmented":
         raise ValueError("config key 'card_head': true needs features: augmented")
     if not cfg.hidden or any(h <= 0 for h in cfg.hidden):
@@ -138,54 +127,12 @@ def load_config(spec: str | None, overrides: dict[str, Any] | None = None) -> RL
     return RLlibConfig(**read_config(spec, overrides, RLlibConfig, CONFIG_DIR, "RLlib config"))
 
 
-def _flag(name: str) -> str:
-    return "--" + name.rstrip("_").replace("_", "-")
-
-
-_KINDS = {bool: ("BOOL", "true/false"), int: ("N", "integer"), float: ("X", "number"), str: ("TEXT", "text")}
-
-
-def field_help(f: dataclasses.Field[Any]) -> str:
-    """A field's ``--help`` line: its description, type and built-in default."""
-    tp = get_type_hints(RLlibConfig)[f.name]
-    kind = _KINDS.get(tp, ("YAML", "YAML"))[1]
-    default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
-    if isinstance(default, bool):
-        shown = str(default).lower()
-    elif default == "":
-        shown = "''"
-    else:
-        shown = str(default)
-    return f"{f.metadata['help']} ({kind}; default {shown})".replace("%", "%%")  # argparse formats with %
-
-
 def add_flags(parser: argparse.ArgumentParser) -> None:
     """One ``--kebab-case`` flag per field, with its description, type and built-in default; YAML
     syntax for lists and mappings; a bare boolean flag (``--resume``) means true."""
-    group = parser.add_argument_group(
-        "config keys", "each overrides the config file's value, which overrides the built-in default shown")
-    types = get_type_hints(RLlibConfig)
-    for f in dataclasses.fields(RLlibConfig):
-        tp = types[f.name]
-        extra: dict[str, Any] = {"nargs": "?", "const": "true"} if tp is bool else {}
-        group.add_argument(_flag(f.name), dest=f"set_{f.name}", default=None, metavar=_KINDS.get(tp, ("YAML",))[0],
-                           help=field_help(f), **extra)
+    add_option_flags(parser, RLlibConfig)
 
 
 def flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    import yaml
-
-    types = get_type_hints(RLlibConfig)
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(RLlibConfig):
-        raw = getattr(args, f"set_{f.name}", None)
-        if raw is None:
-            continue
-        if types[f.name] is str:
-            out[f.name] = raw
-            continue
-        try:
-            out[f.name] = yaml.safe_load(raw)
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{_flag(f.name)}: not a YAML value: {exc}") from None
-    return out
+    """The config keys given as flags (a value that is not YAML is a ``ValueError`` naming its flag)."""
+    return option_overrides(args, RLlibConfig)
