@@ -417,11 +417,13 @@ def ppo_target(model: Any, total_timesteps: int) -> tuple[int, int]:
 
 
 def learn(
-    cfg: TrainConfig, model: Any, env: Any, monitor: TrainingMonitor, stop: GracefulStop, started: float
+    cfg: TrainConfig, model: Any, env: Any, monitor: TrainingMonitor, stop: GracefulStop,
+    started: float | None = None,
 ) -> None:
     """PPO from the model's step to ``total_timesteps`` in whole rollouts (nothing when the model already
     has them), saying how the steps round and how evaluation works; the curve's step-0 point first, and
-    PPO stops at ``max_minutes`` after ``started`` (``time.monotonic()``)."""
+    PPO stops at ``max_minutes`` after ``started`` (``time.monotonic()`` when the run began; default now)."""
+    started = time.monotonic() if started is None else started
     rollout, target = ppo_target(model, cfg.total_timesteps)
     if target <= model.num_timesteps:
         print(f"[ppo] the model already has {model.num_timesteps:,} steps (total_timesteps "
