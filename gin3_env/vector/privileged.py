@@ -1,0 +1,55 @@
+"""The batched learner env with the privileged state appended, for a critic that sees the deal.
+
+:class:`PrivilegedStateVecEnv` wraps :class:`~gin3_env.vector.sb3_env.GinSB3VecEnv`: each row
+of its observation is the learner's observation (``obs_features`` entries, exactly what the
+wrapped env returns) followed by the privileged state of that slot's hand at the learner's
+decision (:meth:`VectorHands.state`, :data:`~gin3_env.observation.state.STATE_SIZE` entries:
+both hands, the stock in order). Only a critic may read the state columns; the policy of
+:mod:`gin3_env.policies.privileged_critic` slices them off before its actor, and a player
+exported from it reads the observation alone.
+
+``infos[i]["terminal_observation"]`` (used to bootstrap the value of a hand stopped at
+``max_turns``) carries zeros in the state columns: the finished hand was already dealt again
+when the step returned, so its state is no longer there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvWrapper
+
+from ..observation.state import STATE_SIZE
+from .sb3_env import GinSB3VecEnv
+
+
+class PrivilegedStateVecEnv(VecEnvWrapper):
+    """See the module doc. ``obs_features``: the size of the observation part of each row."""
+
+    def __init__(self, venv: GinSB3VecEnv) -> None:
+        if not isinstance(venv, GinSB3VecEnv):
+            raise TypeError(f"PrivilegedStateVecEnv wraps the batched learner env (GinSB3VecEnv), got "
+                            f"{type(venv).__name__}")
+        self.obs_features = int(venv.core.obs_size)
+        space = spaces.Box(0.0, 1.0, (self.obs_features + STATE_SIZE,), np.float32)
+        super().__init__(venv, observation_space=space)
+        self.core = venv.core
+
+    def _with_state(self, obs: np.ndarray) -> np.ndarray:
+        return np.concatenate([obs.astype(np.float32, copy=False), self.core.hands.state()], axis=1)
+
+    def reset(self) -> np.ndarray:
+        return self._with_state(self.venv.reset())
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self.venv.step_async(actions)
+
+    def step_wait(self) -> Any:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for info in infos:
+            final = info.get("terminal_observation")
+            if final is not None:
+                info["terminal_observation"] = np.concatenate([final, np.zeros(STATE_SIZE, np.float32)])
+        return self._with_state(obs), rewards, dones, infos
