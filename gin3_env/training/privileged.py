@@ -74,7 +74,7 @@ def heuristic_dataset_with_state(n_samples: int, seed: int, reward_scale: float,
                 state_out.append(s)
                 mask_out.append(m.astype(bool))
                 act_out.append(a)
-                ret_out.append(float(rewards[i, p]) * reward_scale)
+                ret_out.append(rewards[i, p] * reward_scale)
             per_hand[i] = []
         hands.redeal(done)
     obs_arr = encoder.encode_batch(np.asarray(obs_out[:n_samples], dtype=np.float32))
