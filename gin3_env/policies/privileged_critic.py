@@ -23,7 +23,6 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 
 from ..observation.state import STATE_SIZE
@@ -112,7 +111,7 @@ class PrivilegedCriticPolicy(CardAwarePolicy):
         for head in (heads.observation, heads.state):  # as SB3 initialises its value head
             nn.init.orthogonal_(head.weight, gain=1.0)
             nn.init.zeros_(head.bias)
-        self.value_net = heads.to(self.device)
+        self.value_net = heads.to(self.device)  # type: ignore[assignment]
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
@@ -125,7 +124,8 @@ class PrivilegedCriticPolicy(CardAwarePolicy):
     def both_values(self, obs: torch.Tensor) -> torch.Tensor:
         """Both critics' values, (B, 2): observation, state."""
         features = self.extract_features(obs, self.vf_features_extractor)
-        return self.value_net.both(self.mlp_extractor.forward_critic(features))  # type: ignore[operator]
+        assert isinstance(features, torch.Tensor) and isinstance(self.value_net, TwoValueHeads)
+        return self.value_net.both(self.mlp_extractor.forward_critic(features))
 
 
 def card_aware_state_dict(policy: PrivilegedCriticPolicy) -> dict[str, torch.Tensor]:

@@ -57,7 +57,7 @@ def heuristic_dataset_with_state(n_samples: int, seed: int, reward_scale: float,
     state_out: list[np.ndarray] = []
     mask_out: list[np.ndarray] = []
     act_out: list[int] = []
-    ret_out: list[float] = []
+    ret_out: list[Any] = []  # numpy scalars: the rounding of the batched dataset
     while len(obs_out) < n_samples:
         obs = hands.observe()
         state = hands.state()
@@ -68,14 +68,14 @@ def heuristic_dataset_with_state(n_samples: int, seed: int, reward_scale: float,
         for i in range(num_envs):
             per_hand[i].append((obs[i], state[i], masks[i], int(acts[i]), int(who[i])))
         done = np.flatnonzero(ended)
-        for i in done:
-            for o, s, m, a, p in per_hand[i]:
+        for h in done:
+            for o, s, m, a, p in per_hand[h]:
                 obs_out.append(o)
                 state_out.append(s)
                 mask_out.append(m.astype(bool))
                 act_out.append(a)
-                ret_out.append(rewards[i, p] * reward_scale)
-            per_hand[i] = []
+                ret_out.append(rewards[h, p] * reward_scale)
+            per_hand[h] = []
         hands.redeal(done)
     obs_arr = encoder.encode_batch(np.asarray(obs_out[:n_samples], dtype=np.float32))
     return {
@@ -151,7 +151,7 @@ def build_model(cfg: TrainConfig, critic: str, env: Any) -> Any:
 
     from ..policies.privileged_critic import PrivilegedCriticPolicy
 
-    class RecordingPPO(MaskablePPO):  # type: ignore[misc]
+    class RecordingPPO(MaskablePPO):
         """MaskablePPO that keeps each update's logged figures and its advantages' spread."""
 
         history: list[dict[str, float]]
@@ -243,11 +243,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--total-timesteps", type=int, default=None, help="PPO steps (default: the config's)")
     parser.add_argument("--seed", type=int, default=None, help="seed (default: the config's)")
     parser.add_argument("--bc-samples", type=int, default=None, help="warm-start decisions (default: the config's)")
+    parser.add_argument("--bc-epochs", type=int, default=None, help="warm-start epochs (default: the config's)")
     parser.add_argument("--out", required=True, help="folder for model.zip, model.json and training.json")
     parser.add_argument("--overwrite", action="store_true", help="replace a model already in --out")
     args = parser.parse_args(argv)
     overrides: dict[str, Any] = {}
-    for key in ("total_timesteps", "seed", "bc_samples"):
+    for key in ("total_timesteps", "seed", "bc_samples", "bc_epochs"):
         if getattr(args, key) is not None:
             overrides[key] = getattr(args, key)
     try:

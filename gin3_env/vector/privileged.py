@@ -37,8 +37,8 @@ class PrivilegedStateVecEnv(VecEnvWrapper):
         super().__init__(venv, observation_space=space)
         self.core = venv.core
 
-    def _with_state(self, obs: np.ndarray) -> np.ndarray:
-        return np.concatenate([obs.astype(np.float32, copy=False), self.core.hands.state()], axis=1)
+    def _with_state(self, obs: Any) -> np.ndarray:
+        return np.concatenate([np.asarray(obs, dtype=np.float32), self.core.hands.state()], axis=1)
 
     def reset(self) -> np.ndarray:
         return self._with_state(self.venv.reset())
