@@ -49,6 +49,28 @@ def rows(n: int = 40, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return obs, np.asarray(env.env_method("action_masks"))
 
 
+def test_the_opponent_view_is_the_opponents_own_observation_then_the_state() -> None:
+    from gin3_env.observation.features import AUGMENTED
+
+    env = PrivilegedStateVecEnv(GinSB3VecEnv(12, features="augmented", seed=8), "opponent_view")
+    assert env.privileged_size == AUGMENTED_SIZE + STATE_SIZE
+    obs = env.reset()
+    core = env.core
+    for _ in range(3):
+        view = obs[:, AUGMENTED_SIZE : 2 * AUGMENTED_SIZE]
+        for i in range(12):
+            opponent = 1 - core.learner_player[i]
+            want = AUGMENTED.encode(core.hands.observe_rows(np.array([i]), np.array([opponent]))[0])
+            np.testing.assert_array_equal(view[i], want)
+            np.testing.assert_array_equal(view[i, :52], obs[i, 2 * AUGMENTED_SIZE + opponent * 52 :][:52])
+        np.testing.assert_array_equal(obs[:, 2 * AUGMENTED_SIZE :], core.hands.state())
+        masks = env.env_method("action_masks")
+        env.step_async(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+        obs = env.step_wait()[0]
+    with pytest.raises(ValueError, match="extra must be"):
+        PrivilegedStateVecEnv(GinSB3VecEnv(2), "oracle")
+
+
 def test_the_env_appends_the_hands_state_to_the_unchanged_observation() -> None:
     plain = GinSB3VecEnv(16, features="augmented", seed=5)
     wrapped = PrivilegedStateVecEnv(GinSB3VecEnv(16, features="augmented", seed=5))
@@ -117,7 +139,7 @@ def test_no_action_logit_moves_with_the_state_and_only_the_state_critic_does(cri
 def test_the_policy_refuses_rows_without_the_state() -> None:
     from gymnasium import spaces
 
-    with pytest.raises(ValueError, match="582-entry state"):
+    with pytest.raises(ValueError, match="582-entry state after them"):
         PrivilegedCriticPolicy(spaces.Box(0.0, 1.0, (AUGMENTED_SIZE,), np.float32), spaces.Discrete(107),
                                lambda _: 1e-3, net_arch=[8], obs_features=AUGMENTED_SIZE)
     with pytest.raises(ValueError, match="critic must be"):
@@ -138,7 +160,9 @@ def test_the_exported_weights_hold_nothing_of_the_state_critic() -> None:
 
 
 def test_the_dataset_is_the_heuristics_decisions_with_their_states() -> None:
+    view = privileged.heuristic_dataset_with_state(300, 4, 0.02, "augmented", num_envs=16, extra="opponent_view")
     with_state = privileged.heuristic_dataset_with_state(300, 4, 0.02, "augmented", num_envs=16)
+    np.testing.assert_array_equal(view["obs"][:, 2 * AUGMENTED_SIZE :], with_state["obs"][:, AUGMENTED_SIZE:])
     plain = heuristic_dataset_batched(300, 4, 0.02, True, num_envs=16)
     np.testing.assert_array_equal(with_state["obs"][:, :AUGMENTED_SIZE], plain["obs"])
     for key in ("masks", "actions", "returns"):
@@ -182,8 +206,9 @@ def test_the_exported_player_acts_as_the_trained_actor_without_the_critic(tmp_pa
 
 def test_a_run_writes_the_player_and_its_training_record(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    record = privileged.run(small_config(), "observation", out)  # type: ignore[arg-type]
-    assert record["critic"] == "observation" and record["total_timesteps"] == 64
+    record = privileged.run(small_config(), "state", out, "opponent_view")  # type: ignore[arg-type]
+    assert record["critic"] == "state" and record["privileged"] == "opponent_view"
+    assert record["total_timesteps"] == 64
     assert record["updates"] and "explained_variance" in record["updates"][0]
     assert sorted(p.name for p in out.iterdir()) == ["model.json", "model.zip", "training.json"]
 

@@ -3,7 +3,7 @@
 :class:`PrivilegedCriticPolicy` is :class:`~gin3_env.policies.sb3_network.CardAwarePolicy` on rows
 of ``obs_features`` observation entries followed by the privileged state
 (:mod:`gin3_env.observation.state`), as :class:`gin3_env.vector.privileged.PrivilegedStateVecEnv`
-gives them:
+gives them (the state, or the opponent's view and the state):
 
 - the actor (its MLP and the card-aware head) reads the first ``obs_features`` columns only, so
   no action logit depends on the state;
@@ -85,7 +85,7 @@ class TwoValueHeads(nn.Module):
 
 class PrivilegedCriticPolicy(CardAwarePolicy):
     """See the module doc. ``obs_features``: the observation's size in each input row (the rest is
-    the state); ``critic``: ``"state"`` (the privileged critic) or ``"observation"``."""
+    privileged); ``critic``: ``"state"`` (the privileged critic) or ``"observation"``."""
 
     def __init__(self, *args: Any, obs_features: int, critic: str = "state", **kwargs: Any) -> None:
         if critic not in CRITICS:
@@ -93,10 +93,9 @@ class PrivilegedCriticPolicy(CardAwarePolicy):
         self.obs_features = int(obs_features)
         self.critic = critic
         super().__init__(*args, **kwargs)
-        expected = self.obs_features + STATE_SIZE
-        if self.features_dim != expected:
+        if self.features_dim < self.obs_features + STATE_SIZE:
             raise ValueError(f"PrivilegedCriticPolicy needs rows of {self.obs_features} observation entries "
-                             f"and the {STATE_SIZE}-entry state ({expected} in all), got {self.features_dim}")
+                             f"and at least the {STATE_SIZE}-entry state after them, got {self.features_dim} entries")
 
     def _build_mlp_extractor(self) -> None:
         self.mlp_extractor = PrivilegedExtractor(  # type: ignore[assignment]
