@@ -6,11 +6,11 @@
 
 Both critics of :class:`~gin3_env.policies.privileged_critic.PrivilegedCriticPolicy` (the
 ordinary one on the observation, the privileged one on observation and the privileged columns
-of ``--privileged``, ``[256, 256]`` each) are fitted to the final points (times the quick config's ``reward_scale``) of every
-decision of heuristic-vs-heuristic hands, and scored on decisions of other hands (another seed):
-the mean squared error and the explained variance (1 - MSE / variance of the results) after
-each epoch. This is the variance of the deal a critic can take out of the advantage, and so the
-ceiling of what a critic that sees the deal gains over the ordinary one.
+of ``--privileged``, ``[256, 256]`` each) are fitted to the final points (times the quick
+config's ``reward_scale``) of every decision of heuristic-vs-heuristic hands, and scored on
+decisions of other hands (another seed): the mean squared error and the explained variance
+(1 - MSE / variance of the results) after each epoch: the share of a hand's luck each critic
+can take out of the advantage, so the ceiling of what a critic that sees the deal gains.
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
               f"held-out variance {variance:.4f})", flush=True)
     result = {"command": "python -m gin3_env.benchmarks.critic_value " + " ".join(sys.argv[1:] if argv is None
                                                                                  else argv),
-              "privileged": args.privileged, "train_decisions": len(x), "held_out_decisions": len(tx), "reward_scale": scale,
+              "privileged": args.privileged, "train_decisions": len(x), "held_out_decisions": len(tx),
+              "reward_scale": scale,
               "held_out_variance": variance, "epochs": epochs, "wall_s": time.monotonic() - start}
     if args.json:
         save_json(args.json, result)
