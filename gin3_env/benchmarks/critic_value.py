@@ -4,7 +4,7 @@
         --json results/critic_value.json
     python -m gin3_env.benchmarks.critic_value --privileged opponent_view ... --json results/critic_value_view.json
 
-Both critics of :class:`~gin3_env.policies.privileged_critic.PrivilegedCriticPolicy` (the
+Both critics of :class:`~gin3_env.training.privileged_critic.PrivilegedCriticPolicy` (the
 ordinary one on the observation, the privileged one on observation and the privileged columns
 of ``--privileged``, ``[256, 256]`` each) are fitted to the final points (times the quick
 config's ``reward_scale``) of every decision of heuristic-vs-heuristic hands, and scored on
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from gin3_env.files import save_json
     from gin3_env.observation.features import AUGMENTED_SIZE
-    from gin3_env.policies.privileged_critic import PrivilegedCriticPolicy
+    from gin3_env.training.privileged_critic import PrivilegedCriticPolicy
     from gin3_env.training.config import load_config
     from gin3_env.training.privileged import heuristic_dataset_with_state
     from gin3_env.vector.privileged import privileged_size

@@ -6,7 +6,7 @@
 
 The learner plays the batched core (:class:`~gin3_env.vector.privileged.PrivilegedStateVecEnv`:
 the observation, then the privileged state of the hand) with
-:class:`~gin3_env.policies.privileged_critic.PrivilegedCriticPolicy`: the actor reads the
+:class:`~gin3_env.training.privileged_critic.PrivilegedCriticPolicy`: the actor reads the
 observation only, the critic chosen by ``--critic`` reads observation and state (``state``, the
 default) or the observation alone (``observation``, the ordinary critic, for comparison on the
 same code path). ``--privileged`` chooses the privileged columns: ``state`` (both hands, the
@@ -160,7 +160,7 @@ def build_model(cfg: TrainConfig, critic: str, env: Any) -> Any:
     """A MaskablePPO with :class:`PrivilegedCriticPolicy` on ``env`` (a privileged-state env)."""
     from sb3_contrib import MaskablePPO
 
-    from ..policies.privileged_critic import PrivilegedCriticPolicy
+    from .privileged_critic import PrivilegedCriticPolicy
 
     class RecordingPPO(MaskablePPO):
         """MaskablePPO that keeps each update's logged figures and its advantages' spread."""
@@ -192,7 +192,7 @@ def export_player(model: Any, cfg: TrainConfig, path: Path) -> Any:
     (and its description beside it); returns that model."""
     from sb3_contrib import MaskablePPO
 
-    from ..policies.privileged_critic import card_aware_state_dict
+    from .privileged_critic import card_aware_state_dict
     from ..policies.sb3_network import CardAwarePolicy
     from ..vector.sb3_env import GinSB3VecEnv
 
