@@ -42,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from gin3_env.files import save_json
     from gin3_env.observation.features import AUGMENTED_SIZE
-    from gin3_env.training.privileged_critic import PrivilegedCriticPolicy
     from gin3_env.training.config import load_config
     from gin3_env.training.privileged import heuristic_dataset_with_state
+    from gin3_env.training.privileged_critic import PrivilegedCriticPolicy
     from gin3_env.vector.privileged import privileged_size
 
     torch.manual_seed(args.seed)

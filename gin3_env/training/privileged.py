@@ -192,9 +192,9 @@ def export_player(model: Any, cfg: TrainConfig, path: Path) -> Any:
     (and its description beside it); returns that model."""
     from sb3_contrib import MaskablePPO
 
-    from .privileged_critic import card_aware_state_dict
     from ..policies.sb3_network import CardAwarePolicy
     from ..vector.sb3_env import GinSB3VecEnv
+    from .privileged_critic import card_aware_state_dict
 
     env = GinSB3VecEnv(1, features=cfg.features, seed=cfg.seed)
     player = MaskablePPO(CardAwarePolicy, env, **ppo_settings(cfg), policy_kwargs={"net_arch": list(cfg.net_arch)},
