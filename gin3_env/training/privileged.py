@@ -213,6 +213,7 @@ def run(cfg: TrainConfig, critic: str, out: Path, extra: str = "state", critic_e
     if cfg.policy != "card" or cfg.features != "augmented":
         raise ValueError("the privileged critic is built on the card-aware policy: the config needs "
                          "policy: card and features: augmented")
+    out.mkdir(parents=True, exist_ok=True)  # a folder that cannot be made fails before the training
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     np.random.seed(cfg.seed)
@@ -228,7 +229,6 @@ def run(cfg: TrainConfig, critic: str, out: Path, extra: str = "state", critic_e
         print(f"[ppo] step {int(row['step']):>8,}: value loss {row.get('value_loss', float('nan')):.4f}, "
               f"explained variance {row.get('explained_variance', float('nan')):.3f}, "
               f"advantage std {row['advantage_std']:.4f}")
-    out.mkdir(parents=True, exist_ok=True)
     export_player(model, cfg, out / "model.zip")
     env.close()
     late = model.history[len(model.history) // 2 :] or model.history
