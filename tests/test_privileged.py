@@ -223,3 +223,7 @@ def test_the_entry_point_refuses_to_replace_a_model(tmp_path: Path, capsys: pyte
     with pytest.raises(SystemExit):
         privileged.main(["--out", str(tmp_path / "x"), "--critic", "oracle"])
     assert not (tmp_path / "x").exists()
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert privileged.main(["--out", str(blocked / "run"), "--total-timesteps", "64", "--bc-samples", "0"]) == 1
+    assert "cannot write the run" in capsys.readouterr().err

@@ -284,6 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         run(cfg, args.critic, out, args.privileged, args.critic_bc_epochs)
     except ValueError as exc:
         parser.error(str(exc))
+    except OSError as exc:  # RunWriteError included
+        print(f"{parser.prog}: error: cannot write the run to {out}: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
