@@ -163,16 +163,31 @@ def test_mcmc_particles_fit_the_view_and_explain_the_history() -> None:
     assert max(moved) > 0  # the moves do change particles
 
 
+def _beliefs_seen(seed: int) -> list[np.ndarray]:
+    seen: list[np.ndarray] = []
+    _play_tracked(MCMC, 3, seed, lambda t, s, p, v: seen.append(t.belief.card_probabilities()))
+    return seen
+
+
 def test_mcmc_belief_is_reproducible_with_a_seed() -> None:
-    runs = []
-    for _ in range(2):
-        seen: list[np.ndarray] = []
-        _play_tracked(MCMC, 3, 5, lambda t, s, p, v: seen.append(t.belief.card_probabilities()))
-        runs.append(np.array(seen))
-    assert np.array_equal(runs[0], runs[1])
-    other: list[np.ndarray] = []
-    _play_tracked(MCMC, 3, 6, lambda t, s, p, v: other.append(t.belief.card_probabilities()))
-    assert not (len(other) == len(runs[0]) and np.array_equal(np.array(other), runs[0]))
+    first, again, other = _beliefs_seen(5), _beliefs_seen(5), _beliefs_seen(6)
+    assert len(first) == len(again) and all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    assert not (len(other) == len(first) and all(np.array_equal(a, b) for a, b in zip(first, other, strict=True)))
+
+
+def test_mcmc_options_are_checked_and_named_in_a_search_spec() -> None:
+    from gin3_env.policies.search import MCMC_BELIEF, parse_options
+
+    assert parse_options("belief=mcmc") == {"belief": MCMC_BELIEF}
+    assert MCMC_BELIEF.mcmc_steps > 0 and not MCMC_BELIEF.refresh
+    with pytest.raises(ValueError, match="refresh=False"):
+        BeliefConfig(mcmc_steps=2)
+    with pytest.raises(ValueError, match="mcmc_steps"):
+        BeliefConfig(refresh=False, mcmc_steps=-1)
+    with pytest.raises(ValueError, match="mcmc_pair"):
+        BeliefConfig(refresh=False, mcmc_steps=1, mcmc_pair=1.5)
+    with pytest.raises(ValueError, match="belief must be one of"):
+        parse_options("belief=marginals")
 
 
 def test_mcmc_moves_leave_the_posterior_invariant_on_a_small_case() -> None:
