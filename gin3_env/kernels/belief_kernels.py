@@ -17,6 +17,12 @@ as the player saw it, updates every particle at once (:func:`opponent_turn`):
    and declined cards).
 
 Log-weights are added to ``logw``; the particles' hidden cards are updated in place.
+
+Whole-history moves (resample-move): the opponent's turns are kept as rows of an event table
+and each particle as a trajectory (its hidden cards now and the card it drew at each turn);
+:func:`history_loglik` scores a trajectory on every recorded turn at once with the same model,
+and :func:`rejuvenate` moves every particle by Metropolis-Hastings swaps of one or two hidden
+cards for unseen ones, accepted on that likelihood.
 """
 
 from __future__ import annotations

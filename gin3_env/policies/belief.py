@@ -16,6 +16,16 @@ every policy gets, one per decision of that player, decoded once by the policy w
   A card the player draws from the stock cannot be in the opponent's hand: particles holding
   it trade it for another unseen card (an approximation: their weights are kept).
 
+  After each update the particles either are drawn afresh from the card marginals (``refresh``,
+  the default), or are resampled by weight (``refresh=False``; with ``jitter``, each then swaps
+  cards at random), or, with ``mcmc_steps > 0`` (resample-move), are resampled by weight and
+  each takes ``mcmc_steps`` Metropolis-Hastings moves over its whole hand: swap one or two of
+  its hidden cards for unseen cards it lacks, accepted on the likelihood of the opponent's
+  whole recorded history under the same model (each particle keeps the card it drew from the
+  stock at each turn, so the hand it held at every earlier turn can be rebuilt). The moves keep
+  whole hands, and so the opponent's melds, together where the refresh would break them apart;
+  with resample-move a card the player draws kills the particles holding it instead (exact).
+
 What the observation vector does not hold, and how the tracker gets it: the order of the
 discard pile below the top (not needed: those cards can never be taken again, so the view's
 ``pile`` is given in card order); ``own_known`` (tracked from the player's own takes and

@@ -5,7 +5,8 @@ At each decision with more than one sensible move the policy
 1. rebuilds what it knows as a :class:`~gin3_env.engine.PlayerView` from its observation
    (plus its own memory of the hand: :class:`~gin3_env.policies.belief.HandTracker`);
 2. draws full states consistent with that view: the opponent's hidden cards from the
-   particle belief (conditioned on the opponent's decisions so far; ``belief=None``: uniform),
+   particle belief (conditioned on the opponent's decisions so far; ``belief=None``: uniform;
+   a spec names ``belief=particles``, the default, ``joint``, ``mcmc`` or ``uniform``),
    the stock order uniformly, through :func:`gin3_env.engine.determinise`;
 3. plays every candidate move on every sampled state and the hand out to its end with the
    batched heuristic for both players (:class:`gin3_env.kernels.rollout.Rollouts`); every move
