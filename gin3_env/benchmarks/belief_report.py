@@ -13,6 +13,11 @@ history), all on the same deals (``--particles``/``--tau`` override each), print
 beside the uniform belief's on the same points and the CPU time per decision, writes the JSON
 (one belief: its report; several: ``{"beliefs": {name: report}}``) and a calibration plot
 (predicted chance against observed frequency).
+
+``--deadwood N`` also measures how strong the sampled hands are: at each draw decision from the
+fifth turn on, over ``N`` further heuristic-vs-heuristic deals, the mean deadwood of 16 hands drawn
+from the belief (the opponent's known cards plus a particle's) against the deadwood of its true
+hand. A belief that breaks the opponent's melds apart samples hands with too much deadwood.
 """
 
 from __future__ import annotations
@@ -22,6 +27,50 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gin3_env.policies.belief import BeliefConfig
+
+
+def sampled_deadwood(n_deals: int, seed: int, config: BeliefConfig) -> dict[str, float]:
+    """Mean deadwood of the belief's sampled opponent hands and of the true hand (see the module doc)."""
+    import numpy as np
+
+    from gin3_env.engine.hand import HandState
+    from gin3_env.engine.melds import deadwood_of_mask
+    from gin3_env.engine.phases import Phase
+    from gin3_env.engine.rules import Rules
+    from gin3_env.observation.decoding import decode
+    from gin3_env.observation.encoding import action_mask, encode
+    from gin3_env.policies import HeuristicPolicy
+    from gin3_env.policies.belief import HandTracker
+
+    rules = Rules()
+    policy = HeuristicPolicy()
+    rng = np.random.default_rng(seed)
+    true_dw: list[float] = []
+    gap: list[float] = []
+    for _ in range(n_deals):
+        state = HandState.deal(rules, deck=[int(c) for c in rng.permutation(52)])
+        trackers = [HandTracker(rules, config, np.random.default_rng(rng.integers(1 << 31))) for _ in range(2)]
+        while not state.is_over:
+            p = state.player
+            obs, mask = encode(state.view(p)), action_mask(state.view(p))
+            view = trackers[p].observe(decode(obs, rules))
+            if view.phase is Phase.DRAW and view.turns >= 4:
+                truth = deadwood_of_mask(state.hands[1 - p])
+                hands = trackers[p].belief.sample_hands(16)
+                sampled = float(np.mean([deadwood_of_mask(int(h) | view.opponent_known) for h in hands]))
+                true_dw.append(truth)
+                gap.append(sampled - truth)
+            action = policy.act({"observation": obs, "action_mask": mask})
+            trackers[p].record(action)
+            state.apply(action)
+    g = np.asarray(gap)
+    truth_mean = float(np.mean(true_dw))
+    return {"decisions": len(g), "true_deadwood": truth_mean, "sampled_deadwood": truth_mean + float(g.mean()),
+            "gap": float(g.mean()), "gap_ci95": float(1.959964 * g.std(ddof=1) / np.sqrt(len(g)))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--particles", type=int)
     p.add_argument("--tau", type=float)
     p.add_argument("--belief", nargs="+", default=["particles"], help="named beliefs to score, side by side")
+    p.add_argument("--deadwood", type=int, default=0, metavar="N", help="also the sampled hands' deadwood, N deals")
     p.add_argument("--json", type=Path)
     p.add_argument("--plot", type=Path)
     args = p.parse_args(argv)
@@ -56,6 +106,12 @@ def main(argv: list[str] | None = None) -> int:
                            mcmc_pair=config.mcmc_pair)
         d["belief"] = name
         d["cpu_ms_per_decision"] = 1e3 * (time.process_time() - cpu) / d["decision_points"]
+        if args.deadwood:
+            d["sampled_deadwood"] = sampled_deadwood(args.deadwood, args.seed, config)
+            dw = d["sampled_deadwood"]
+            print(f"{name}: sampled opponent hands' deadwood {dw['sampled_deadwood']:.2f} against the true "
+                  f"{dw['true_deadwood']:.2f} (gap {dw['gap']:+.2f} +- {dw['gap_ci95']:.2f}, "
+                  f"{dw['decisions']} decisions)")
         reports[name] = d
         print(
             f"{name}: {args.deals} deals, {d['decision_points']} decision points, {d['cards_scored']} cards: "
