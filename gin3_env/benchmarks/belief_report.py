@@ -1,20 +1,76 @@
-"""Log-loss and calibration of the particle belief on held-out heuristic-vs-heuristic hands.
+"""Log-loss and calibration of the particle beliefs on held-out heuristic-vs-heuristic hands.
 
     python -m gin3_env.benchmarks.belief_report --deals 200 --seed 2026 --json results/belief.json \
         --plot docs/belief_calibration.png
+    python -m gin3_env.benchmarks.belief_report --deals 200 --seed 2026 --belief particles mcmc \
+        --json results/belief_mcmc.json --plot docs/belief_calibration_mcmc.png
 
 Runs :func:`gin3_env.evaluation.belief.evaluate_belief` (both seats of every hand, every
-decision, every unseen card) with the default :class:`~gin3_env.policies.belief.BeliefConfig`
-(or ``--particles``/``--tau``), prints the log-loss beside the uniform belief's on the same
-points, writes the JSON and a calibration plot (predicted chance against observed frequency).
+decision, every unseen card) for each named belief of ``--belief`` (those a search spec can
+name: ``particles``, the default :class:`~gin3_env.policies.belief.BeliefConfig`, refreshed from
+the card marginals; ``joint``; ``mcmc``, moved by whole-hand swaps on the opponent's whole
+history), all on the same deals (``--particles``/``--tau`` override each), prints each log-loss
+beside the uniform belief's on the same points and the CPU time per decision, writes the JSON
+(one belief: its report; several: ``{"beliefs": {name: report}}``) and a calibration plot
+(predicted chance against observed frequency).
+
+``--deadwood N`` also measures how strong the sampled hands are: at each draw decision from the
+fifth turn on, over ``N`` further heuristic-vs-heuristic deals, the mean deadwood of 16 hands drawn
+from the belief (the opponent's known cards plus a particle's) against the deadwood of its true
+hand. A belief that breaks the opponent's melds apart samples hands with too much deadwood.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gin3_env.policies.belief import BeliefConfig
+
+
+def sampled_deadwood(n_deals: int, seed: int, config: BeliefConfig) -> dict[str, float]:
+    """Mean deadwood of the belief's sampled opponent hands and of the true hand (see the module doc)."""
+    import numpy as np
+
+    from gin3_env.engine.hand import HandState
+    from gin3_env.engine.melds import deadwood_of_mask
+    from gin3_env.engine.phases import Phase
+    from gin3_env.engine.rules import Rules
+    from gin3_env.observation.decoding import decode
+    from gin3_env.observation.encoding import action_mask, encode
+    from gin3_env.policies import HeuristicPolicy
+    from gin3_env.policies.belief import HandTracker
+
+    rules = Rules()
+    policy = HeuristicPolicy()
+    rng = np.random.default_rng(seed)
+    true_dw: list[float] = []
+    gap: list[float] = []
+    for _ in range(n_deals):
+        state = HandState.deal(rules, deck=[int(c) for c in rng.permutation(52)])
+        trackers = [HandTracker(rules, config, np.random.default_rng(rng.integers(1 << 31))) for _ in range(2)]
+        while not state.is_over:
+            p = state.player
+            obs, mask = encode(state.view(p)), action_mask(state.view(p))
+            view = trackers[p].observe(decode(obs, rules))
+            if view.phase is Phase.DRAW and view.turns >= 4:
+                truth = deadwood_of_mask(state.hands[1 - p])
+                hands = trackers[p].belief.sample_hands(16)
+                sampled = float(np.mean([deadwood_of_mask(int(h) | view.opponent_known) for h in hands]))
+                true_dw.append(truth)
+                gap.append(sampled - truth)
+            action = policy.act({"observation": obs, "action_mask": mask})
+            trackers[p].record(action)
+            state.apply(action)
+    g = np.asarray(gap)
+    truth_mean = float(np.mean(true_dw))
+    return {"decisions": len(g), "true_deadwood": truth_mean, "sampled_deadwood": truth_mean + float(g.mean()),
+            "gap": float(g.mean()), "gap_ci95": float(1.959964 * g.std(ddof=1) / np.sqrt(len(g)))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,45 +79,73 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--particles", type=int)
     p.add_argument("--tau", type=float)
+    p.add_argument("--belief", nargs="+", default=["particles"], help="named beliefs to score, side by side")
+    p.add_argument("--deadwood", type=int, default=0, metavar="N", help="also the sampled hands' deadwood, N deals")
     p.add_argument("--json", type=Path)
     p.add_argument("--plot", type=Path)
     args = p.parse_args(argv)
 
     from gin3_env.evaluation.belief import evaluate_belief
     from gin3_env.files import save_json
-    from gin3_env.policies.belief import BeliefConfig
+    from gin3_env.policies.search import BELIEFS
 
-    config = BeliefConfig()
-    if args.particles:
-        config = replace(config, n_particles=args.particles)
-    if args.tau:
-        config = replace(config, tau=args.tau)
-    report = evaluate_belief(args.deals, seed=args.seed, config=config)
-    d = report.to_dict()
-    print(
-        f"{args.deals} deals, {d['decision_points']} decision points, {d['cards_scored']} cards: "
-        f"log-loss {d['log_loss']:.4f} (uniform {d['uniform_log_loss']:.4f}); "
-        f"largest calibration gap {d['calibration_error']:.3f}; {d['seconds']:.0f} s"
-    )
+    reports: dict[str, dict] = {}
+    for name in args.belief:
+        config = BELIEFS.get(name)
+        if config is None:
+            choices = sorted(k for k, v in BELIEFS.items() if v is not None)
+            raise SystemExit(f"--belief {name!r}: choose among {choices}")
+        if args.particles:
+            config = replace(config, n_particles=args.particles)
+        if args.tau:
+            config = replace(config, tau=args.tau)
+        cpu = time.process_time()
+        report = evaluate_belief(args.deals, seed=args.seed, config=config)
+        d = report.to_dict()
+        d["config"].update(refresh=config.refresh, jitter=config.jitter, mcmc_steps=config.mcmc_steps,
+                           mcmc_pair=config.mcmc_pair)
+        d["belief"] = name
+        d["cpu_ms_per_decision"] = 1e3 * (time.process_time() - cpu) / d["decision_points"]
+        if args.deadwood:
+            d["sampled_deadwood"] = sampled_deadwood(args.deadwood, args.seed, config)
+            dw = d["sampled_deadwood"]
+            print(f"{name}: sampled opponent hands' deadwood {dw['sampled_deadwood']:.2f} against the true "
+                  f"{dw['true_deadwood']:.2f} (gap {dw['gap']:+.2f} +- {dw['gap_ci95']:.2f}, "
+                  f"{dw['decisions']} decisions)")
+        reports[name] = d
+        print(
+            f"{name}: {args.deals} deals, {d['decision_points']} decision points, {d['cards_scored']} cards: "
+            f"log-loss {d['log_loss']:.4f} (uniform {d['uniform_log_loss']:.4f}); "
+            f"largest calibration gap {d['calibration_error']:.3f}; {d['seconds']:.0f} s, "
+            f"{d['cpu_ms_per_decision']:.1f} ms CPU per decision (with the heuristic's play)",
+            flush=True,
+        )
     if args.json:
-        save_json(args.json, d)
+        command = "python -m gin3_env.benchmarks.belief_report " + " ".join(argv if argv is not None else sys.argv[1:])
+        if len(reports) == 1:
+            save_json(args.json, {**next(iter(reports.values())), "command": command})
+        else:
+            save_json(args.json, {"kind": "belief_comparison", "command": command, "beliefs": reports})
     if args.plot:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        cal = d["calibration"]
-        keep = [i for i, n in enumerate(cal["count"]) if n > 0]
         fig, ax = plt.subplots(figsize=(4.5, 4.5))
         ax.plot([0, 1], [0, 1], color="grey", lw=0.8, label="perfect")
-        ax.plot([cal["mean_p"][i] for i in keep], [cal["frequency"][i] for i in keep], "o-", label="particle belief")
-        for i in keep:
-            ax.annotate(str(cal["count"][i]), (cal["mean_p"][i], cal["frequency"][i]), fontsize=6,
-                        textcoords="offset points", xytext=(3, -8))
+        for name, d in reports.items():
+            cal = d["calibration"]
+            keep = [i for i, n in enumerate(cal["count"]) if n > 0]
+            ax.plot([cal["mean_p"][i] for i in keep], [cal["frequency"][i] for i in keep], "o-",
+                    label=f"{name} (log-loss {d['log_loss']:.3f})")
+            for i in keep:
+                ax.annotate(str(cal["count"][i]), (cal["mean_p"][i], cal["frequency"][i]), fontsize=6,
+                            textcoords="offset points", xytext=(3, -8))
         ax.set_xlabel("predicted chance the opponent holds the card")
         ax.set_ylabel("observed frequency")
-        ax.set_title(f"log-loss {d['log_loss']:.3f} (uniform {d['uniform_log_loss']:.3f})", fontsize=9)
+        uniform = next(iter(reports.values()))["uniform_log_loss"]
+        ax.set_title(f"{args.deals} deals, seed {args.seed} (uniform log-loss {uniform:.3f})", fontsize=9)
         ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(args.plot, dpi=110)

@@ -11,6 +11,15 @@ it runs ``evaluate_hands(search, heuristic, deals, seed, seat_baseline=True)`` (
 differences against the heuristic's own play, and the median and mean wall time of a searched
 decision (on this machine, at the time: a shared machine makes them noisy). Results are
 appended to the JSON file as they come (atomically), so a long run can be stopped.
+
+    python -m gin3_env.benchmarks.search_strength --deals 100 --seed 47 --compare "" belief=mcmc \
+        --out results/search_mcmc_paired.json
+
+``--compare A B`` plays two searches (their options as in ``search:...``, the rest default) on the
+same deals, each against the heuristic in both seats, with the heuristic's own play on each deal
+(what ``gin3 evaluate search:A heuristic --seat-baseline`` and ``search:B`` run, deal by deal), and
+reports each one's figures and B minus A deal by deal: the paired difference, whose interval is
+far narrower than either figure's because the deals' luck cancels.
 """
 
 from __future__ import annotations
@@ -68,6 +77,64 @@ def run(deals: int, samples: list[int], belief: str, seed: int, out: Path | None
     return rows
 
 
+def compare(deals: int, seed: int, options: tuple[str, str], out: Path | None) -> dict[str, Any]:
+    """Two searches on the same deals, and B minus A deal by deal (see the module doc)."""
+    import time
+
+    from gin3_env.engine.hand import BOX, TEAM
+    from gin3_env.engine.rules import Rules
+    from gin3_env.evaluation.hands import play_deal
+    from gin3_env.evaluation.stats import mean_ci
+    from gin3_env.files import save_json
+    from gin3_env.policies import HeuristicPolicy
+    from gin3_env.policies.search import SearchPolicy, parse_options
+
+    rules = Rules()
+    heuristic = HeuristicPolicy()
+    searches = [SearchPolicy(seed=seed, rules=rules, **parse_options(o)) for o in options]
+    rng = np.random.default_rng(seed)
+    team: list[list[float]] = [[], []]
+    box: list[list[float]] = [[], []]
+    base: list[float] = []
+    start = time.perf_counter()
+    for _ in range(deals):  # the order of evaluate_hands: A as the team, A as the box, B against B
+        deck = [int(c) for c in rng.permutation(52)]
+        for i, search in enumerate(searches):
+            first, second = play_deal(search, heuristic, deck, rules), play_deal(heuristic, search, deck, rules)
+            assert first.result is not None and second.result is not None
+            team[i].append(first.result.returns[TEAM])
+            box[i].append(second.result.returns[BOX])
+        base_hand = play_deal(heuristic, heuristic, deck, rules)
+        assert base_hand.result is not None
+        base.append(base_hand.result.returns[TEAM])
+
+    def figures(t: list[float], b: list[float]) -> dict[str, list[float]]:
+        return {"pair": [(x + y) / 2 for x, y in zip(t, b, strict=True)],
+                "team_minus_heuristic": [x - z for x, z in zip(t, base, strict=True)],
+                "box_minus_heuristic": [y + z for y, z in zip(b, base, strict=True)]}
+
+    per = [figures(team[i], box[i]) for i in range(2)]
+    row: dict[str, Any] = {"kind": "search_paired", "deals": deals, "seed": seed, "options": list(options),
+                           "evaluate_equivalent": [f"gin3 evaluate search{':' + o if o else ''} heuristic --hands "
+                                                   f"{deals} --matches 0 --seed {seed} --seat-baseline"
+                                                   for o in options],
+                           "seconds": time.perf_counter() - start}
+    for name, i in (("a", 0), ("b", 1)):
+        secs = np.asarray(searches[i].decision_seconds)
+        row[name] = {key: mean_ci(v).to_dict() for key, v in per[i].items()}
+        row[name]["median_ms_per_searched_decision"] = float(np.median(secs) * 1e3)
+    row["b_minus_a"] = {key: mean_ci([y - x for x, y in zip(per[0][key], per[1][key], strict=True)]).to_dict()
+                        for key in per[0]}
+    row["per_deal"] = {"a": per[0], "b": per[1]}
+    for name in ("a", "b", "b_minus_a"):
+        cells = "  ".join(f"{k} {v['mean']:+.2f} [{v['low']:+.2f}, {v['high']:+.2f}]"
+                          for k, v in row[name].items() if isinstance(v, dict))
+        print(f"{name}: {cells}", flush=True)
+    if out is not None:
+        save_json(out, row)
+    return row
+
+
 def plot(src: Path, dst: Path) -> None:
     import matplotlib
 
@@ -110,9 +177,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path)
     p.add_argument("--options", default="", help="more SearchPolicy options, as in 'search:...' (e.g. margin_z=0.5)")
     p.add_argument("--plot", nargs=2, type=Path, metavar=("JSON", "PNG"))
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"), help="two searches' options on the same deals")
     args = p.parse_args(argv)
     if args.plot:
         plot(*args.plot)
+        return 0
+    if args.compare:
+        compare(args.deals, args.seed, tuple(args.compare), args.out)
         return 0
     run(args.deals, args.samples, args.belief, args.seed, args.out, args.options)
     return 0

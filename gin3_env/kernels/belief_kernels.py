@@ -17,6 +17,12 @@ as the player saw it, updates every particle at once (:func:`opponent_turn`):
    and declined cards).
 
 Log-weights are added to ``logw``; the particles' hidden cards are updated in place.
+
+Whole-history moves (resample-move): the opponent's turns are kept as rows of an event table
+and each particle as a trajectory (its hidden cards now and the card it drew at each turn);
+:func:`history_loglik` scores a trajectory on every recorded turn at once with the same model,
+and :func:`rejuvenate` moves every particle by Metropolis-Hastings swaps of one or two hidden
+cards for unseen ones, accepted on that likelihood.
 """
 
 from __future__ import annotations
@@ -95,33 +101,43 @@ def opponent_turn(hidden: np.ndarray, logw: np.ndarray, u: np.ndarray, known_opp
                 drawn = _nth_card(p, j)
             h |= 1 << drawn
             hand |= 1 << drawn
-        # the discard decision of the 11-card hand
-        n_cards = knock_deadwoods(hand, kd, order)
-        nc = 0
-        low = 1 << 30
-        for j in range(n_cards):
-            c = order[j]
-            if c != forbidden:
-                cands[nc] = c
-                nc += 1
-                if kd[c] < low:
-                    low = kd[c]
-        if low <= knock_limit and should_knock(low, stock_after, ip):
-            logw[k] += log_knock_bad
-        unseen_all = FULL & ~(hand | disc_pile | top_bit | my_known)
-        discard_scores(hand, cands, nc, kd, unseen_all, my_known, my_declined, stock_after, fp, ip, scores)
-        m = np.inf
-        sd = 0.0
-        for j in range(nc):
-            if scores[j] < m:
-                m = scores[j]
-            if cands[j] == d:
-                sd = scores[j]
-        z = 0.0
-        for j in range(nc):
-            z += np.exp(-(scores[j] - m) * inv_tau)
-        logw[k] += -(sd - m) * inv_tau - np.log(z)
+        logw[k] += _discard_term(hand, d, forbidden, stock_after, disc_pile | top_bit, my_known, my_declined,
+                                 knock_limit, fp, ip, log_knock_bad, inv_tau, kd, order, cands, scores)
         hidden[k] = h & ~dbit
+
+
+@njit(cache=True)
+def _discard_term(hand: int, d: int, forbidden: int, stock_after: int, seen_pile: int, my_known: int,
+                  my_declined: int, knock_limit: int, fp: np.ndarray, ip: np.ndarray, log_knock_bad: float,
+                  inv_tau: float, kd: np.ndarray, order: np.ndarray, cands: np.ndarray, scores: np.ndarray) -> float:
+    """Log-likelihood of discarding ``d`` from the 11-card ``hand``: ``log eps_knock`` if the heuristic
+    would have knocked, plus the softmax log-probability of ``d`` over the heuristic's discard scores."""
+    n_cards = knock_deadwoods(hand, kd, order)
+    nc = 0
+    low = 1 << 30
+    for j in range(n_cards):
+        c = order[j]
+        if c != forbidden:
+            cands[nc] = c
+            nc += 1
+            if kd[c] < low:
+                low = kd[c]
+    out = 0.0
+    if low <= knock_limit and should_knock(low, stock_after, ip):
+        out += log_knock_bad
+    unseen_all = FULL & ~(hand | seen_pile | my_known)
+    discard_scores(hand, cands, nc, kd, unseen_all, my_known, my_declined, stock_after, fp, ip, scores)
+    m = np.inf
+    sd = 0.0
+    for j in range(nc):
+        if scores[j] < m:
+            m = scores[j]
+        if cands[j] == d:
+            sd = scores[j]
+    z = 0.0
+    for j in range(nc):
+        z += np.exp(-(scores[j] - m) * inv_tau)
+    return out - (sd - m) * inv_tau - np.log(z)
 
 
 @njit(cache=True)
@@ -215,3 +231,127 @@ def sample_weighted(n_particles: int, pool: int, size: int, weights: np.ndarray,
             left[pick] = 0.0
         out[k] = h
     return out
+
+
+# ---------------------------------------------------------------- whole-history moves
+# One opponent turn as a row of an int64 event table (the keywords of :func:`opponent_turn`):
+EV_KNOWN, EV_TOP, EV_KIND, EV_TOOK, EV_D, EV_D_HIDDEN, EV_POOL, EV_DISC_TOP, EV_DISC_PILE = range(9)
+EV_MY_KNOWN, EV_MY_DECLINED, EV_STOCK_AFTER, EV_FORBIDDEN = range(9, 13)
+EV_FIELDS = 13
+
+
+@njit(cache=True)
+def history_loglik(h_final: int, drawn: np.ndarray, ev: np.ndarray, n_ev: int, knock_limit: int, fp: np.ndarray,
+                   ip: np.ndarray, eps_take: float, eps_knock: float, inv_tau: float, before: np.ndarray,
+                   kd: np.ndarray, order: np.ndarray, cands: np.ndarray, scores: np.ndarray) -> float:
+    """Log-likelihood of the opponent's first ``n_ev`` recorded turns (rows of ``ev``) for one
+    trajectory: its hidden cards now (``h_final``) and the card it drew from the stock at each
+    turn (``drawn[e]``, -1 where it took the offered card or did not draw). The hidden cards
+    before each turn are rebuilt backwards (a hidden discard goes back in, the drawn card comes
+    out); -inf where the trajectory cannot have made the moves seen. The prior of every
+    trajectory consistent with the view is the same (uniform deal, uniform stock draws), so this
+    is the posterior up to a constant."""
+    h = h_final
+    for e in range(n_ev - 1, -1, -1):
+        d = ev[e, EV_D]
+        if d >= 0 and ev[e, EV_D_HIDDEN]:
+            h |= 1 << d
+        if drawn[e] >= 0:
+            h &= ~(1 << drawn[e])
+        before[e] = h
+    log_take_ok = np.log(1.0 - eps_take)
+    log_take_bad = np.log(eps_take)
+    log_knock_bad = np.log(eps_knock)
+    ll = 0.0
+    for e in range(n_ev):
+        h = before[e]
+        hand = h | ev[e, EV_KNOWN]
+        top = ev[e, EV_TOP]
+        took = ev[e, EV_TOOK] != 0
+        if ev[e, EV_KIND] != KIND_FORCED and top >= 0:
+            wants = wants_take(hand, top, ip, kd, order)
+            ll += log_take_ok if wants == took else log_take_bad
+        d = ev[e, EV_D]
+        if d < 0:
+            continue
+        dbit = 1 << d
+        if took:
+            hand |= 1 << top
+        else:
+            if drawn[e] < 0:
+                return -np.inf
+            hand |= 1 << drawn[e]
+        if ev[e, EV_D_HIDDEN] and not (hand & dbit):
+            return -np.inf
+        disc_top = ev[e, EV_DISC_TOP]
+        seen_pile = ev[e, EV_DISC_PILE] | (0 if disc_top < 0 else (1 << disc_top))
+        ll += _discard_term(hand, d, ev[e, EV_FORBIDDEN], ev[e, EV_STOCK_AFTER], seen_pile, ev[e, EV_MY_KNOWN],
+                            ev[e, EV_MY_DECLINED], knock_limit, fp, ip, log_knock_bad, inv_tau, kd, order, cands,
+                            scores)
+    return ll
+
+
+@njit(cache=True)
+def _pick_two(n: int, u1: float, u2: float) -> tuple[int, int]:
+    """Two distinct indices of ``range(n)`` (n >= 2), uniform over ordered pairs."""
+    i = min(int(u1 * n), n - 1)
+    j = min(int(u2 * (n - 1)), n - 2)
+    if j >= i:
+        j += 1
+    return i, j
+
+
+@njit(cache=True)
+def rejuvenate(hidden: np.ndarray, drawn: np.ndarray, ev: np.ndarray, n_ev: int, pool: int, u: np.ndarray,
+               p_pair: float, knock_limit: int, fp: np.ndarray, ip: np.ndarray, eps_take: float, eps_knock: float,
+               inv_tau: float) -> int:
+    """Metropolis-Hastings moves over whole hands: each of ``u.shape[1]`` steps per particle swaps
+    one card (two with chance ``p_pair``) of its hidden cards for cards of ``pool`` it lacks (a
+    swapped card drawn from the stock keeps its turn: ``drawn`` follows it), and accepts with
+    chance ``min(1, L(new) / L(old))``, ``L`` the likelihood of the opponent's whole recorded
+    history (:func:`history_loglik`). The proposal is symmetric and the prior uniform, so the
+    posterior over trajectories is left invariant. ``u``: (particles, steps, 6) in [0, 1).
+    Returns the number of accepted moves."""
+    n_part, steps = u.shape[0], u.shape[1]
+    before = np.zeros(max(n_ev, 1), np.int64)
+    row = np.zeros(max(n_ev, 1), np.int64)
+    kd = np.zeros(52, np.int64)
+    order = np.zeros(52, np.int64)
+    cands = np.zeros(52, np.int64)
+    scores = np.zeros(52, np.float64)
+    accepted = 0
+    for k in range(n_part):
+        h = hidden[k]
+        ll = history_loglik(h, drawn[k], ev, n_ev, knock_limit, fp, ip, eps_take, eps_knock, inv_tau, before, kd,
+                            order, cands, scores)
+        for s in range(steps):
+            out = pool & ~h
+            n_in = popcount(h)
+            n_out = popcount(out)
+            if n_in == 0 or n_out == 0:
+                break
+            if u[k, s, 0] < p_pair and n_in >= 2 and n_out >= 2:
+                i1, i2 = _pick_two(n_in, u[k, s, 1], u[k, s, 2])
+                j1, j2 = _pick_two(n_out, u[k, s, 3], u[k, s, 4])
+                x1, x2 = _nth_card(h, i1), _nth_card(h, i2)
+                y1, y2 = _nth_card(out, j1), _nth_card(out, j2)
+            else:
+                x1 = _nth_card(h, min(int(u[k, s, 1] * n_in), n_in - 1))
+                y1 = _nth_card(out, min(int(u[k, s, 3] * n_out), n_out - 1))
+                x2 = y2 = -1
+            h2 = (h & ~(1 << x1)) | (1 << y1)
+            if x2 >= 0:
+                h2 = (h2 & ~(1 << x2)) | (1 << y2)
+            for e in range(n_ev):
+                c = drawn[k, e]
+                row[e] = y1 if c == x1 else (y2 if (x2 >= 0 and c == x2) else c)
+            ll2 = history_loglik(h2, row, ev, n_ev, knock_limit, fp, ip, eps_take, eps_knock, inv_tau, before, kd,
+                                 order, cands, scores)
+            if ll2 > -np.inf and np.log(max(u[k, s, 5], 1e-300)) < ll2 - ll:
+                h = h2
+                ll = ll2
+                for e in range(n_ev):
+                    drawn[k, e] = row[e]
+                accepted += 1
+        hidden[k] = h
+    return accepted

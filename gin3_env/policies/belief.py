@@ -16,6 +16,16 @@ every policy gets, one per decision of that player, decoded once by the policy w
   A card the player draws from the stock cannot be in the opponent's hand: particles holding
   it trade it for another unseen card (an approximation: their weights are kept).
 
+  After each update the particles either are drawn afresh from the card marginals (``refresh``,
+  the default), or are resampled by weight (``refresh=False``; with ``jitter``, each then swaps
+  cards at random), or, with ``mcmc_steps > 0`` (resample-move), are resampled by weight and
+  each takes ``mcmc_steps`` Metropolis-Hastings moves over its whole hand: swap one or two of
+  its hidden cards for unseen cards it lacks, accepted on the likelihood of the opponent's
+  whole recorded history under the same model (each particle keeps the card it drew from the
+  stock at each turn, so the hand it held at every earlier turn can be rebuilt). The moves keep
+  whole hands, and so the opponent's melds, together where the refresh would break them apart;
+  with resample-move a card the player draws kills the particles holding it instead (exact).
+
 What the observation vector does not hold, and how the tracker gets it: the order of the
 discard pile below the top (not needed: those cards can never be taken again, so the view's
 ``pile`` is given in card order); ``own_known`` (tracked from the player's own takes and
@@ -59,6 +69,10 @@ class BeliefConfig:
     refresh: bool = True  # after each opponent turn, draw all particles afresh from the marginals
     clip: float = 0.02  # the marginals kept by a refresh stay within [clip, 1 - clip]
     shrink: float = 20.0  # pseudo-particles of the uniform share mixed into each refresh
+    # resample-move: > 0 replaces the refresh; after each update every particle is resampled by weight, then
+    # takes this many Metropolis-Hastings swaps scored on the opponent's whole history (needs refresh=False)
+    mcmc_steps: int = 0
+    mcmc_pair: float = 0.5  # chance a move swaps two cards rather than one
     opponent: HeuristicConfig = field(default_factory=HeuristicConfig)
 
     def __post_init__(self) -> None:
@@ -70,6 +84,12 @@ class BeliefConfig:
             eps = getattr(self, name)
             if not 0 < eps < 1:
                 raise ValueError(f"{name} must be in (0, 1), got {eps}")
+        if isinstance(self.mcmc_steps, bool) or not isinstance(self.mcmc_steps, int) or self.mcmc_steps < 0:
+            raise ValueError(f"mcmc_steps must be an int >= 0, got {self.mcmc_steps!r}")
+        if self.mcmc_steps and self.refresh:
+            raise ValueError("mcmc_steps > 0 replaces the refresh from the marginals: set refresh=False too")
+        if not 0 <= self.mcmc_pair <= 1:
+            raise ValueError(f"mcmc_pair must be in [0, 1], got {self.mcmc_pair}")
 
 
 class ParticleBelief:
@@ -88,6 +108,12 @@ class ParticleBelief:
         self.logw = np.zeros(0)
         self.pool = 0  # the cards the particles' hidden cards are drawn from (set by the tracker)
         self.size = 0  # how many hidden cards the opponent holds after the turn being read
+        # the opponent's turns since start() (rows of the kernels' event table) and, per particle, the
+        # card it drew from the stock at each (-1: none); read by the whole-history moves
+        self.events = np.zeros((0, bk.EV_FIELDS), np.int64)
+        self.drawn = np.zeros((0, 0), np.int64)
+        self.accepted = 0  # Metropolis-Hastings moves accepted / proposed since start()
+        self.proposed = 0
 
     # ------------------------------------------------------------ building
     def start(self, pool: int, size: int, forced: int = 0) -> None:
@@ -96,19 +122,54 @@ class ParticleBelief:
         u = self.rng.random((n, max(size, 1)))
         self.hidden = self._bk.sample_hidden(n, pool, size, forced, u)
         self.logw = np.zeros(n)
+        self.events = np.zeros((0, self._bk.EV_FIELDS), np.int64)
+        self.drawn = np.zeros((n, 0), np.int64)
+        self.accepted = self.proposed = 0
 
     def opponent_turn(self, **event: Any) -> None:
         """Reweight by one opponent turn (the keywords of ``belief_kernels.opponent_turn``)."""
         cfg = self.config
         u = self.rng.random(len(self.hidden))
+        before = self.hidden.copy()
         self._bk.opponent_turn(
             self.hidden, self.logw, u, fp=self._fp, ip=self._ip, eps_take=cfg.eps_take, eps_knock=cfg.eps_knock,
             inv_tau=1.0 / cfg.tau, knock_limit=self.rules.knock_limit, **event,
         )
+        if cfg.mcmc_steps:
+            self._record(event, before)
         self._normalise()
+
+    def _record(self, event: dict[str, Any], before: np.ndarray) -> None:
+        """Append the turn to the event table and each particle's stock draw to ``drawn``."""
+        bk = self._bk
+        row = np.zeros(bk.EV_FIELDS, np.int64)
+        for name, col in (("known_opp", bk.EV_KNOWN), ("top", bk.EV_TOP), ("kind", bk.EV_KIND),
+                          ("took", bk.EV_TOOK), ("d", bk.EV_D), ("d_hidden", bk.EV_D_HIDDEN), ("pool", bk.EV_POOL),
+                          ("disc_top", bk.EV_DISC_TOP), ("disc_pile", bk.EV_DISC_PILE),
+                          ("my_known", bk.EV_MY_KNOWN), ("my_declined", bk.EV_MY_DECLINED),
+                          ("stock_after", bk.EV_STOCK_AFTER), ("forbidden", bk.EV_FORBIDDEN)):
+            row[col] = int(event[name])
+        d, took, d_hidden = int(event["d"]), bool(event["took"]), bool(event["d_hidden"])
+        drawn = np.full(len(before), -1, np.int64)
+        if d >= 0 and not took:
+            new = self.hidden & ~before  # the drawn card where it is still held
+            has_new = new != 0
+            drawn[has_new] = np.log2(new[has_new].astype(np.float64)).round().astype(np.int64)
+            if d_hidden:  # drawn and discarded at once: the discard was the draw
+                forced = ~has_new & ((before >> d) & 1 == 0)
+                drawn[forced] = d
+        self.events = np.vstack([self.events, row[None, :]])
+        self.drawn = np.hstack([self.drawn, drawn[:, None]])
 
     def player_drew(self, card: int, pool: int) -> None:
         """The player drew ``card`` from the stock (``pool``: the cards still unseen)."""
+        holds = (self.hidden >> card) & 1 == 1
+        if self.config.mcmc_steps and not holds.all():
+            # exact: the card was in the stock all along, so no trajectory holding it is possible
+            self.pool = pool
+            self.logw = np.where(holds, -np.inf, self.logw)
+            self._normalise()
+            return
         self._bk.repair(self.hidden, card, pool, self.rng.random(len(self.hidden)))
 
     def _normalise(self) -> None:
@@ -120,6 +181,10 @@ class ParticleBelief:
         if self.config.refresh and self.pool:
             self._refresh()
             return
+        if self.config.mcmc_steps:
+            self._resample(self.weights)
+            self._move()
+            return
         w = self.weights
         ess = 1.0 / float(np.sum(w * w))
         if ess < len(w) / 2:
@@ -130,10 +195,24 @@ class ParticleBelief:
         positions = (self.rng.random() + np.arange(n)) / n
         idx = np.minimum(np.searchsorted(np.cumsum(w), positions), n - 1)
         self.hidden = self.hidden[idx]
+        self.drawn = self.drawn[idx]
         self.logw = np.zeros(n)
         if self.config.jitter and self.pool:
             for _ in range(self.config.jitter):
                 self._bk.jitter(self.hidden, self.pool, self.rng.random((n, 2)))
+
+    def _move(self) -> None:
+        """Metropolis-Hastings swaps of whole hands against the opponent's whole history."""
+        cfg = self.config
+        n = len(self.hidden)
+        if not self.pool or n == 0:
+            return
+        u = self.rng.random((n, cfg.mcmc_steps, 6))
+        self.accepted += int(self._bk.rejuvenate(
+            self.hidden, self.drawn, self.events, len(self.events), self.pool, u, cfg.mcmc_pair,
+            self.rules.knock_limit, self._fp, self._ip, cfg.eps_take, cfg.eps_knock, 1.0 / cfg.tau,
+        ))
+        self.proposed += n * cfg.mcmc_steps
 
     def _refresh(self) -> None:
         """Assumed-density step: keep only each card's chance, and draw every particle again from

@@ -5,7 +5,8 @@ At each decision with more than one sensible move the policy
 1. rebuilds what it knows as a :class:`~gin3_env.engine.PlayerView` from its observation
    (plus its own memory of the hand: :class:`~gin3_env.policies.belief.HandTracker`);
 2. draws full states consistent with that view: the opponent's hidden cards from the
-   particle belief (conditioned on the opponent's decisions so far; ``belief=None``: uniform),
+   particle belief (conditioned on the opponent's decisions so far; ``belief=None``: uniform;
+   a spec names ``belief=particles``, the default, ``joint``, ``mcmc`` or ``uniform``),
    the stock order uniformly, through :func:`gin3_env.engine.determinise`;
 3. plays every candidate move on every sampled state and the hand out to its end with the
    batched heuristic for both players (:class:`gin3_env.kernels.rollout.Rollouts`); every move
@@ -90,6 +91,15 @@ class SearchConfig:
             raise ValueError(f"margin_z must be >= 0, got {self.margin_z!r}")
 
 
+# the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
+# cards' correlations) instead of the default refresh from the card marginals; ``mcmc`` resamples by weight
+# and moves each particle by Metropolis-Hastings swaps of whole hands scored on the opponent's whole history
+MCMC_BELIEF = BeliefConfig(n_particles=256, refresh=False, mcmc_steps=4)
+BELIEFS: dict[str, BeliefConfig | None] = {
+    "uniform": None, "particles": BeliefConfig(), "joint": BeliefConfig(refresh=False, jitter=1), "mcmc": MCMC_BELIEF,
+}
+
+
 def parse_options(text: str) -> dict[str, Any]:
     """``"samples=16,time_budget=0.05,belief=uniform"`` -> keyword options of :class:`SearchPolicy`."""
     out: dict[str, Any] = {}
@@ -101,12 +111,9 @@ def parse_options(text: str) -> dict[str, Any]:
             raise ValueError(f"bad search option {item!r}: use name=value with a name among {sorted(known)}")
         value = value.strip()
         if key == "belief":
-            if value not in ("uniform", "particles", "joint"):
-                raise ValueError(f"search option belief must be 'uniform', 'particles' or 'joint', got {value!r}")
-            # joint: resample by weight and swap one card per particle (keeps the cards' correlations)
-            # instead of the default refresh from the card marginals
-            out[key] = {"uniform": None, "particles": BeliefConfig(),
-                        "joint": BeliefConfig(refresh=False, jitter=1)}[value]
+            if value not in BELIEFS:
+                raise ValueError(f"search option belief must be one of {sorted(BELIEFS)}, got {value!r}")
+            out[key] = BELIEFS[value]
         elif key == "time_budget":
             out[key] = None if value.lower() == "none" else float(value)
         elif key == "margin_z":
