@@ -36,10 +36,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from ..engine.actions import NUM_ACTIONS
+from ..observation.features import FEATURE_NAMES
 from ..vector.gym_env import vector_env
 
 ENV_CONFIG_KEYS = ("features", "reward_scale", "rules")
-FEATURES = ("augmented", "plain")
 
 __all__ = ["HandsVectorEnv", "make_vector_env"]
 
@@ -69,8 +69,8 @@ class HandsVectorEnv(VectorEnv):
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
-        if features not in FEATURES:
-            raise ValueError(f"env config 'features' must be one of {list(FEATURES)}, got {features!r}")
+        if features not in FEATURE_NAMES:
+            raise ValueError(f"env config 'features' must be one of {list(FEATURE_NAMES)}, got {features!r}")
         self.core = vector_env(num_envs, opponent=opponent, learner="random", features=features,
                                reward_scale=reward_scale, **dict(rules or {}))
         if self.core.metadata.get("autoreset_mode") != AutoresetMode.SAME_STEP:

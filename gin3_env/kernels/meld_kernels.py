@@ -25,6 +25,20 @@ TRIOS4 = np.array([0b0111, 0b1011, 0b1101, 0b1110], dtype=np.int64)
 
 
 @njit(cache=True)
+def next_choice(dig: np.ndarray, nopt: np.ndarray, n: int) -> bool:
+    """Advance the mixed-radix counter ``dig[:n]`` (digit ``i`` runs ``0..nopt[i]-1``, the last the
+    fastest); False when it wraps round to all zeros, after the last choice."""
+    i = n - 1
+    while i >= 0:
+        dig[i] += 1
+        if dig[i] < nopt[i]:
+            return True
+        dig[i] = 0
+        i -= 1
+    return False
+
+
+@njit(cache=True)
 def popcount(x: int) -> int:
     n = 0
     while x:
@@ -94,13 +108,7 @@ def set_choices(mask: int) -> np.ndarray:
         out[row, 1] = s1
         out[row, 2] = s2
         out[row, 3] = s3
-        i = nr - 1
-        while i >= 0:
-            dig[i] += 1
-            if dig[i] < nopt[i]:
-                break
-            dig[i] = 0
-            i -= 1
+        next_choice(dig, nopt, nr)
     return out
 
 
@@ -273,14 +281,7 @@ def _layoff_deadwood(defender: int, melds: np.ndarray, n_melds: int) -> int:
             v = deadwood(defender & ~used)
             if v < best:
                 best = v
-        i = n_melds - 1
-        while i >= 0:
-            dig[i] += 1
-            if dig[i] < nopt[i]:
-                break
-            dig[i] = 0
-            i -= 1
-        if i < 0:
+        if not next_choice(dig, nopt, n_melds):
             break
     return best
 
