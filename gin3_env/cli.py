@@ -1,7 +1,7 @@
 """The ``gin3`` command line: ``train``, ``evaluate``, ``bench``, ``play``, ``replay``.
 
 ``train``, ``evaluate`` and ``bench`` hand their arguments to
-``gin3_env.training.train.main``, ``gin3_env.evaluation.cli_main`` and
+``gin3_env.training.sb3.train.main``, ``gin3_env.evaluation.cli_main`` and
 ``gin3_env.benchmarks.main``, imported only when asked for (they need the
 optional extras). ``play`` and ``replay`` are in :mod:`gin3_env.play` (its
 ``commands`` module runs them from the parsed arguments). This module only builds
@@ -28,14 +28,14 @@ from .signals import Interrupted, exit_code, raise_on_stop_signals
 
 # subcommand -> (module, function, one-line help)
 DELEGATED: dict[str, tuple[str, str, str]] = {
-    "train": ("gin3_env.training.train", "main", "train an agent (needs the 'train' extra)"),
+    "train": ("gin3_env.training.sb3.train", "main", "train an agent (needs the 'train' extra)"),
     "evaluate": ("gin3_env.evaluation", "cli_main", "play policies against each other and report"),
     "bench": ("gin3_env.benchmarks", "main", "speed benchmarks (needs the 'bench' extra)"),
 }
 ROLES = {"team": 0, "box": 1}
 # gin3 train --backend NAME: the trainers other than the default (sb3) one
 TRAIN_BACKENDS: dict[str, tuple[str, str, str]] = {
-    "rllib": ("gin3_env.training.rllib_train", "main", "train with Ray RLlib (needs the 'rllib' extra)"),
+    "rllib": ("gin3_env.training.rllib.train", "main", "train with Ray RLlib (needs the 'rllib' extra)"),
 }
 
 

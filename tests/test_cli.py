@@ -103,7 +103,7 @@ def test_own_subcommand_help(command: str) -> None:
 @pytest.mark.parametrize(
     ("command", "module", "function"),
     [
-        ("train", "gin3_env.training.train", "main"),
+        ("train", "gin3_env.training.sb3.train", "main"),
         ("evaluate", "gin3_env.evaluation", "cli_main"),
         ("bench", "gin3_env.benchmarks", "main"),
     ],

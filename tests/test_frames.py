@@ -1,4 +1,4 @@
-"""Frames of the table (gin3_env.visual): golden pictures, privacy, determinism, rgb_array in every env.
+"""Frames of the table (gin3_env.render): golden pictures, privacy, determinism, rgb_array in every env.
 
 The golden PNGs under ``tests/golden/`` are frames of stacked deals; a frame is
 compared with a small tolerance (Pillow's font rasteriser may move a few edge
@@ -23,8 +23,8 @@ from gin3_env.engine.actions import DRAW_STOCK, PASS, TAKE_DISCARD, discard_acti
 from gin3_env.engine.cards import cards_of, parse_card
 from gin3_env.engine.hand import BOX, TEAM, HandState
 from gin3_env.engine.match import Roles
-from gin3_env.visual.frame import HEIGHT, WIDTH, table_frame
-from gin3_env.visual.model import HIDDEN, table_model
+from gin3_env.render.frame import HEIGHT, WIDTH, table_frame
+from gin3_env.render.model import HIDDEN, table_model
 
 PIL = pytest.importorskip("PIL")
 from PIL import Image  # noqa: E402

@@ -43,7 +43,6 @@ LAYERS: dict[str, int] = {
     "render": 2,
     "game": 3,  # the Policy protocol and the driver that plays policies through hands and matches
     "kernels": 3,  # the compiled core
-    "visual": 3,
     "envs": 4,
     "policies": 5,
     "vector": 6,  # batched players and learner envs, on the policies and the compiled core
@@ -292,7 +291,7 @@ def test_the_graph_sees_lazy_relative_and_string_imports() -> None:
     assert "gin3_env.engine.hand" in edges["gin3_env.engine.determinise"]
     assert "gin3_env.play.commands" in edges["gin3_env.cli"]  # imported inside main()
     assert "gin3_env.observation.encoding" in edges["gin3_env.envs.aec_hand"]
-    assert "gin3_env.training.train" in edges["gin3_env.cli"]  # import_module of a table's full name
+    assert "gin3_env.training.sb3.train" in edges["gin3_env.cli"]  # import_module of a table's full name
     assert "gin3_env.envs.aec_match" in edges["gin3_env.envs"]  # import_module of a lazy table's short name
     assert "gin3_env.benchmarks.vector" in edges["gin3_env.benchmarks"]
     assert "gin3_env.envs.single_agent" in edges["gin3_env.envs.registration"]  # an entry point string

@@ -12,8 +12,8 @@ import pytest
 
 from gin3_env.cli import main
 from gin3_env.evaluation import cli_main
-from gin3_env.visual.html import replay_html
-from gin3_env.visual.steps import log_steps
+from gin3_env.render.html import replay_html
+from gin3_env.render.steps import log_steps
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def test_steps_and_the_viewer_name_the_players(logs: Path) -> None:
 
 def test_the_video_frames_draw_the_names(logs: Path) -> None:
     pytest.importorskip("PIL")
-    from gin3_env.visual.video import video_frames
+    from gin3_env.render.video import video_frames
 
     hand = read(logs, "hand_000_a_team.json")
     anonymous = {k: v for k, v in hand.items() if k != "players"}

@@ -49,7 +49,7 @@ def run_installed(target: Path, cwd: Path, *args: str) -> subprocess.CompletedPr
 
 def test_installed_package_finds_the_shipped_configs_from_any_folder(installed: Path, tmp_path: Path) -> None:
     code = (
-        "import gin3_env, sys; from gin3_env.training.config import CONFIG_DIR, load_config; "
+        "import gin3_env, sys; from gin3_env.training.sb3.config import CONFIG_DIR, load_config; "
         "print(gin3_env.__file__); print(CONFIG_DIR); print(load_config('quick').run_name)"
     )
     proc = run_installed(installed, tmp_path, "-c", code)

@@ -22,11 +22,11 @@ from gin3_env.evaluation import play_deal
 from gin3_env.files import save_json
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
 from gin3_env.render import render_table
-from gin3_env.visual.steps import log_steps
+from gin3_env.render.steps import log_steps
 
 PIL = pytest.importorskip("PIL")
-from gin3_env.visual.frame import CARD_H, CARD_W, FAN, model_image, table_frame  # noqa: E402
-from gin3_env.visual.model import table_model  # noqa: E402
+from gin3_env.render.frame import CARD_H, CARD_W, FAN, model_image, table_frame  # noqa: E402
+from gin3_env.render.model import table_model  # noqa: E402
 
 PILE_X, PILE_Y = 124, 196 + 22  # where the frame draws the pile's bottom shown card (layout pixels)
 PILE_LINE = re.compile(r"Discard pile: (\S+) on top, the knock's discard \(\d+ cards?(?:; below: ([^)]*))?\)")
@@ -85,7 +85,7 @@ def test_gif_last_frame_draws_the_texts_pile(tmp_path: Path) -> None:
     pytest.importorskip("imageio", reason="videos need imageio (the 'video' extra)")
     import imageio.v3 as iio
 
-    from gin3_env.visual.video import write_video
+    from gin3_env.render.video import write_video
 
     state = knocked_hand()
     gif = tmp_path / "hand.gif"

@@ -301,7 +301,7 @@ def test_play_names_your_draw_uses_one_card_style_and_shows_the_knock_discard() 
 
 def test_you_sit_out_and_the_role_draw_says_ties_and_cards() -> None:
     from gin3_env.play.commands import role_draw_text
-    from gin3_env.play.game import _roles_text
+    from gin3_env.play.console import _roles_text
 
     names = ["You", "Player 1", "Player 2"]
     assert _roles_text(Roles(box=1, captain=2, sitter=0), names).endswith("You sit out")

@@ -13,12 +13,12 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
+from experiments import privileged  # noqa: E402
+from experiments.privileged_critic import PrivilegedCriticPolicy, card_aware_state_dict  # noqa: E402
 from gin3_env.observation.features import AUGMENTED_SIZE  # noqa: E402
 from gin3_env.observation.state import STATE_SIZE  # noqa: E402
 from gin3_env.policies.sb3_network import CardAwarePolicy  # noqa: E402
-from gin3_env.training import privileged  # noqa: E402
-from gin3_env.training.config import load_config  # noqa: E402
-from gin3_env.training.privileged_critic import PrivilegedCriticPolicy, card_aware_state_dict  # noqa: E402
+from gin3_env.training.sb3.config import load_config  # noqa: E402
 from gin3_env.vector.datasets import heuristic_dataset_batched  # noqa: E402
 from gin3_env.vector.privileged import PrivilegedStateVecEnv  # noqa: E402
 from gin3_env.vector.sb3_env import GinSB3VecEnv  # noqa: E402

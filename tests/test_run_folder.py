@@ -22,8 +22,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from gin3_env import cli
-from gin3_env.training.run_dir import RunFolderError, check_run_name, prepare_run_dir
-from gin3_env.training.run_lock import RunLock
+from gin3_env.training.run.folder import RunFolderError, check_run_name, prepare_run_dir
+from gin3_env.training.run.lock import RunLock
 
 FAST = ["--config", "quick", "--total-timesteps", "64", "--final-eval-hands", "2", "--eval-hands", "2",
         "--progress-bar", "false"]
@@ -116,7 +116,7 @@ def test_a_linked_run_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
 def test_the_lock_opens_no_link_even_when_planted_after_the_check(tmp_path: Path, monkeypatch) -> None:
     """The lock file is opened with O_NOFOLLOW: a link that appears between the check and the open
     is refused too, and its target keeps its bytes."""
-    from gin3_env.training import run_lock
+    from gin3_env.training.run import lock as run_lock
 
     target = tmp_path / "target.txt"
     target.write_text("keep")

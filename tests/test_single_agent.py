@@ -17,7 +17,7 @@ from gin3_env.engine.actions import PASS, TAKE_DISCARD, knock_action
 from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
 from gin3_env.observation import MATCH_OBS_SIZE, OBS_SIZE, encode
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
-from gin3_env.training.duplicate import DuplicateReward
+from gin3_env.training.sb3.duplicate import DuplicateReward
 
 GIN_TEAM = "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"
 JUNK_BOX = "2D 8D TD QC 3H JH 4S 6S 8S QS"

@@ -52,7 +52,7 @@ def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> N
 
     # shipping copies best.zip without the optimizer state, with a description beside it
     from gin3_env.policies import load_policy
-    from gin3_env.training.ship import ship
+    from gin3_env.training.sb3.ship import ship
 
     shipped = ship(run, extra={"note": "test"}, dest=tmp_path / "shipped" / "model.zip")
     assert shipped.stat().st_size < (run / "best.zip").stat().st_size
@@ -134,8 +134,8 @@ def test_train_help_gives_meaning_type_and_default() -> None:
     import argparse
     import dataclasses
 
-    from gin3_env.training.config import TrainConfig, add_flags
     from gin3_env.training.options import describe, undescribed
+    from gin3_env.training.sb3.config import TrainConfig, add_flags
 
     assert undescribed(TrainConfig) == []
     parser = argparse.ArgumentParser(formatter_class=lambda prog: argparse.HelpFormatter(prog, width=100_000))
@@ -153,8 +153,8 @@ def test_train_help_names_only_files_that_exist() -> None:
     import re
 
     import gin3_env
-    from gin3_env.training.config import TrainConfig
     from gin3_env.training.options import describe
+    from gin3_env.training.sb3.config import TrainConfig
 
     root = Path(gin3_env.__file__).parent
     named = {m for f in dataclasses.fields(TrainConfig) for m in re.findall(r"[\w/]+\.py", describe(f))}

@@ -16,9 +16,9 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import gin3_env
-from gin3_env.training import train as training
-from gin3_env.training.config import load_config
-from gin3_env.training.signals import GracefulStop
+from gin3_env.training.run.signals import GracefulStop
+from gin3_env.training.sb3 import train as training
+from gin3_env.training.sb3.config import load_config
 
 
 class RecordingStop(GracefulStop):

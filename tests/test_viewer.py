@@ -32,8 +32,8 @@ from gin3_env.evaluation import cli_main, play_deal, play_seats
 from gin3_env.files import save_json
 from gin3_env.policies import HeuristicPolicy
 from gin3_env.render import render_result
-from gin3_env.visual.html import replay_html, write_html
-from gin3_env.visual.steps import log_steps
+from gin3_env.render.html import replay_html, write_html
+from gin3_env.render.steps import log_steps
 
 TEAM_MELDS = "AC 2C 3C 7D 7H 7S 9H TH JH"
 BOX_JUNK = "8H 7C 4C KC QD 5S 2D 6H KS 9C"

@@ -1,12 +1,12 @@
 """Train a MaskablePPO agent: ``python training/train.py --config configs/quick.yaml``.
 
-The training loop lives in :mod:`gin3_env.training.train` so that ``gin3 train``
+The training loop lives in :mod:`gin3_env.training.sb3.train` so that ``gin3 train``
 works from any folder; this script is the same entry point for a checkout.
 """
 
 import sys
 
-from gin3_env.training.train import main
+from gin3_env.training.sb3.train import main
 
 if __name__ == "__main__":
     sys.exit(main())

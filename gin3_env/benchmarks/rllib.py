@@ -24,9 +24,9 @@ import argparse
 import time
 from typing import Any
 
-from ..training import ray_runtime
-from ..training.rllib_algorithm import build_algorithm, stop_algorithm
-from ..training.rllib_config import load_config
+from ..training.rllib import ray_runtime
+from ..training.rllib.algorithm import build_algorithm, stop_algorithm
+from ..training.rllib.config import load_config
 
 RUNNERS = (1, 2)
 

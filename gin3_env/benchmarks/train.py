@@ -78,9 +78,9 @@ def ppo_rate(precision: str, timesteps: int) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
 
     from ..policies.sb3_network import CardAwarePolicy
-    from ..training.config import load_config
-    from ..training.precision import set_precision
-    from ..training.train import make_vec_env, rollout_steps
+    from ..training.sb3.config import load_config
+    from ..training.sb3.precision import set_precision
+    from ..training.sb3.train import make_vec_env, rollout_steps
 
     cfg = load_config("quick", {"bc_samples": 0, "precision": precision})
     env = make_vec_env(cfg)

@@ -2,7 +2,7 @@
 
 The helpers check the constructor and ``reset`` arguments the same way in every
 environment of the package (the Gymnasium ones use them too), and render in each mode
-(text, and ``rgb_array`` frames drawn by :mod:`gin3_env.visual.frame`). :class:`GinAECEnv`
+(text, and ``rgb_array`` frames drawn by :mod:`gin3_env.render.frame`). :class:`GinAECEnv`
 holds what the hand and the match env share: the constructor, the spaces (cached per
 agent, ``state_space`` too), the per-agent bookkeeping of ``reset``, the checks of ``step``
 (then a subclass's ``_play``, which the wrapped env's fast path calls directly once its
@@ -142,7 +142,7 @@ def render_text(hand: HandState, **kwargs: Any) -> str:
 
 def render_frame(hand: HandState, viewer: int | None = None, **kwargs: Any) -> np.ndarray:
     """The table as a ``uint8`` ``(H, W, 3)`` frame from ``viewer``'s side (None: both hands)."""
-    from ..visual.frame import table_frame  # lazy: Pillow is only needed to draw frames
+    from ..render.frame import table_frame  # lazy: Pillow is only needed to draw frames
 
     return table_frame(hand, viewer, **kwargs)
 

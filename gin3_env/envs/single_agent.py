@@ -24,7 +24,7 @@ Arguments
   :class:`~gin3_env.envs.opponents.OpponentPool`. ``reset(seed=...)`` seeds the random
   opponents the env made (by name, also inside a pool) from the seed, so a seeded episode repeats.
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
-  training-side wrapper: :class:`gin3_env.training.duplicate.DuplicateReward`.
+  training-side wrapper: :class:`gin3_env.training.sb3.duplicate.DuplicateReward`.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, game points >= 0),
   ``rules=Rules(...)`` or the rules options as keywords (``knock_limit=5``; the signature lists
   them), ``render_mode`` ``"ansi"``/``"human"`` (the table as text) or ``"rgb_array"`` (a

@@ -10,7 +10,7 @@ of each unseen card being in the opponent's hidden cards and scores it against t
   on the same points (the figure 0.577 of ``docs/beating_the_heuristic.md`` is this baseline);
 - ``calibration``: predicted chance against observed frequency in ten equal-width bins.
 
-Used by ``tests/test_belief.py`` and ``gin3_env/benchmarks/belief_report.py``.
+Used by ``tests/test_belief.py`` and ``experiments/belief_report.py``.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from ..engine.rules import Rules
 from ..files import save_json
 from ..game.policy import Policy
 from ..render import says
-from .game import Console, Quit, play_hand, play_match
+from .console import Console, Quit, play_hand, play_match
 from .replay import load_log, replay_log
 
 GOODBYE = "Goodbye."
@@ -197,7 +197,7 @@ def run_replay(args: argparse.Namespace) -> int:
     """``gin3 replay FILE [--all] [--video OUT] [--html OUT]``."""
     data = load_log(args.file)
     if getattr(args, "video", None) or getattr(args, "html", None):
-        from ..visual.export import export_replay
+        from ..render.export import export_replay
 
         title = f"gin3 replay {os.path.basename(args.file)}"
         return export_replay(data, video=args.video, html=args.html, fps=args.fps, title=title)

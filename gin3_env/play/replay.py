@@ -12,8 +12,8 @@ import os
 from typing import Any
 
 from ..render import describe_action
-from ..visual.steps import log_steps
-from .game import Console
+from ..render.steps import log_steps
+from .console import Console
 
 
 def load_log(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -32,7 +32,7 @@ def load_log(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 def replay_log(io: Console, data: dict[str, Any], *, step: bool = True) -> None:
     """Show a hand log or a match log (see :func:`load_log`), the steps of
-    :func:`~gin3_env.visual.steps.log_steps`: the whole log is checked before anything is shown."""
+    :func:`~gin3_env.render.steps.log_steps`: the whole log is checked before anything is shown."""
     steps = log_steps(data)
     for i, current in enumerate(steps):
         if current.move is None:  # a hand's deal

@@ -1,6 +1,6 @@
 """Training pipeline (optional extra ``train``): MaskablePPO on the Gymnasium env.
 
-``gin3 train`` runs :func:`gin3_env.training.train.main`. The shipped configs are the
+``gin3 train`` runs :func:`gin3_env.training.sb3.train.main`. The shipped configs are the
 repository's ``configs/*.yaml``; a built wheel carries them as ``gin3_env/training/configs``
 (``setup.py`` copies them), so ``gin3 train --config quick`` works from any folder.
 """

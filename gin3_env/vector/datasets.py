@@ -1,5 +1,5 @@
 """Decisions of batched players, for imitation: the batched twin of
-:func:`gin3_env.training.imitation.heuristic_dataset` (same fields, same meaning)."""
+:func:`gin3_env.training.sb3.imitation.heuristic_dataset` (same fields, same meaning)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ decision, chosen by ``extra``:
   the learner's (its cards with their derived features: deadwood, melds), then the state.
 
 Only a critic may read the privileged columns; the policy of
-:mod:`gin3_env.training.privileged_critic` slices them off before its actor, and a player
+:mod:`experiments.privileged_critic` slices them off before its actor, and a player
 exported from it reads the observation alone.
 
 ``infos[i]["terminal_observation"]`` (used to bootstrap the value of a hand stopped at

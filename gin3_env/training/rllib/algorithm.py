@@ -1,4 +1,4 @@
-"""The PPO algorithm of ``gin3 train --backend rllib``, built from an :class:`~.rllib_config.RLlibConfig`.
+"""The PPO algorithm of ``gin3 train --backend rllib``, built from an :class:`~.config.RLlibConfig`.
 
 Two samplers, by ``policies``:
 
@@ -23,7 +23,7 @@ import os
 import warnings
 from typing import Any
 
-from .rllib_config import RLlibConfig
+from .config import RLlibConfig
 
 SINGLE_AGENT_MODULE = "default_policy"  # RLlib's module id of a single-agent run
 LEARNED = {"shared": ("shared",), "per_seat": ("team", "box"), "vs_heuristic": (SINGLE_AGENT_MODULE,)}
@@ -50,11 +50,11 @@ def build_algorithm(cfg: RLlibConfig) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from ..engine.actions import NUM_ACTIONS
-    from ..interop.rllib import VECTOR_ENV_NAME, register_envs
-    from ..interop.rllib_modules import ActionMaskingTorchRLModule
-    from ..interop.rllib_vector import observation_space
-    from ..policies.rllib_net import input_size
+    from ...engine.actions import NUM_ACTIONS
+    from ...interop.rllib import VECTOR_ENV_NAME, register_envs
+    from ...interop.rllib_modules import ActionMaskingTorchRLModule
+    from ...interop.rllib_vector import observation_space
+    from ...policies.rllib_net import input_size
 
     register_envs()
     learned = RLModuleSpec(
@@ -105,7 +105,7 @@ def _multi_agent(config: Any, cfg: RLlibConfig, learned: Any) -> Any:
     """Self-play on the multi-agent env: one module per entry of ``LEARNED``."""
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-    from ..interop.rllib import ENV_NAMES
+    from ...interop.rllib import ENV_NAMES
 
     specs = {module: learned for module in LEARNED[cfg.policies]}
     mapping = functools.partial(_map_all, "shared") if cfg.policies == "shared" else _map_per_seat

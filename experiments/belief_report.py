@@ -1,8 +1,8 @@
 """Log-loss and calibration of the particle beliefs on held-out heuristic-vs-heuristic hands.
 
-    python -m gin3_env.benchmarks.belief_report --deals 200 --seed 2026 --json results/belief.json \
+    python -m experiments.belief_report --deals 200 --seed 2026 --json results/belief.json \
         --plot docs/belief_calibration.png
-    python -m gin3_env.benchmarks.belief_report --deals 200 --seed 2026 --belief particles mcmc \
+    python -m experiments.belief_report --deals 200 --seed 2026 --belief particles mcmc \
         --json results/belief_mcmc.json --plot docs/belief_calibration_mcmc.png
 
 Runs :func:`gin3_env.evaluation.belief.evaluate_belief` (both seats of every hand, every
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     if args.json:
-        command = "python -m gin3_env.benchmarks.belief_report " + " ".join(argv if argv is not None else sys.argv[1:])
+        command = "python -m experiments.belief_report " + " ".join(argv if argv is not None else sys.argv[1:])
         if len(reports) == 1:
             save_json(args.json, {**next(iter(reports.values())), "command": command})
         else:

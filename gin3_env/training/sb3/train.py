@@ -33,16 +33,17 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ..argparsing import OneLineErrorParser
-from ..envs.augmented import AugmentedObservation
-from ..envs.single_agent import ThreeHandedGinEnv
-from ..evaluation.stats import signed
-from ..observation.features import feature_set
-from ..policies.loading import ModelFileError, SB3Policy
-from ..policies.model_file import add_trust_flag, load_sb3_model, trust_from_args
-from ..policies.sb3_network import CardAwarePolicy
-from ..signals import Interrupted
-from .checkpoints import (
+from ...argparsing import OneLineErrorParser
+from ...envs.augmented import AugmentedObservation
+from ...envs.single_agent import ThreeHandedGinEnv
+from ...evaluation.stats import signed
+from ...observation.features import feature_set
+from ...policies.loading import ModelFileError, SB3Policy
+from ...policies.model_file import add_trust_flag, load_sb3_model, trust_from_args
+from ...policies.sb3_network import CardAwarePolicy
+from ...signals import Interrupted
+from ..quick_eval import quick_evaluate, step_zero_point
+from ..run.checkpoints import (
     RunWriteError,
     read_checkpoint,
     remove_partial_files,
@@ -50,25 +51,24 @@ from .checkpoints import (
     write_checkpoint,
     write_json,
 )
+from ..run.folder import RunExistsError, RunFolderError, prepare_run_dir
+from ..run.lock import RunLock, RunLockedError
+from ..run.signals import GracefulStop, TrainingStopped
+from ..run.workers import guarded, stop_workers
+from ..threads import ThreadPlan, apply_threads, plan_threads
 from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
 from .duplicate import DuplicateReward
 from .imitation import behaviour_clone
 from .plots import plot_learning_curve
 from .precision import resolve_precision, set_precision
-from .quick_eval import quick_evaluate, step_zero_point
-from .run_dir import RunExistsError, RunFolderError, prepare_run_dir
-from .run_lock import RunLock, RunLockedError
 from .selection import SELECTION_SEED_OFFSET, choose_best, keep_candidate, selection_text
-from .signals import GracefulStop, TrainingStopped
-from .threads import ThreadPlan, apply_threads, plan_threads
 from .time_limit import time_limit_callbacks
-from .workers import guarded, stop_workers
 
 
 # --------------------------------------------------------------------- utils
 def atomic_save_model(model: Any, path: Path, features: str | None = None) -> None:
     """Save an SB3 model so that ``path`` is either the old file or the complete new one
-    (a failed write: :class:`~gin3_env.training.checkpoints.RunWriteError`, the old file kept);
+    (a failed write: :class:`~gin3_env.training.run.checkpoints.RunWriteError`, the old file kept);
     with ``features``, also its description (``path`` with ``.json``) naming them."""
     save_model(model, path)
     if features is not None:
@@ -107,7 +107,7 @@ def make_vec_env(cfg: TrainConfig):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     if cfg.vec_env == "batched":  # the compiled core: all hands in this process, no worker to guard
-        from ..vector.sb3_env import GinSB3VecEnv
+        from ...vector.sb3_env import GinSB3VecEnv
 
         return VecMonitor(
             GinSB3VecEnv(
@@ -293,7 +293,7 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
     """Run one training job; returns the final evaluation summary.
 
     ``stop`` (installed by :func:`main`) turns SIGINT/SIGTERM into a checkpoint and
-    :class:`~gin3_env.training.signals.TrainingStopped`. The steps, in order: :func:`open_run`,
+    :class:`~gin3_env.training.run.signals.TrainingStopped`. The steps, in order: :func:`open_run`,
     :func:`build_model`, :func:`learn`, :func:`finish_learning`, :func:`select_best`,
     :func:`final_evaluation`."""
     started = time.monotonic()

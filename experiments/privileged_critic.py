@@ -14,7 +14,7 @@ gives them (the state, or the opponent's view and the state):
 
 Since the actor and the ordinary critic keep the card-aware policy's parameter names,
 :func:`card_aware_state_dict` gives the weights of a plain ``CardAwarePolicy`` on the observation
-alone: the player exported from a run (``gin3_env.training.privileged``) loads and acts without
+alone: the player exported from a run (``experiments.privileged``) loads and acts without
 the privileged critic. The class lives with the trainer, not with the policies: no player reads
 the state, and the model files of this package never name this class.
 """
@@ -26,8 +26,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..observation.state import STATE_SIZE
-from ..policies.sb3_network import CardAwareExtractor, CardAwarePolicy
+from gin3_env.observation.state import STATE_SIZE
+from gin3_env.policies.sb3_network import CardAwareExtractor, CardAwarePolicy
 
 CRITICS = ("state", "observation")
 

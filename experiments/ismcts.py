@@ -1,6 +1,6 @@
 """OpenSpiel's IS-MCTS bot on ``python_gin3_hand`` against our heuristic and our search.
 
-    python -m gin3_env.benchmarks.ismcts --hands 50 --seed 2026 --out results/ismcts.json
+    python -m experiments.ismcts --hands 50 --seed 2026 --out results/ismcts.json
 
 For each leaf evaluation (``--rollouts``: random playouts, OpenSpiel's own evaluator, and
 heuristic playouts) and each opponent (``--opponents``: ``heuristic``, ``search``, or any
@@ -52,7 +52,7 @@ def run(hands: int, seed: int, simulations: int, rollouts: list[str], opponents:
     from gin3_env.interop.ismcts import ismcts_bot
     from gin3_env.policies import load_policy
 
-    command = "python -m gin3_env.benchmarks.ismcts " + " ".join(sys.argv[1:])
+    command = "python -m experiments.ismcts " + " ".join(sys.argv[1:])
     rows: list[dict[str, Any]] = []
     for rollout in rollouts:
         for opponent in opponents:

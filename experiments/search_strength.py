@@ -1,7 +1,7 @@
 """Strength of ``SearchPolicy`` against the heuristic, and its time per decision, for several budgets.
 
-    python -m gin3_env.benchmarks.search_strength --deals 200 --samples 8 16 32 --out results/search_strength.json
-    python -m gin3_env.benchmarks.search_strength --plot results/search_strength.json docs/search_strength.png
+    python -m experiments.search_strength --deals 200 --samples 8 16 32 --out results/search_strength.json
+    python -m experiments.search_strength --plot results/search_strength.json docs/search_strength.png
 
 Each budget is a fixed number of sampled states per searched decision (``time_budget=None``, so
 the figures do not depend on the machine's speed and the run is deterministic for its seed);
@@ -12,7 +12,7 @@ differences against the heuristic's own play, and the median and mean wall time 
 decision (on this machine, at the time: a shared machine makes them noisy). Results are
 appended to the JSON file as they come (atomically), so a long run can be stopped.
 
-    python -m gin3_env.benchmarks.search_strength --deals 100 --seed 47 --compare "" belief=mcmc \
+    python -m experiments.search_strength --deals 100 --seed 47 --compare "" belief=mcmc \
         --out results/search_mcmc_paired.json
 
 ``--compare A B`` plays two searches (their options as in ``search:...``, the rest default) on the

@@ -1,9 +1,9 @@
 """An auxiliary belief head on the actor: how well the policy network's features predict the opponent's cards.
 
-    python -m gin3_env.benchmarks.belief_head --train 100000 --held-out 20000 --epochs 4 --seed 2026 \
+    python -m experiments.belief_head --train 100000 --held-out 20000 --epochs 4 --seed 2026 \
         --json results/belief_head.json
 
-The actor of :class:`~gin3_env.training.privileged_critic.PrivilegedCriticPolicy` (``[256, 256]``,
+The actor of :class:`~experiments.privileged_critic.PrivilegedCriticPolicy` (``[256, 256]``,
 the card-aware head) imitates the heuristic on heuristic-vs-heuristic decisions, as the warm start
 does, while a linear head on the actor MLP's output predicts, for each card, whether it is among
 the opponent's hidden cards (a binary cross-entropy on the true hand, read from the privileged
@@ -40,12 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from gymnasium import spaces
 
+    from experiments.privileged import heuristic_dataset_with_state
+    from experiments.privileged_critic import PrivilegedCriticPolicy
     from gin3_env.files import save_json
     from gin3_env.observation.features import AUGMENTED_SIZE
     from gin3_env.observation.layout import HAND_PLANE, OPP_KNOWN_PLANE, PILE_PLANE, PLANE, TOP_PLANE
     from gin3_env.observation.state import STATE_SIZE
-    from gin3_env.training.privileged import heuristic_dataset_with_state
-    from gin3_env.training.privileged_critic import PrivilegedCriticPolicy
 
     def plane(x: np.ndarray, k: int) -> np.ndarray:
         return x[:, k * PLANE : (k + 1) * PLANE]
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"belief coef {coef}: epoch {epoch + 1}: {scored}, agreement with the heuristic {agree:.1%}",
                   flush=True)
         results["runs"][str(coef)] = epochs
-    results.update(command="python -m gin3_env.benchmarks.belief_head " + " ".join(sys.argv[1:] if argv is None
+    results.update(command="python -m experiments.belief_head " + " ".join(sys.argv[1:] if argv is None
                                                                                     else argv),
                    train_decisions=args.train, held_out_decisions=args.held_out, wall_s=time.monotonic() - start)
     if args.json:

@@ -16,11 +16,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ..engine.hand import HandState
-from ..envs.opponents import resolve_policy
-from ..envs.single_agent import ThreeHandedGinEnv
-from ..game.driver import run_hand
-from ..game.policy import Policy
+from ...engine.hand import HandState
+from ...envs.opponents import resolve_policy
+from ...envs.single_agent import ThreeHandedGinEnv
+from ...game.driver import run_hand
+from ...game.policy import Policy
 
 __all__ = ["DuplicateReward"]
 

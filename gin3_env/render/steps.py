@@ -25,7 +25,7 @@ from typing import Any
 from ..engine.hand import LOG_VERSION, HandState
 from ..engine.match import NUM_SEATS, Roles
 from ..engine.rules import Rules
-from ..render import describe_action, render_table
+from . import describe_action, render_table
 from .model import table_model
 
 SEAT_NAMES = ("Seat 0", "Seat 1", "Seat 2")
@@ -48,7 +48,7 @@ class Step:
     seat_names: tuple[str, ...] = SEAT_NAMES
 
     def model(self, viewer: int | None = None) -> dict[str, Any]:
-        """This step's :func:`~gin3_env.visual.model.table_model` (both hands by default); in a
+        """This step's :func:`~gin3_env.render.model.table_model` (both hands by default); in a
         match its notes start with the heading."""
         notes = ((self.heading,) if self.heading else ()) + self.notes
         return table_model(

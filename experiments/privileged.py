@@ -1,12 +1,12 @@
 """PPO with a critic that sees the deal; the trained actor exported as a plain card-aware player.
 
-    python -m gin3_env.training.privileged --config quick --total-timesteps 50000 --seed 1 --out runs/priv
-    python -m gin3_env.training.privileged --config quick --critic observation --out runs/plain
-    python -m gin3_env.training.privileged --config quick --privileged opponent_view --out runs/view
+    python -m experiments.privileged --config quick --total-timesteps 50000 --seed 1 --out runs/priv
+    python -m experiments.privileged --config quick --critic observation --out runs/plain
+    python -m experiments.privileged --config quick --privileged opponent_view --out runs/view
 
 The learner plays the batched core (:class:`~gin3_env.vector.privileged.PrivilegedStateVecEnv`:
 the observation, then the privileged state of the hand) with
-:class:`~gin3_env.training.privileged_critic.PrivilegedCriticPolicy`: the actor reads the
+:class:`~experiments.privileged_critic.PrivilegedCriticPolicy`: the actor reads the
 observation only, the critic chosen by ``--critic`` reads observation and state (``state``, the
 default) or the observation alone (``observation``, the ordinary critic, for comparison on the
 same code path). ``--privileged`` chooses the privileged columns: ``state`` (both hands, the
@@ -36,13 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from ..argparsing import OneLineErrorParser
-from ..files import save_json
-from ..kernels.hands import VectorHands
-from ..observation.features import feature_set
-from ..vector.players import HeuristicBatch
-from .config import TrainConfig, load_config
-from .train import atomic_save_model, opponent_pool, rollout_steps
+from gin3_env.argparsing import OneLineErrorParser
+from gin3_env.files import save_json
+from gin3_env.kernels.hands import VectorHands
+from gin3_env.observation.features import feature_set
+from gin3_env.training.sb3.config import TrainConfig, load_config
+from gin3_env.training.sb3.train import atomic_save_model, opponent_pool, rollout_steps
+from gin3_env.vector.players import HeuristicBatch
 
 LOGGED = ("train/value_loss", "train/explained_variance", "train/policy_gradient_loss", "train/approx_kl",
           "train/clip_fraction", "train/entropy_loss")
@@ -97,7 +97,7 @@ def heuristic_dataset_with_state(n_samples: int, seed: int, reward_scale: float,
 def warm_start(model: Any, cfg: TrainConfig, extra: str = "state", critic_epochs: int = 1) -> dict[str, float]:
     """Imitate the heuristic with the actor (``cfg.bc_epochs``) and fit both critics to the final
     points (the first ``critic_epochs`` of them: on held-out hands both critics' error is lowest
-    after one or two passes and grows after, ``gin3_env.benchmarks.critic_value``)."""
+    after one or two passes and grows after, ``experiments.critic_value``)."""
     import torch
 
     print(f"[bc] {cfg.bc_samples:,} decisions of the heuristic playing itself, with the state", flush=True)
@@ -138,8 +138,8 @@ def warm_start(model: Any, cfg: TrainConfig, extra: str = "state", critic_epochs
 def make_env(cfg: TrainConfig, extra: str = "state") -> Any:
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from ..vector.privileged import PrivilegedStateVecEnv
-    from ..vector.sb3_env import GinSB3VecEnv
+    from gin3_env.vector.privileged import PrivilegedStateVecEnv
+    from gin3_env.vector.sb3_env import GinSB3VecEnv
 
     specs, weights = opponent_pool(cfg, 0.0, [])
     base = GinSB3VecEnv(cfg.batched_envs, learner=cfg.learner, opponent=specs, weights=weights,
@@ -160,7 +160,7 @@ def build_model(cfg: TrainConfig, critic: str, env: Any) -> Any:
     """A MaskablePPO with :class:`PrivilegedCriticPolicy` on ``env`` (a privileged-state env)."""
     from sb3_contrib import MaskablePPO
 
-    from .privileged_critic import PrivilegedCriticPolicy
+    from experiments.privileged_critic import PrivilegedCriticPolicy
 
     class RecordingPPO(MaskablePPO):
         """MaskablePPO that keeps each update's logged figures and its advantages' spread."""
@@ -192,9 +192,9 @@ def export_player(model: Any, cfg: TrainConfig, path: Path) -> Any:
     (and its description beside it); returns that model."""
     from sb3_contrib import MaskablePPO
 
-    from ..policies.sb3_network import CardAwarePolicy
-    from ..vector.sb3_env import GinSB3VecEnv
-    from .privileged_critic import card_aware_state_dict
+    from experiments.privileged_critic import card_aware_state_dict
+    from gin3_env.policies.sb3_network import CardAwarePolicy
+    from gin3_env.vector.sb3_env import GinSB3VecEnv
 
     env = GinSB3VecEnv(1, features=cfg.features, seed=cfg.seed)
     player = MaskablePPO(CardAwarePolicy, env, **ppo_settings(cfg), policy_kwargs={"net_arch": list(cfg.net_arch)},
@@ -235,7 +235,7 @@ def run(cfg: TrainConfig, critic: str, out: Path, extra: str = "state", critic_e
     record = {
         "critic": critic, "privileged": extra, "critic_warm_start_epochs": critic_epochs,
         "config": cfg.run_name, "seed": cfg.seed, "total_timesteps": model.num_timesteps,
-        "command": "python -m gin3_env.training.privileged " + " ".join(sys.argv[1:]),
+        "command": "python -m experiments.privileged " + " ".join(sys.argv[1:]),
         "wall_s": time.monotonic() - started, "warm_start": bc, "updates": model.history,
         "second_half_mean": {k: float(np.mean([r[k] for r in late if k in r]))
                              for k in ("value_loss", "explained_variance", "advantage_std")},
@@ -245,7 +245,7 @@ def run(cfg: TrainConfig, critic: str, out: Path, extra: str = "state", critic_e
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = OneLineErrorParser(prog="python -m gin3_env.training.privileged",
+    parser = OneLineErrorParser(prog="python -m experiments.privileged",
                                 description="PPO with a critic that reads the privileged state; the actor "
                                 "exported as a plain card-aware model")
     parser.add_argument("--config", default="quick", help="config name or YAML path (default: quick)")

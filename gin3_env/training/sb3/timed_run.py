@@ -1,7 +1,7 @@
 """Train and evaluate within a time limit, everything in one folder.
 
-    python -m gin3_env.training.timed_run --config gpu --minutes 30 --out runs/gpu
-    python -m gin3_env.training.timed_run --config quick --minutes 2 --out runs/q --total-timesteps 20000
+    python -m gin3_env.training.sb3.timed_run --config gpu --minutes 30 --out runs/gpu
+    python -m gin3_env.training.sb3.timed_run --config quick --minutes 2 --out runs/q --total-timesteps 20000
 
 ``gin3 train`` with ``max_minutes``: PPO stops at the first step after nine tenths of
 ``--minutes`` (counted from the start, warm start included), and the last tenth is left for
@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..argparsing import OneLineErrorParser
-from ..evaluation.stats import signed
-from ..files import atomic_output
+from ...argparsing import OneLineErrorParser
+from ...evaluation.stats import signed
+from ...files import atomic_output
 from .config import TrainConfig, add_flags, flag_overrides, load_config
 
 PPO_SHARE = 0.9  # of the minutes, for the warm start and PPO; the rest for the final evaluations
@@ -51,7 +51,7 @@ def evaluation_table(config: str, cfg: TrainConfig, summary: dict[str, Any], min
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineErrorParser(
-        prog="python -m gin3_env.training.timed_run",
+        prog="python -m gin3_env.training.sb3.timed_run",
         description="Train and evaluate within a time limit; the model and its evaluation table go to one folder.",
     )
     parser.add_argument("--config", default="gpu", help="config name or YAML path (default: gpu)")

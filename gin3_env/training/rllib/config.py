@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from ..observation.features import FEATURE_NAMES
-from .config import CONFIG_DIR as TRAIN_CONFIG_DIR
-from .config import check_type, read_config
-from .options import add_option_flags, option, option_overrides
+from ...observation.features import FEATURE_NAMES
+from ..options import add_option_flags, option, option_overrides
+from ..sb3.config import CONFIG_DIR as TRAIN_CONFIG_DIR
+from ..sb3.config import check_type, read_config
 
 CONFIG_DIR = TRAIN_CONFIG_DIR / "rllib"  # configs/rllib/ in a checkout, copied into a wheel (setup.py)
 POLICY_MAPPINGS = ("shared", "per_seat", "vs_heuristic")
@@ -117,7 +117,7 @@ def validate(cfg: RLlibConfig) -> None:
             raise ValueError(f"config key {name!r} must be >= 0, got {getattr(cfg, name)}")
     if any(c in cfg.run_name for c in "/\\") or cfg.run_name in ("", ".", ".."):
         raise ValueError(f"config key 'run_name' must be a plain folder name, got {cfg.run_name!r}")
-    from ..engine.rules import Rules
+    from ...engine.rules import Rules
 
     Rules.from_dict(dict(cfg.rules))  # an unknown or bad rules option is a ValueError naming it
 

@@ -1,4 +1,4 @@
-"""Frames of the table: a :func:`~gin3_env.visual.model.table_model` drawn with Pillow.
+"""Frames of the table: a :func:`~gin3_env.render.model.table_model` drawn with Pillow.
 
 ``table_frame(state, viewer)`` returns a ``uint8`` array of shape ``(640, 960, 3)``
 (height, width, RGB), what ``render_mode="rgb_array"`` gives; ``table_image`` the
@@ -297,7 +297,7 @@ def _panel(draw: ImageDraw.ImageDraw, title: str, lines: Sequence[str], y: float
 
 
 def model_image(model: dict[str, Any]) -> Image.Image:
-    """Draw a :func:`~gin3_env.visual.model.table_model` (``WIDTH`` x ``HEIGHT``, RGB)."""
+    """Draw a :func:`~gin3_env.render.model.table_model` (``WIDTH`` x ``HEIGHT``, RGB)."""
     img = Image.new("RGB", (_s(WIDTH), _s(HEIGHT)), FELT)
     draw = ImageDraw.Draw(img)
     draw.rectangle([0, 0, _s(WIDTH), _s(58)], fill=FELT_DARK)

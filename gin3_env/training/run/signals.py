@@ -31,7 +31,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
-from ..signals import STOP_SIGNALS, Interrupted, exit_code, signal_name
+from ...signals import STOP_SIGNALS, Interrupted, exit_code, signal_name
 from .checkpoints import remove_partial_files
 from .workers import stop_workers, worker_processes
 

@@ -1,10 +1,10 @@
 """How much of a hand's result each critic can explain: the observation critic against the state critic.
 
-    python -m gin3_env.benchmarks.critic_value --train 200000 --held-out 20000 --epochs 8 --seed 2026 \
+    python -m experiments.critic_value --train 200000 --held-out 20000 --epochs 8 --seed 2026 \
         --json results/critic_value.json
-    python -m gin3_env.benchmarks.critic_value --privileged opponent_view ... --json results/critic_value_view.json
+    python -m experiments.critic_value --privileged opponent_view ... --json results/critic_value_view.json
 
-Both critics of :class:`~gin3_env.training.privileged_critic.PrivilegedCriticPolicy` (the
+Both critics of :class:`~experiments.privileged_critic.PrivilegedCriticPolicy` (the
 ordinary one on the observation, the privileged one on observation and the privileged columns
 of ``--privileged``, ``[256, 256]`` each) are fitted to the final points (times the quick
 config's ``reward_scale``) of every decision of heuristic-vs-heuristic hands, and scored on
@@ -40,11 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from gymnasium import spaces
 
+    from experiments.privileged import heuristic_dataset_with_state
+    from experiments.privileged_critic import PrivilegedCriticPolicy
     from gin3_env.files import save_json
     from gin3_env.observation.features import AUGMENTED_SIZE
-    from gin3_env.training.config import load_config
-    from gin3_env.training.privileged import heuristic_dataset_with_state
-    from gin3_env.training.privileged_critic import PrivilegedCriticPolicy
+    from gin3_env.training.sb3.config import load_config
     from gin3_env.vector.privileged import privileged_size
 
     torch.manual_seed(args.seed)
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"epoch {epoch + 1}: held-out explained variance: observation critic {ev['observation']:+.3f}, "
               f"state critic {ev['state']:+.3f} (train MSE {float(train_err[0]):.4f} / {float(train_err[1]):.4f}, "
               f"held-out variance {variance:.4f})", flush=True)
-    result = {"command": "python -m gin3_env.benchmarks.critic_value " + " ".join(sys.argv[1:] if argv is None
+    result = {"command": "python -m experiments.critic_value " + " ".join(sys.argv[1:] if argv is None
                                                                                  else argv),
               "privileged": args.privileged, "train_decisions": len(x), "held_out_decisions": len(tx),
               "reward_scale": scale,

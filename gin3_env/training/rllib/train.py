@@ -8,7 +8,7 @@
 The steps, top to bottom in :func:`train_rllib`: check the run folder (and, to
 resume, the checkpoint); connect to Ray (:mod:`.ray_runtime`: a local instance
 bound to loopback, or the cluster at ``--address``); build PPO
-(:mod:`.rllib_algorithm`: self-play on the multi-agent env, or the learner
+(:mod:`.algorithm`: self-play on the multi-agent env, or the learner
 against the heuristic in the batched core); ``algo.train()`` in whole
 iterations until ``total_timesteps`` env steps are reached, printing and
 logging (TensorBoard, ``RUN_DIR/tb``) the hands that ended in each iteration
@@ -22,10 +22,10 @@ so, showing the evaluation already made (made once, if it is missing).
 
 Bad input (an unknown config key, an unreachable ``--address``, a missing or
 foreign checkpoint to resume, a run folder that already holds a run, or one that
-another ``gin3 train`` is using: :class:`~.run_lock.RunLock` on ``RUN_DIR/.lock``)
+another ``gin3 train`` is using: :class:`~..run.lock.RunLock` on ``RUN_DIR/.lock``)
 is one line on stderr and exit code 2, before anything but the lock file is written.
 
-Ctrl-C (SIGINT) or SIGTERM (:class:`~.signals.GracefulStop`): the iteration in
+Ctrl-C (SIGINT) or SIGTERM (:class:`~..run.signals.GracefulStop`): the iteration in
 flight finishes, the checkpoint is written (atomically, as always), the command
 prints where it is and how to resume (``gin3 train --backend rllib ... --resume``),
 stops Ray (a local instance) and exits 130 / 143; a second signal exits at once,
@@ -45,13 +45,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ..files import save_json
-from ..signals import Interrupted, exit_code, signal_name
+from ...files import save_json
+from ...signals import Interrupted, exit_code, signal_name
+from ..run.lock import LOCK_NAME, RunFolderError, RunLock, RunLockedError
+from ..run.signals import GracefulStop, TrainingStopped
+from .algorithm import LEARNED, PLAY_MODULES, build_algorithm, stop_algorithm
+from .config import RLlibConfig, add_flags, flag_overrides, load_config
 from .ray_runtime import RunError, connect, kill_local_ray, shutdown
-from .rllib_algorithm import LEARNED, PLAY_MODULES, build_algorithm, stop_algorithm
-from .rllib_config import RLlibConfig, add_flags, flag_overrides, load_config
-from .run_lock import LOCK_NAME, RunFolderError, RunLock, RunLockedError
-from .signals import GracefulStop, TrainingStopped
 
 CHECKPOINT = "checkpoint"
 STATE_FILE = "gin3_state.json"
@@ -64,8 +64,8 @@ __all__ = ["RunError", "main", "train_rllib"]
 # ------------------------------------------------------------------ checkpoints
 def policy_metadata(cfg: RLlibConfig, state: dict[str, Any]) -> dict[str, Any]:
     """The checkpoint's ``gin3_policy.json`` (what the torch-only player needs)."""
-    from ..policies.rllib_net import input_size
-    from ..policies.rllib_policy import FORMAT, FORMAT_VERSION
+    from ...policies.rllib_net import input_size
+    from ...policies.rllib_policy import FORMAT, FORMAT_VERSION
 
     return {
         "format": FORMAT,
@@ -92,7 +92,7 @@ def save_checkpoint(algo: Any, cfg: RLlibConfig, state: dict[str, Any]) -> Path:
     final, partial, old = run_dir / CHECKPOINT, run_dir / f"{CHECKPOINT}.partial", run_dir / f"{CHECKPOINT}.old"
     shutil.rmtree(partial, ignore_errors=True)
     algo.save_to_path(str(partial))
-    from ..policies.rllib_policy import SIDECAR
+    from ...policies.rllib_policy import SIDECAR
 
     save_json(partial / STATE_FILE, {**state, "config": asdict(cfg)})
     save_json(partial / SIDECAR, policy_metadata(cfg, state))
@@ -107,7 +107,7 @@ def save_checkpoint(algo: Any, cfg: RLlibConfig, state: dict[str, Any]) -> Path:
 def check_run_folder(cfg: RLlibConfig) -> dict[str, Any] | None:
     """Before anything is written: refuse to overwrite a run; for ``resume`` read and check
     the checkpoint's state. Returns the saved state (resume) or None."""
-    from ..policies.rllib_policy import read_sidecar
+    from ...policies.rllib_policy import read_sidecar
 
     run_dir = cfg.run_dir
     final, old = run_dir / CHECKPOINT, run_dir / f"{CHECKPOINT}.old"
@@ -236,8 +236,8 @@ def plan_text(cfg: RLlibConfig, state: dict[str, Any]) -> str:
 # ------------------------------------------------------------------ evaluation
 def evaluate_checkpoint(cfg: RLlibConfig, checkpoint: Path, state: dict[str, Any]) -> dict[str, Any]:
     """The torch-only policy of ``checkpoint`` against the heuristic and random (duplicate deals)."""
-    from ..policies.rllib_policy import load_rllib_policy
-    from .quick_eval import quick_evaluate
+    from ...policies.rllib_policy import load_rllib_policy
+    from ..quick_eval import quick_evaluate
 
     policy = load_rllib_policy(checkpoint)
     summary: dict[str, Any] = {"checkpoint": str(checkpoint), "num_timesteps": state["timesteps"], "vs": {}}

@@ -3,7 +3,7 @@
 ``gin3 replay FILE --html out.html`` calls :func:`write_html`. The page needs no
 network and no other file: the cards are inline SVG, the style and the script are
 inline, the log is embedded as JSON, and every step's table (the
-:func:`~gin3_env.visual.model.table_model` of the state after each move, both hands
+:func:`~gin3_env.render.model.table_model` of the state after each move, both hands
 shown) is computed here in Python, so the script only displays them. The showdown
 reads as ``gin3 play`` explains it; the move list of the hand so far, and the text
 table of ``gin3 replay`` (under "Text"), are beside it.
@@ -42,8 +42,8 @@ def _steps_data(steps: Sequence[Step]) -> list[dict[str, Any]]:
 
 
 def replay_html(log: Mapping[str, Any], *, title: str = "gin3 replay", steps: Sequence[Step] | None = None) -> str:
-    """The viewer page for a hand or match log (see :mod:`gin3_env.visual.steps`), as text;
-    ``steps`` are the log's (:func:`~gin3_env.visual.steps.log_steps`), computed when not given."""
+    """The viewer page for a hand or match log (see :mod:`gin3_env.render.steps`), as text;
+    ``steps`` are the log's (:func:`~gin3_env.render.steps.log_steps`), computed when not given."""
     steps = log_steps(log) if steps is None else steps
     data = {"title": title, "steps": _steps_data(steps), "log": log}
     embedded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")

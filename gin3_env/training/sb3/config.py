@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-from ..observation.features import FEATURE_NAMES
-from .options import add_option_flags, option, option_overrides
-from .run_dir import check_run_name
+from ...observation.features import FEATURE_NAMES
+from ..options import add_option_flags, option, option_overrides
+from ..run.folder import check_run_name
 
 # The shipped configs: in an installed package gin3_env/training/configs/ (copied from the
 # checkout's top-level configs/ when the wheel is built, see setup.py); in a checkout configs/.
-_PACKAGED_CONFIGS = Path(__file__).resolve().parent / "configs"
-_CHECKOUT_CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+_PACKAGED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+_CHECKOUT_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 CONFIG_DIR = _PACKAGED_CONFIGS if _PACKAGED_CONFIGS.is_dir() else _CHECKOUT_CONFIGS
 OPPONENT_KINDS = ("random", "heuristic", "self")
 
@@ -30,7 +30,7 @@ OPPONENT_KINDS = ("random", "heuristic", "self")
 @dataclass
 class TrainConfig:
     """Arguments of one training run (CleanRL style: one flat, typed record). Each field says what
-    it means; ``gin3 train --help`` shows that with its type and default (:mod:`.options`)."""
+    it means; ``gin3 train --help`` shows that with its type and default (:mod:`..options`)."""
 
     run_name: str = option("gin3", "name of the run: its files go to OUT_DIR/RUN_NAME (one plain folder name)")
     out_dir: str = option("runs", "folder that holds the run folders")

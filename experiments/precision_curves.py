@@ -1,6 +1,6 @@
 """Learning curves of fp32 against bf16: the same config and seeds, trained once per precision.
 
-    python -m gin3_env.benchmarks.precision_curves --config quick --seeds 1 2 3 \\
+    python -m experiments.precision_curves --config quick --seeds 1 2 3 \\
         --json results/precision_curves_quick.json --plot docs/precision_curves_quick.png
 
 Each run is ``gin3 train`` in this process (in a temporary folder), with ``--set KEY=VALUE``
@@ -19,13 +19,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..argparsing import OneLineErrorParser
-from ..files import save_json
+from gin3_env.argparsing import OneLineErrorParser
+from gin3_env.files import save_json
 
 
 def run_one(config: str, precision: str, seed: int, overrides: dict[str, Any], out_dir: Path) -> dict[str, Any]:
-    from ..training.config import load_config
-    from ..training.train import train
+    from gin3_env.training.sb3.config import load_config
+    from gin3_env.training.sb3.train import train
 
     cfg = load_config(config, {**overrides, "precision": precision, "seed": seed, "out_dir": str(out_dir),
                                "run_name": f"{precision}_seed{seed}", "progress_bar": False})
@@ -93,7 +93,7 @@ def _title(config: str, overrides: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = OneLineErrorParser(prog="python -m gin3_env.benchmarks.precision_curves",
+    parser = OneLineErrorParser(prog="python -m experiments.precision_curves",
                                 description="Train the same config and seeds in fp32 and in bf16; write the "
                                 "curves (JSON) and their plot.")
     parser.add_argument("--config", default="quick")

@@ -25,8 +25,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from ..files import save_json
-from ..policies.loading import ModelFileError, check_model_file
+from ...files import save_json
+from ...policies.loading import ModelFileError, check_model_file
 
 STATE_MEMBER = "gin3_state.json"
 CHECKPOINT = "checkpoint.zip"

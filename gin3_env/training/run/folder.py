@@ -30,10 +30,10 @@ RUN_FILES = (
     "eval_history.json",
     "final_eval.json",
     "learning_curve.png",
-    "evaluation.md",  # the table of training/timed_run.py
+    "evaluation.md",  # the table of training/sb3/timed_run.py
 )
 RUN_FOLDERS = ("tb", "snapshots", "candidates")
-LOCK_NAME = ".lock"  # the run lock's file (run_lock.py)
+LOCK_NAME = ".lock"  # the run lock's file (lock.py)
 
 
 class RunFolderError(ValueError):

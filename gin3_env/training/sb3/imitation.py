@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.hand import HandState
-from ..game.driver import run_hand
-from ..game.policy import Observation, Policy
-from ..observation.features import AUGMENTED, PLAIN
+from ...engine.hand import HandState
+from ...game.driver import run_hand
+from ...game.policy import Observation, Policy
+from ...observation.features import AUGMENTED, PLAIN
 from .config import TrainConfig
 
 
@@ -38,7 +38,7 @@ def heuristic_dataset(
     n_samples: int, seed: int, reward_scale: float, augmented: bool = True
 ) -> dict[str, np.ndarray]:
     """Decisions of the heuristic playing both sides of seeded hands."""
-    from ..policies import HeuristicPolicy
+    from ...policies import HeuristicPolicy
 
     rng = np.random.default_rng(seed)
     decisions: list[tuple[int, Observation, int]] = []
@@ -74,7 +74,7 @@ def behaviour_clone(model: Any, cfg: TrainConfig) -> dict[str, float]:
     print(f"[bc] collecting {cfg.bc_samples:,} decisions of the heuristic playing itself ...", flush=True)
     augmented = cfg.features == "augmented"
     if cfg.vec_env == "batched":  # the same kind of data from the compiled core, far faster
-        from ..vector.datasets import heuristic_dataset_batched
+        from ...vector.datasets import heuristic_dataset_batched
 
         hands = max(512, cfg.batched_envs)  # hands per call: at least 512, more where the run steps more
         data = heuristic_dataset_batched(cfg.bc_samples, cfg.seed + 99, cfg.reward_scale, augmented, hands)

@@ -7,8 +7,8 @@ in any way (``kill -9`` included) releases it at once; the file itself stays
 pid of the last holder, for the message a second ``gin3 train`` prints.
 
 The lock file is opened without following a link (``O_NOFOLLOW``), in a run
-folder that is no link either (:func:`~.run_dir.make_run_dir`): a link planted
-at ``RUN_DIR/.lock`` is refused (:class:`~.run_dir.RunFolderError`) instead of
+folder that is no link either (:func:`~.folder.make_run_dir`): a link planted
+at ``RUN_DIR/.lock`` is refused (:class:`~.folder.RunFolderError`) instead of
 having its target overwritten with the pid.
 """
 
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from types import TracebackType
 
-from .run_dir import LOCK_NAME, RunFolderError, make_run_dir
+from .folder import LOCK_NAME, RunFolderError, make_run_dir
 
 __all__ = ["LOCK_NAME", "RunFolderError", "RunLock", "RunLockedError"]
 _OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)

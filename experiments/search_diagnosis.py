@@ -1,6 +1,6 @@
 """Where ``SearchPolicy`` leaves the heuristic, is it right? Judged on the true state.
 
-    python -m gin3_env.benchmarks.search_diagnosis --deals 40 --samples 32 --margin-z 1 --belief particles
+    python -m experiments.search_diagnosis --deals 40 --samples 32 --margin-z 1 --belief particles
 
 Plays heuristic-vs-heuristic hands (seed 99). At every decision of either seat a
 ``SearchPolicy`` following that seat (its tracker sees the seat's observations and the

@@ -1,4 +1,4 @@
-"""Ship a trained model inside the package: ``python -m gin3_env.training.ship runs/default``.
+"""Ship a trained model inside the package: ``python -m gin3_env.training.sb3.ship runs/default``.
 
 Copies the run's ``best.zip`` to ``gin3_env/models/trained.zip`` (what
 ``load_policy("trained")`` loads) without the optimizer's state (it is only needed to
@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..files import save_json
-from ..policies.loading import MODELS_DIR, TRAINED_MODEL, TRAINED_SIDECAR
-from ..policies.model_file import load_sb3_model
+from ...files import save_json
+from ...policies.loading import MODELS_DIR, TRAINED_MODEL, TRAINED_SIDECAR
+from ...policies.model_file import load_sb3_model
 
 
 def ship(run_dir: Path, extra: dict[str, Any] | None = None, dest: Path = TRAINED_MODEL) -> Path:

@@ -52,7 +52,7 @@ from ..engine.cards import cards_of, sort_key
 from ..engine.hand import BOX, TEAM, HandState, Phase
 from ..engine.match import Roles
 from ..engine.melds import best_arrangement
-from ..render import (
+from . import (
     deadwood_text,
     describe_action,
     fmt_card,
