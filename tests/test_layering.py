@@ -150,6 +150,25 @@ def graph() -> dict[str, set[str]]:
     return {m: imports_of(m, p.name == "__init__.py", p.read_text(), MODULES) for m, p in MODULES.items()}
 
 
+# ---------------------------------------------------------------- the experiments
+EXPERIMENTS = ROOT / "experiments"
+_EXPERIMENT_NAME = re.compile(r"experiments(?:\.\w+)*(?::\w+)?")
+
+
+def experiment_imports(source: str) -> set[str]:
+    """The modules of the top-level ``experiments/`` a module loads: import statements (anywhere
+    in it) and strings that are such a module's name (for ``import_module``, an entry point)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.split(".")[0] == "experiments")
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "experiments":
+            found.add(node.module or "")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _EXPERIMENT_NAME.fullmatch(node.value):
+            found.add(node.value.split(":")[0])
+    return found
+
+
 # ---------------------------------------------------------------- the shipped model files
 _MODULE_PATH = re.compile(rb"gin3_env(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 
@@ -276,6 +295,21 @@ def test_every_module_has_a_layer() -> None:
 def test_the_layers_hold() -> None:
     problems = check_layers(graph(), LAYERS)
     assert not problems, "\n".join(problems)
+
+
+def test_the_package_imports_no_experiment() -> None:
+    assert (EXPERIMENTS / "__init__.py").is_file() and not (PACKAGE / "experiments").exists()
+    wrong = {m: sorted(found) for m, p in MODULES.items() if (found := experiment_imports(p.read_text()))}
+    assert not wrong, f"the package imports the research scripts of experiments/: {wrong}"
+
+
+def test_the_experiment_check_reads_statements_and_strings() -> None:
+    assert experiment_imports("import experiments.search_strength\n") == {"experiments.search_strength"}
+    assert experiment_imports("def f():\n    from experiments.privileged import run\n") == {"experiments.privileged"}
+    assert experiment_imports("import importlib\nimportlib.import_module('experiments.belief_head')\n") == {
+        "experiments.belief_head"}
+    assert experiment_imports("ENTRY = 'experiments.ismcts:main'\n") == {"experiments.ismcts"}
+    assert experiment_imports('"""Used by experiments/belief_report.py."""\nfrom .stats import signed\n') == set()
 
 
 def test_the_shipped_models_name_no_class_above_their_loader() -> None:

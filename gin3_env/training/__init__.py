@@ -1,8 +1,14 @@
-"""Training pipeline (optional extra ``train``): MaskablePPO on the Gymnasium env.
+"""Training (optional extras ``train`` and ``rllib``): MaskablePPO on the Gymnasium env, or RLlib's PPO.
 
-``gin3 train`` runs :func:`gin3_env.training.sb3.train.main`. The shipped configs are the
-repository's ``configs/*.yaml``; a built wheel carries them as ``gin3_env/training/configs``
-(``setup.py`` copies them), so ``gin3 train --config quick`` works from any folder.
+- :mod:`.sb3`: the SB3 trainer, ``gin3 train`` (:func:`gin3_env.training.sb3.train.main`);
+- :mod:`.rllib`: the RLlib backend, ``gin3 train --backend rllib``;
+- :mod:`.run`: the run folder and the life of a run, for both (lock, checkpoints, signals, workers);
+- shared: :mod:`.options` (config fields described once), :mod:`.quick_eval` (the in-training
+  evaluation), :mod:`.threads` (torch's and the batched core's threads).
+
+The shipped configs are the repository's ``configs/*.yaml``; a built wheel carries them as
+``gin3_env/training/configs`` (``setup.py`` copies them), so ``gin3 train --config quick`` works
+from any folder.
 """
 
 from .threads import prefer_passive_wait
