@@ -23,10 +23,12 @@ def _blocks(language: str, page: Path = README) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", page.read_text(), flags=re.S)
 
 
-def _run_each(page: Path) -> None:
-    """A reader copies one snippet, not the page: each runs alone, in a new process."""
+def _run_each(page: Path, skip: tuple[str, ...] = ()) -> None:
+    """A reader copies one snippet, not the page: each runs alone, in a new process (but those in ``skip``)."""
     env = {**os.environ, "OMP_NUM_THREADS": "1"}  # the torch snippets: one thread is faster on a shared machine
     for i, block in enumerate(_blocks("python", page)):
+        if block in skip:
+            continue
         done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300, env=env,
                               cwd=ROOT)
         where = f"{page.relative_to(ROOT)}: python example {i + 1}"
@@ -42,7 +44,7 @@ def test_each_python_example_runs_in_a_fresh_interpreter() -> None:
 @pytest.mark.parametrize("page", [p for p in PAGES if _blocks("python", p)], ids=lambda p: str(p.relative_to(ROOT)))
 def test_each_python_example_of_the_docs_runs_in_a_fresh_interpreter(page: Path) -> None:
     pytest.importorskip("sb3_contrib")
-    _run_each(page)
+    _run_each(page, skip=tuple(_blocks("python")))  # a block also in the README runs in the README's test
 
 
 def test_the_moved_examples_are_still_tested() -> None:
