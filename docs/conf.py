@@ -28,7 +28,8 @@ myst_heading_anchors = 3
 
 html_theme = "furo"
 html_title = f"gin3_env {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["tables.css"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"

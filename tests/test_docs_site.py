@@ -40,17 +40,18 @@ def test_observation_table_is_the_layout(env_id: str) -> None:
     rows = table.splitlines()[2:]
     layout = MATCH_LAYOUT if "Match" in env_id or "match" in env_id else LAYOUT
     assert len(rows) == len(layout)
-    for row, (name, start, stop) in zip(rows, layout, strict=True):
+    for row, (name, start, stop, _) in zip(rows, map(gin3_docs.layout_row, layout), strict=True):
         index, feature, meaning = (cell.strip() for cell in row.strip("|").split("|"))
         assert (index, feature) == (gin3_docs.slice_label(start, stop), f"`{name}`") and meaning
 
 
 def test_observation_table_reports_drift(monkeypatch: pytest.MonkeyPatch) -> None:
     """A layout row the docstrings place elsewhere is reported, not written."""
-    moved = ((LAYOUT[0][0], 1, 53), *LAYOUT[1:])
+    name, start, stop, _ = gin3_docs.layout_row(LAYOUT[0])
+    moved = ((name, start + 1, stop + 1), *LAYOUT[1:])
     monkeypatch.setattr(gin3_docs, "layout_for", lambda size: moved)
     _, problems = gin3_docs.observation_markdown("gin3/three_handed_gin-v0")
-    assert any("'hand' at 0:52, the layout at 1:53" in p for p in problems)
+    assert any(f"{name!r} at {start}:{stop}, the layout at {start + 1}:{stop + 1}" in p for p in problems)
 
 
 def test_action_table_covers_every_action() -> None:

@@ -87,7 +87,7 @@ def spaces(env_id: str) -> dict[str, Any]:
     return info
 
 
-def _rows(row: Any) -> tuple[str, int, int, str | None]:
+def layout_row(row: Any) -> tuple[str, int, int, str | None]:
     """A layout row as (name, start, stop, description or None): a tuple or an object with those fields."""
     if isinstance(row, tuple):
         name, start, stop, *rest = row
@@ -106,7 +106,7 @@ def layout_for(size: int) -> tuple[Any, ...]:
     from gin3_env import observation
 
     for layout in (observation.LAYOUT, observation.MATCH_LAYOUT):
-        if _rows(layout[-1])[2] == size:
+        if layout_row(layout[-1])[2] == size:
             return tuple(layout)
     raise ValueError(f"no observation layout has {size} entries")
 
@@ -117,17 +117,15 @@ def slice_label(start: int, stop: int) -> str:
 
 def observation_markdown(env_id: str) -> tuple[str, list[str]]:
     """The observation table of an id (index, feature, meaning) and the problems found (drift, gaps)."""
-
     size = int(spaces(env_id)["observation"].shape[0])
     own = docstring_table(env_docstring(env_id))
     pettingzoo_ids, _, _ = env_tables()
     others = [row for other in pettingzoo_ids for row in docstring_table(env_docstring(other))]
-    layout_doc = inspect.getdoc(sys.modules[_layout_module()]) or ""
-    by_slice = {row[0]: row[1] for row in docstring_table(layout_doc) if len(row) == 2}
+    by_slice = {row[0]: row[1] for row in docstring_table(_layout_docstring()) if len(row) == 2}
     problems = []
     lines = ["| index | feature | meaning |", "|---|---|---|"]
     for row in layout_for(size):
-        name, start, stop, description = _rows(row)
+        name, start, stop, description = layout_row(row)
         label = slice_label(start, stop)
         for table in (own, others):
             match = next((r for r in table if len(r) == 3 and r[1].strip("`") == name), None)
@@ -140,17 +138,22 @@ def observation_markdown(env_id: str) -> tuple[str, list[str]]:
         if not description:
             problems.append(f"{env_id}: no description of the observation feature {name!r} ({label})")
         lines.append(f"| {label} | `{name}` | {description or ''} |")
-    if _rows(layout_for(size)[-1])[2] != size:
-        problems.append(f"{env_id}: the layout does not end at the observation size {size}")
+    spans = [layout_row(row)[1:3] for row in layout_for(size)]
+    if [start for start, _ in spans] != [0, *(stop for _, stop in spans[:-1])]:
+        problems.append(f"{env_id}: the layout's rows leave gaps or overlap: {spans}")
     return "\n".join(lines), problems
 
 
-def _layout_module() -> str:
+def _layout_docstring() -> str:
+    """The docstring of the module that defines the observation layout (its table, if it has one)."""
     from gin3_env import observation
 
-    return next(name for name, module in sys.modules.items()
-                if name.startswith("gin3_env.") and getattr(module, "LAYOUT", None) is observation.LAYOUT
-                and module.__doc__ and "| slice" in module.__doc__)
+    for name, module in list(sys.modules.items()):
+        if name.startswith("gin3_env.") and getattr(module, "LAYOUT", None) is observation.LAYOUT:
+            doc = module.__doc__ or ""
+            if "| slice" in doc:
+                return inspect.cleandoc(doc)
+    return ""
 
 
 def action_markdown() -> tuple[str, list[str]]:
