@@ -12,7 +12,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(path for folder in ("gin3_env", "tests", "training") for path in ROOT.joinpath(folder).rglob("*.py"))
-TEXTS = [*SOURCES, ROOT / "README.md", *sorted(ROOT.joinpath("docs").glob("*.md"))]
+PAGES = sorted(path for path in ROOT.joinpath("docs").rglob("*.md") if "_build" not in path.parts)
+TEXTS = [*SOURCES, *sorted(ROOT.joinpath("docs").rglob("*.py")), ROOT / "README.md", *PAGES]
 SECTION = re.compile(r"§\s?(\d+(?:\.\d+)?)")
 HEADING = re.compile(r"^#{2,3} (\d+(?:\.\d+)?)\.? ", re.MULTILINE)
 THIS_FILE = Path(__file__).resolve()
@@ -66,3 +67,23 @@ def test_no_issue_numbers_in_code() -> None:
             if history.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not found, "development history belongs in git, not the code:\n" + "\n".join(found)
+
+
+def toctree_entries(page: Path) -> set[str]:
+    """The documents a page's ``{toctree}`` blocks list, as paths relative to the docs folder, without ``.md``."""
+    entries = set()
+    for block in re.findall(r"```\{toctree\}\n(.*?)```", page.read_text(), flags=re.S):
+        for line in block.splitlines():
+            line = line.strip()
+            if line and not line.startswith(":"):
+                entries.add(str((page.parent / line).relative_to(ROOT / "docs")))
+    return entries
+
+
+def test_the_site_lists_every_page() -> None:
+    """Every Markdown page under docs/ is in a toctree of the site (Sphinx refuses the build otherwise), and
+    every toctree entry is a page: a new page is one line in docs/index.md."""
+    listed = set().union(*(toctree_entries(page) for page in PAGES))
+    pages = {str(page.relative_to(ROOT / "docs").with_suffix("")) for page in PAGES} - {"index"}
+    assert not pages - listed, f"pages in no toctree (add them to docs/index.md): {sorted(pages - listed)}"
+    assert not listed - pages, f"toctree entries with no page: {sorted(listed - pages)}"

@@ -1,4 +1,5 @@
-"""The README's Python examples run as written, and its two set-up commands are the CI's."""
+"""The Python examples of the README and of the docs pages run as written, and the README's two set-up
+commands are the CI's."""
 
 from __future__ import annotations
 
@@ -10,27 +11,54 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-CI = Path(__file__).resolve().parent.parent / ".ci" / "run"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+CI = ROOT / ".ci" / "run"
+GETTING_STARTED = ROOT / "docs" / "getting_started.md"
+# the docs pages whose Python blocks are examples a reader runs (design, rules and the research notes have none)
+PAGES = sorted(path for path in (ROOT / "docs").rglob("*.md") if "_build" not in path.parts)
 
 
-def _blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README.read_text(), flags=re.S)
+def _blocks(language: str, page: Path = README) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", page.read_text(), flags=re.S)
+
+
+def _run_each(page: Path, skip: tuple[str, ...] = ()) -> None:
+    """A reader copies one snippet, not the page: each runs alone, in a new process (but those in ``skip``)."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # the torch snippets: one thread is faster on a shared machine
+    for i, block in enumerate(_blocks("python", page)):
+        if block in skip:
+            continue
+        done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300, env=env,
+                              cwd=ROOT)
+        where = f"{page.relative_to(ROOT)}: python example {i + 1}"
+        assert done.returncode == 0, f"{where} fails on its own:\n{block}\n{done.stderr[-3000:]}"
 
 
 def test_each_python_example_runs_in_a_fresh_interpreter() -> None:
-    """A reader copies one snippet, not the page: each runs alone, in a new process."""
     pytest.importorskip("sb3_contrib")
-    blocks = _blocks("python")
-    assert len(blocks) >= 4
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # the torch snippets: one thread is faster on a shared machine
-    for i, block in enumerate(blocks):
-        done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300, env=env)
-        assert done.returncode == 0, f"README python example {i + 1} fails on its own:\n{block}\n{done.stderr[-3000:]}"
+    assert len(_blocks("python")) >= 4
+    _run_each(README)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if _blocks("python", p)], ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_python_example_of_the_docs_runs_in_a_fresh_interpreter(page: Path) -> None:
+    pytest.importorskip("sb3_contrib")
+    _run_each(page, skip=tuple(_blocks("python")))  # a block also in the README runs in the README's test
+
+
+def test_the_moved_examples_are_still_tested() -> None:
+    """The examples that left the README for the docs pages are among the pages run above."""
+    tested = "".join(block for page in PAGES for block in _blocks("python", page))
+    for line in ("HandState.deal(rng=np.random.default_rng(1))", "RecordVideo(env, video_folder=folder",
+                 "VectorHands(1024, seed=0)", "make_vec_env(\"gin3/ThreeHandedGin-v0\", n_envs=2",
+                 "ismcts_bot(game, 50", "evaluate_hands(HeuristicPolicy(), RandomPolicy(seed=0)",
+                 "env.reset(options={\"deck\": list(range(52))})", "state = env.state()"):
+        assert line in tested, f"no docs page runs the example with {line!r}"
 
 
 def test_one_table_of_illegal_and_out_of_range_actions() -> None:
-    """The README's table holds what each env really does."""
+    """The table of Getting started holds what each env really does."""
     import gymnasium
     import numpy as np
 
@@ -38,7 +66,7 @@ def test_one_table_of_illegal_and_out_of_range_actions() -> None:
     from gin3_env.engine.hand import IllegalActionError
     from gin3_env.envs.wrapping import ActionOutOfRangeError
 
-    text = README.read_text()
+    text = GETTING_STARTED.read_text()
     table = text[text.index("| env | an illegal action") :].split("\n\n")[0]
     for row in ("`gin3_env.env()`", "`gin3_env.raw_env()`", "Gymnasium `gin3/ThreeHandedGin-v0`"):
         assert row in table
@@ -86,3 +114,7 @@ def test_relative_links_point_at_files() -> None:
     assert "docs/rules.md" in local
     missing = [t for t in local if not (README.parent / t).exists()]
     assert not missing, f"README links to missing files: {missing}"
+
+
+def test_readme_is_a_front_page() -> None:
+    assert len(README.read_text().splitlines()) <= 250
