@@ -101,8 +101,8 @@ def test_pettingzoo_state_checks(make: str) -> None:
 
 def test_state_before_reset_is_refused() -> None:
     import gin3_env
-    from gin3_env.envs.errors import ResetNeededError
     from gin3_env.envs.single_agent import ThreeHandedGinEnv
+    from gin3_env.errors import ResetNeededError
 
     for env in (gin3_env.env(), gin3_env.raw_env(), gin3_env.match_raw_env(), ThreeHandedGinEnv(opponent="random")):
         with pytest.raises(ResetNeededError):

@@ -27,8 +27,8 @@ engine's ``IllegalActionError`` (a ``ValueError``) in the raw AEC envs; the
 wrapped AEC envs and the Gymnasium envs end the episode with a penalty instead
 (their documented behaviour). All of these share the base
 :class:`EnvUsageError`, except ``IllegalActionError``, which belongs to the
-engine. The classes live in :mod:`gin3_env.errors` with the batched core's; this
-module re-exports them beside the checks.
+engine. The classes live in :mod:`gin3_env.errors` with the batched core's (import them from
+there); this module holds the checks.
 """
 
 from __future__ import annotations
@@ -42,32 +42,13 @@ import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
 from ..errors import (
-    ActionOutOfRangeError,
-    CallOrderError,
-    EnvUsageError,
     InvalidActionError,
-    InvalidSeedError,
-    ResetNeededError,
     UnknownAgentError,
     UnknownKeywordError,
     check_seed,
 )
 
-__all__ = [
-    "ActionOutOfRangeError",
-    "CallOrderError",
-    "EnvUsageError",
-    "InvalidActionError",
-    "InvalidSeedError",
-    "ResetNeededError",
-    "UnknownAgentError",
-    "action_value",
-    "agent_index",
-    "check_action_value",
-    "check_seed",
-    "describe_action",
-    "unknown_agent",
-]
+__all__ = ["action_value", "agent_index", "check_action_value", "check_seed", "describe_action", "unknown_agent"]
 
 
 

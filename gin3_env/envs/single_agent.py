@@ -82,6 +82,7 @@ from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState, check_deck
 from ..engine.match import MatchState
 from ..engine.rules import Rules
 from ..engine.view import PlayerView
+from ..errors import ResetNeededError
 from ..game.driver import run_hand, run_match
 from ..game.policy import Policy
 from ..observation.encoding import action_mask, encode, encode_match, match_side
@@ -98,7 +99,7 @@ from .aec_base import (
     render_in_mode,
     require_reset,
 )
-from .errors import ResetNeededError, check_action_value, check_illegal_penalty, check_seed
+from .errors import check_action_value, check_illegal_penalty, check_seed
 from .keywords import takes_rules_options
 from .opponents import OpponentPool
 

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ...files import save_json
-from ...policies.loading import ModelFileError, check_model_file
+from ...policies.loading import check_model_file
+from ...policies.model_file import ModelFileError
 
 STATE_MEMBER = "gin3_state.json"
 CHECKPOINT = "checkpoint.zip"
@@ -116,7 +117,7 @@ def _model_steps(archive: zipfile.ZipFile) -> int | None:
 
 def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[str]]:
     """The training state of a checkpoint (``{}`` for a plain model such as ``best.zip``) and notes
-    for the person; :class:`~gin3_env.policies.loading.ModelFileError` if the file or its state is bad."""
+    for the person; :class:`~gin3_env.policies.model_file.ModelFileError` if the file or its state is bad."""
     file = check_model_file(path, "checkpoint")
     notes: list[str] = []
     with zipfile.ZipFile(file) as archive:

@@ -38,8 +38,8 @@ from ...envs.augmented import AugmentedObservation
 from ...envs.single_agent import ThreeHandedGinEnv
 from ...evaluation.stats import signed
 from ...observation.features import feature_set
-from ...policies.loading import ModelFileError, SB3Policy
-from ...policies.model_file import add_trust_flag, load_sb3_model, trust_from_args
+from ...policies.loading import SB3Policy
+from ...policies.model_file import ModelFileError, add_trust_flag, load_sb3_model, trust_from_args
 from ...policies.sb3_network import CardAwarePolicy
 from ...signals import Interrupted
 from ..quick_eval import quick_evaluate, step_zero_point
