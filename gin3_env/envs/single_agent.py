@@ -99,11 +99,10 @@ from .aec_base import (
     render_in_mode,
     require_reset,
 )
-from .errors import check_action_value, check_illegal_penalty, check_seed
+from .errors import check_action_value, check_illegal_penalty, check_learner_role, check_seed
 from .keywords import takes_rules_options
 from .opponents import OpponentPool
 
-LEARNER_ROLES = ("team", "box", "either", "random")  # "random": the older name of "either"
 RENDER_VIEWS = ("learner", "table")
 MAX_REDEALS = 1000
 _NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=bool)
@@ -214,15 +213,6 @@ class _LearnerEnv(gym.Env):
             self.opponent = self._pool.draw(self.np_random)
 
 
-def _check_role(role: Any) -> str:
-    if role not in LEARNER_ROLES:
-        raise ValueError(
-            f"learner must be 'team', 'box' or 'either' (a role drawn at each reset; 'random' means the same), "
-            f"got {role!r}; the random policy is opponent='random'"
-        )
-    return str(role)
-
-
 class ThreeHandedGinEnv(_LearnerEnv):
     """One hand of three-handed gin, the learner against an opponent policy (see module doc)."""
 
@@ -238,7 +228,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         render_view: str = "learner",
         **rule_options: Any,
     ) -> None:
-        self.learner_role = _check_role(learner)
+        self.learner_role = check_learner_role(learner)
         self._setup(
             OBS_SIZE, STATE_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options, render_view
         )
@@ -252,7 +242,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         deck = options.get("deck")
         if deck is not None:
             deck = check_deck(deck)
-        role = _check_role(options.get("learner", self.learner_role))
+        role = check_learner_role(options.get("learner", self.learner_role))
         super().reset(seed=check_seed(seed))
         if role in ("either", "random"):
             role = PLAYER_NAMES[int(self.np_random.integers(2))]
