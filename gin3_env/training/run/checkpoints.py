@@ -183,3 +183,12 @@ def remove_partial_files(run_dir: Path) -> list[Path]:
             except OSError:
                 pass
     return removed
+
+
+def atomic_save_model(model: Any, path: Path, features: str | None = None) -> None:
+    """Save an SB3 model so that ``path`` is either the old file or the complete new one
+    (a failed write: :class:`~gin3_env.training.run.checkpoints.RunWriteError`, the old file kept);
+    with ``features``, also its description (``path`` with ``.json``) naming them."""
+    save_model(model, path)
+    if features is not None:
+        write_json(path.with_suffix(".json"), {"name": path.stem, "features": features})
