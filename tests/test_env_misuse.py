@@ -33,7 +33,8 @@ from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
 import gin3_env
 from gin3_env.envs import aec_hand, aec_match
-from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
+from gin3_env.envs.single_agent import ThreeHandedGinEnv
+from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
 from gin3_env.errors import (
     ActionOutOfRangeError,
     CallOrderError,
