@@ -18,7 +18,8 @@ from pettingzoo.utils import wrappers
 import gin3_env
 from gin3_env.engine.actions import NUM_ACTIONS, TAKE_DISCARD, knock_action
 from gin3_env.engine.cards import parse_card
-from gin3_env.engine.hand import HandState, Phase
+from gin3_env.engine.hand import HandState
+from gin3_env.engine.phases import Phase
 from gin3_env.engine.rules import Rules
 from gin3_env.envs import aec_hand
 from gin3_env.observation import LAYOUT, OBS_SIZE, encode

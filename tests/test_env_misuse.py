@@ -32,18 +32,19 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
 import gin3_env
-from gin3_env.engine.hand import IllegalActionError
 from gin3_env.envs import aec_hand, aec_match
-from gin3_env.envs.errors import (
+from gin3_env.envs.single_agent import ThreeHandedGinEnv
+from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
+from gin3_env.errors import (
     ActionOutOfRangeError,
     CallOrderError,
     EnvUsageError,
+    IllegalActionError,
     InvalidActionError,
     InvalidSeedError,
     ResetNeededError,
     UnknownAgentError,
 )
-from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
 
 warnings.filterwarnings("ignore", module="pettingzoo")
 warnings.filterwarnings("ignore", message=".*illegal.*")

@@ -10,9 +10,12 @@ from conftest import action, deal, play, snapshot, stacked_deck
 
 from gin3_env.engine.actions import DRAW_STOCK, PASS, TAKE_DISCARD, discard_action, knock_action
 from gin3_env.engine.cards import card_str, parse_card, parse_cards
-from gin3_env.engine.hand import BOX, TEAM, HandResult, HandState, IllegalActionError, Phase, Spread
+from gin3_env.engine.hand import BOX, TEAM, HandState
+from gin3_env.engine.phases import Phase
+from gin3_env.engine.result import HandResult, Spread
 from gin3_env.engine.rules import Rules
 from gin3_env.engine.showdown import score_knock
+from gin3_env.errors import IllegalActionError
 
 # Two melds and a set of 9s to be: A-2-3C, 4-5-6D, 9H 9S (+9D or 9C)
 JUNK_BOX = "2H 4H 6H 8H TH 3S 5S 7S JD KD"  # no meld, no layoff anywhere below: 65 points

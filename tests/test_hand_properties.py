@@ -12,11 +12,13 @@ from test_melds import brute_arrangements, brute_layoff_deadwood
 
 from gin3_env.engine.actions import DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS, TAKE_DISCARD
 from gin3_env.engine.cards import CARD_POINTS, FULL_MASK, cards_of, mask_of
-from gin3_env.engine.hand import HandState, IllegalActionError, Phase, legal_actions
+from gin3_env.engine.hand import HandState, legal_actions
 from gin3_env.engine.hand import replay_hand as replay
 from gin3_env.engine.melds import deadwood, knock_deadwoods
+from gin3_env.engine.phases import Phase
 from gin3_env.engine.rules import Rules
 from gin3_env.engine.showdown import showdown
+from gin3_env.errors import IllegalActionError
 
 rules_strategy = st.one_of(
     st.just(Rules()),

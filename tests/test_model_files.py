@@ -27,8 +27,12 @@ import gin3_env  # noqa: E402
 from gin3_env import cli  # noqa: E402
 from gin3_env.envs.single_agent import ThreeHandedGinEnv  # noqa: E402
 from gin3_env.policies import load_policy  # noqa: E402
-from gin3_env.policies.loading import TRAINED_MODEL, ModelFileError, SB3Policy, check_model_file  # noqa: E402
-from gin3_env.policies.model_file import load_sb3_model, pickle_globals  # noqa: E402
+from gin3_env.policies.loading import TRAINED_MODEL, SB3Policy, check_model_file  # noqa: E402
+from gin3_env.policies.model_file import (  # noqa: E402
+    ModelFileError,
+    load_sb3_model,
+    pickle_globals,
+)
 from gin3_env.policies.rllib_policy import MODULE_DIR, MODULE_STATE, SIDECAR  # noqa: E402
 
 TINY_TRAIN = ["--config", "quick", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64", "--batch-size", "64",

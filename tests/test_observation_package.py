@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_view import hands, play_to, players
 
 from gin3_env.engine import HandState, MatchState, PlayerView, Rules
-from gin3_env.envs.single_agent import ThreeHandedGinMatchEnv
+from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
 from gin3_env.game.driver import run_hand, run_match
 from gin3_env.observation import augment, augment_view, decode, encode, observe
 from gin3_env.observation.features import AUGMENTED_SIZE

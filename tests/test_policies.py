@@ -10,7 +10,8 @@ from conftest import deal, play
 
 from gin3_env.engine.actions import PASS, TAKE_DISCARD, discard_action, knock_action
 from gin3_env.engine.cards import mask_of, parse_card, parse_cards
-from gin3_env.engine.hand import BOX, TEAM, HandState, Phase
+from gin3_env.engine.hand import BOX, TEAM, HandState
+from gin3_env.engine.phases import Phase
 from gin3_env.engine.rules import Rules
 from gin3_env.engine.view import PlayerView
 from gin3_env.evaluation import evaluate_hands

@@ -63,8 +63,7 @@ def test_one_table_of_illegal_and_out_of_range_actions() -> None:
     import numpy as np
 
     import gin3_env
-    from gin3_env.engine.hand import IllegalActionError
-    from gin3_env.envs.wrapping import ActionOutOfRangeError
+    from gin3_env.errors import ActionOutOfRangeError, IllegalActionError
 
     text = GETTING_STARTED.read_text()
     table = text[text.index("| env | an illegal action") :].split("\n\n")[0]

@@ -106,7 +106,7 @@ def test_ids_and_entry_points_in_this_process() -> None:
         "gin3_env.envs.single_agent:ThreeHandedGinEnv"
     )
     assert gymnasium.registry["gin3/ThreeHandedGinMatch-v0"].entry_point == (
-        "gin3_env.envs.single_agent:ThreeHandedGinMatchEnv"
+        "gin3_env.envs.single_agent_match:ThreeHandedGinMatchEnv"
     )
     assert gymnasium.registry["gin3/ThreeHandedGin-v0"].vector_entry_point == "gin3_env.vector.gym_env:make_vec"
     assert gymnasium.registry["gin3/ThreeHandedGinMatch-v0"].vector_entry_point is None  # sync: no batched match
@@ -192,7 +192,8 @@ def test_factories_have_real_signatures() -> None:
     import inspect
 
     from gin3_env.envs import aec_match
-    from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
+    from gin3_env.envs.single_agent import ThreeHandedGinEnv
+    from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
     from gin3_env.vector.gym_env import GinVectorEnv, make_vec, vector_env
 
     rule_book = gin3_env.Rules().to_dict()

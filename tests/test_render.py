@@ -8,8 +8,10 @@ from conftest import deal, play
 
 from gin3_env.engine.actions import DRAW_STOCK, TAKE_DISCARD, discard_action, knock_action
 from gin3_env.engine.cards import card_str, cards_of, parse_card
-from gin3_env.engine.hand import BOX, TEAM, HandResult, HandState, Phase
+from gin3_env.engine.hand import BOX, TEAM, HandState
 from gin3_env.engine.match import Roles
+from gin3_env.engine.phases import Phase
+from gin3_env.engine.result import HandResult
 from gin3_env.render import (
     RED,
     describe_action,

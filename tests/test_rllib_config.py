@@ -71,7 +71,8 @@ def _checkpoint(run: Path, timesteps: int) -> Path:
     """A finished run's checkpoint (weights in RLlib's layout, sidecar, state) as the trainer writes it."""
     import torch
 
-    from gin3_env.policies.rllib_net import MaskedActorCritic, input_size
+    from gin3_env.policies.network import MaskedActorCritic
+    from gin3_env.policies.rllib_net import input_size
     from gin3_env.policies.rllib_policy import MODULE_DIR, MODULE_STATE, SIDECAR
 
     cfg = RLlibConfig(out_dir=str(run.parent), run_name=run.name, hidden=[16], total_timesteps=timesteps)

@@ -25,7 +25,8 @@ from gin3_env.cli import split_backend  # noqa: E402
 from gin3_env.evaluation import evaluate_hands, evaluate_matches  # noqa: E402
 from gin3_env.observation.layout import MATCH_OBS_SIZE, OBS_SIZE, ROLE_OFFSET  # noqa: E402
 from gin3_env.policies import HeuristicPolicy, load_policy  # noqa: E402
-from gin3_env.policies.rllib_net import MaskedActorCritic, input_size, model_input  # noqa: E402
+from gin3_env.policies.network import MaskedActorCritic  # noqa: E402
+from gin3_env.policies.rllib_net import input_size, model_input  # noqa: E402
 from gin3_env.policies.rllib_policy import (  # noqa: E402
     FORMAT,
     FORMAT_VERSION,

@@ -9,9 +9,10 @@ pytest.importorskip("numba")
 
 from gin3_env.engine.actions import KNOCK_BASE, action_str
 from gin3_env.engine.cards import parse_cards
-from gin3_env.engine.hand import HandState, IllegalActionError
+from gin3_env.engine.hand import HandState
 from gin3_env.engine.phases import Phase
 from gin3_env.engine.rules import Rules
+from gin3_env.errors import IllegalActionError
 from gin3_env.evaluation.hands import evaluate_hands, play_deal
 from gin3_env.kernels.rollout import Rollouts
 from gin3_env.observation.encoding import action_mask, encode

@@ -14,7 +14,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import gin3_env  # noqa: F401  (installs the policy loader)
-from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
+from gin3_env.envs.single_agent import ThreeHandedGinEnv
+from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
 
 OPPONENTS: dict[str, Any] = {
     "random": "random",

@@ -14,7 +14,8 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 import gin3_env  # noqa: F401  (registers the ids)
 from gin3_env.engine import HandState, parse_card, parse_cards
 from gin3_env.engine.actions import PASS, TAKE_DISCARD, knock_action
-from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
+from gin3_env.envs.single_agent import ThreeHandedGinEnv
+from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
 from gin3_env.observation import MATCH_OBS_SIZE, OBS_SIZE, encode
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
 from gin3_env.training.sb3.duplicate import DuplicateReward

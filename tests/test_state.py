@@ -101,25 +101,26 @@ def test_pettingzoo_state_checks(make: str) -> None:
 
 def test_state_before_reset_is_refused() -> None:
     import gin3_env
-    from gin3_env.envs.errors import ResetNeededError
     from gin3_env.envs.single_agent import ThreeHandedGinEnv
+    from gin3_env.errors import ResetNeededError
 
     for env in (gin3_env.env(), gin3_env.raw_env(), gin3_env.match_raw_env(), ThreeHandedGinEnv(opponent="random")):
         with pytest.raises(ResetNeededError):
             env.state()
 
 
-@pytest.mark.parametrize("cls", ["ThreeHandedGinEnv", "ThreeHandedGinMatchEnv"])
+@pytest.mark.parametrize("cls", ["single_agent:ThreeHandedGinEnv", "single_agent_match:ThreeHandedGinMatchEnv"])
 def test_gymnasium_envs_state(cls: str) -> None:
-    from gin3_env.envs import single_agent
+    import importlib
 
-    env = getattr(single_agent, cls)(opponent="random", target_score=40)
+    module, name = cls.split(":")
+    env = getattr(importlib.import_module(f"gin3_env.envs.{module}"), name)(opponent="random", target_score=40)
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=0)
     for _ in range(200):
         state = env.state()
         assert state in env.state_space and "state" not in info
-        expected = encode_state(env.hand) if cls == "ThreeHandedGinEnv" else encode_match_state(env.match)
+        expected = encode_state(env.hand) if name == "ThreeHandedGinEnv" else encode_match_state(env.match)
         np.testing.assert_array_equal(state, expected)
         _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         if terminated or truncated:

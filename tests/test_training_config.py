@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("yaml")
 
 from gin3_env.training.sb3.config import TrainConfig, load_config, resolve_config_path
-from gin3_env.training.sb3.train import opponent_pool
+from gin3_env.training.sb3.envs import opponent_pool
 
 
 @pytest.mark.parametrize("name", ["quick", "default", "selfplay"])

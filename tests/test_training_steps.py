@@ -17,8 +17,10 @@ pytest.importorskip("sb3_contrib")
 
 import gin3_env
 from gin3_env.training.run.signals import GracefulStop
+from gin3_env.training.sb3 import monitor as monitoring
 from gin3_env.training.sb3 import train as training
 from gin3_env.training.sb3.config import load_config
+from gin3_env.training.sb3.envs import make_vec_env
 
 
 class RecordingStop(GracefulStop):
@@ -37,11 +39,11 @@ def _cfg(tmp_path: Path, **overrides: Any) -> Any:
 
 def test_the_batched_env_rolls_out_the_scaled_n_steps_and_says_so(tmp_path: Path, capsys) -> None:
     cfg = _cfg(tmp_path, vec_env="batched", n_envs=2, batched_envs=4, n_steps=128, total_timesteps=600)
-    env = training.make_vec_env(cfg)
+    env = make_vec_env(cfg)
     model = training.new_model(cfg, env)
     assert model.n_steps == 64  # 128 x 2 scalar envs' samples per rollout, over 4 hands
     assert training.ppo_target(model, cfg.total_timesteps) == (256, 768)
-    monitor = training.TrainingMonitor(cfg, training.fresh_state())
+    monitor = monitoring.TrainingMonitor(cfg, monitoring.fresh_state())
     stop = RecordingStop(tmp_path)
     training.learn(cfg, model, env, monitor, stop)
     out = capsys.readouterr().out
@@ -54,21 +56,21 @@ def test_a_resumed_model_keeps_its_n_steps_and_progress_runs_to_its_target(
     tmp_path: Path, capsys, monkeypatch
 ) -> None:
     first = _cfg(tmp_path, vec_env="dummy", n_envs=2, n_steps=64, total_timesteps=128)
-    env = training.make_vec_env(first)
+    env = make_vec_env(first)
     model = training.new_model(first, env)
     model.num_timesteps = 1000
     model.save(tmp_path / "ckpt.zip")
     env.close()
     cfg = _cfg(tmp_path, vec_env="dummy", n_envs=2, n_steps=512, total_timesteps=3000,
                resume=str(tmp_path / "ckpt.zip"), run_name="r2")
-    env = training.make_vec_env(cfg)
+    env = make_vec_env(cfg)
     resumed = training.resumed_model(cfg, env)
     assert resumed.n_steps == 64 and resumed.num_timesteps == 1000
     assert training.ppo_target(resumed, cfg.total_timesteps) == (128, 3048)  # 1000 + 16 rollouts of 128
-    monitor = training.TrainingMonitor(cfg, training.fresh_state())
+    monitor = monitoring.TrainingMonitor(cfg, monitoring.fresh_state())
     monitor.lines = True
     clock = iter([0.0, 0.0, 100.0, 100.0])
-    monkeypatch.setattr(training.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(monitoring.time, "monotonic", lambda: next(clock))
     monitor.start(1000, 3048)
     monitor.progress_line(2024)  # 1,024 steps in 100 s since the resume: 1,024 left, 100 s
     line = capsys.readouterr().out

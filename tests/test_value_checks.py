@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import gin3_env
-from gin3_env.envs.errors import EnvUsageError, InvalidActionError
-from gin3_env.envs.single_agent import ThreeHandedGinEnv, ThreeHandedGinMatchEnv
-from gin3_env.errors import ClosedEnvError
+from gin3_env.envs.single_agent import ThreeHandedGinEnv
+from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
+from gin3_env.errors import ClosedEnvError, EnvUsageError, InvalidActionError
 
 BAD_PENALTIES = [float("nan"), float("inf"), -1.0, -1e-9, "25", True, None]
 MAKERS: dict[str, Any] = {

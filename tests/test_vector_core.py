@@ -14,8 +14,9 @@ import inspect
 import numpy as np
 import pytest
 
-from gin3_env.engine.hand import HandState, IllegalActionError
+from gin3_env.engine.hand import HandState
 from gin3_env.engine.rules import Rules
+from gin3_env.errors import IllegalActionError
 from gin3_env.kernels import meld_kernels as mk
 from gin3_env.observation import encoding
 from gin3_env.vector import OUTCOME_NAMES, HeuristicBatch, RandomBatch, VectorHands

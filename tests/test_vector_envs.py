@@ -161,3 +161,19 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env_unwrapped() -> None:
     obs = venv.reset()
     actions = ModelBatch(model).act(obs, venv.action_masks())
     assert venv.action_masks()[np.arange(16), actions].all()
+
+
+def test_the_scalar_and_the_batched_learner_take_the_same_roles() -> None:
+    """One list of learner roles (envs/errors.py) and one refusal, for both single-agent envs."""
+    from gin3_env.envs.errors import LEARNER_ROLES
+
+    for role in LEARNER_ROLES:
+        ThreeHandedGinEnv(learner=role).reset(seed=1)
+        LearnerHands(2, learner=role, seed=1).reset(seed=1)
+    for bad in ("captain", "Team", 0, None, ["team"]):
+        with pytest.raises(ValueError) as scalar:
+            ThreeHandedGinEnv(learner=bad)
+        with pytest.raises(ValueError) as batched:
+            LearnerHands(2, learner=bad)
+        assert str(scalar.value) == str(batched.value)
+        assert repr(bad) in str(scalar.value) and "the random policy is opponent='random'" in str(scalar.value)

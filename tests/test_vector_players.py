@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gin3_env.engine.hand import HandState, Phase
+from gin3_env.engine.hand import HandState
+from gin3_env.engine.phases import Phase
 from gin3_env.kernels.features import augment_batch
 from gin3_env.observation import encoding
 from gin3_env.observation.features import augment

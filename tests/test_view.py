@@ -20,7 +20,8 @@ from test_hand_properties import STYLES, random_step, rules_strategy
 
 from gin3_env.engine import PlayerView, determinise
 from gin3_env.engine.cards import FULL_MASK, cards_of
-from gin3_env.engine.hand import BOX, TEAM, HandState, Phase
+from gin3_env.engine.hand import BOX, TEAM, HandState
+from gin3_env.engine.phases import Phase
 from gin3_env.engine.rules import Rules
 
 

@@ -79,8 +79,8 @@ def ppo_rate(precision: str, timesteps: int) -> dict[str, Any]:
 
     from ..policies.sb3_network import CardAwarePolicy
     from ..training.sb3.config import load_config
+    from ..training.sb3.envs import make_vec_env, rollout_steps
     from ..training.sb3.precision import set_precision
-    from ..training.sb3.train import make_vec_env, rollout_steps
 
     cfg = load_config("quick", {"bc_samples": 0, "precision": precision})
     env = make_vec_env(cfg)

@@ -114,7 +114,7 @@ def train_rate(vec_env: str, timesteps: int) -> dict[str, Any]:
 
     from ..policies.sb3_network import CardAwarePolicy
     from ..training.sb3.config import load_config
-    from ..training.sb3.train import make_vec_env, rollout_steps
+    from ..training.sb3.envs import make_vec_env, rollout_steps
 
     cfg = load_config("quick", {"vec_env": vec_env, "bc_samples": 0})
     torch.set_num_threads(cfg.torch_threads)

@@ -3,6 +3,7 @@
 Pure Python and numpy: it works where gymnasium, pettingzoo and torch are absent.
 """
 
+from ..errors import IllegalActionError
 from .actions import (
     DRAW_STOCK,
     KNOCK_BASE,
@@ -16,10 +17,12 @@ from .actions import (
 )
 from .cards import card_points, card_str, cards_of, mask_of, parse_card, parse_cards
 from .determinise import determinise
-from .hand import BOX, TEAM, HandResult, HandState, IllegalActionError, Phase, Spread, legal_actions, replay_hand
+from .hand import BOX, TEAM, HandState, legal_actions, replay_hand
 from .layoffs import best_layoffs
 from .match import MatchState, Roles, draw_roles
 from .melds import Arrangement, best_arrangement, deadwood, knock_deadwoods
+from .phases import Phase
+from .result import HandResult, Spread
 from .rules import Rules
 from .showdown import showdown
 from .view import PlayerView

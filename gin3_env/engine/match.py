@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from .cards import NUM_CARDS, card_rank
-from .hand import BOX, LOG_VERSION, TEAM, HandResult, HandState, check_deck
+from .hand import BOX, LOG_VERSION, TEAM, HandState, check_deck
+from .result import HandResult
 from .rules import Rules
 
 NUM_SEATS = 3

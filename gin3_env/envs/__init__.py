@@ -3,7 +3,8 @@
 - :mod:`.aec_hand`: ``env()``/``raw_env()``, one hand, agents ``team_0`` and ``box_0``;
 - :mod:`.aec_match`: ``env()``/``raw_env()``, a match, agents ``player_0..2``;
 - :mod:`.aec_base`, :mod:`.wrapping`: what the AEC envs share; PettingZoo's wrapper stack;
-- :mod:`.single_agent`: Gymnasium envs, a learner against a policy (:mod:`.opponents`);
+- :mod:`.single_agent` (and :mod:`.single_agent_match`): Gymnasium envs, a learner against a policy
+  (:mod:`.opponents`);
 - :mod:`.augmented`: the Gymnasium wrapper adding the derived card features;
 - :mod:`.registration`: the PettingZoo and Gymnasium ids.
 

@@ -21,17 +21,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..engine.actions import NUM_ACTIONS
-from ..engine.hand import HandResult, HandState, check_deck
+from ..engine.hand import HandState, check_deck
 from ..engine.match import Roles, check_scores
+from ..engine.result import HandResult
 from ..engine.rules import Rules
-from .errors import (
-    InvalidActionError,
-    ResetNeededError,
-    agent_index,
-    check_action_value,
-    check_seed,
-    unknown_agent,
-)
+from ..errors import InvalidActionError, ResetNeededError
+from .errors import agent_index, check_action_value, check_seed, unknown_agent
 from .wrapping import ActionSpace
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
@@ -183,11 +178,11 @@ class GinAECEnv(AECEnv):
 
     Calls in the wrong state get the errors of :mod:`gin3_env.envs.errors` and change
     nothing: ``step``/``observe``/``last``/``agent_iter``/``render``/``state`` before ``reset``
-    (:class:`~gin3_env.envs.errors.ResetNeededError`), ``step`` once every agent has
+    (:class:`~gin3_env.errors.ResetNeededError`), ``step`` once every agent has
     stepped out of a finished episode (the same), an action that is not an int 0..106,
     ``None`` for the agent to act or not ``None`` for a finished one
-    (:class:`~gin3_env.envs.errors.InvalidActionError`), an unknown agent name
-    (:class:`~gin3_env.envs.errors.UnknownAgentError`)."""
+    (:class:`~gin3_env.errors.InvalidActionError`), an unknown agent name
+    (:class:`~gin3_env.errors.UnknownAgentError`)."""
 
     AGENTS: tuple[str, ...] = ()
     OBS_SIZE = 0

@@ -130,7 +130,8 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..engine.hand import HandResult, HandState, check_deck
+from ..engine.hand import HandState, check_deck
+from ..engine.result import HandResult
 from ..engine.rules import Rules
 from ..observation.encoding import action_mask, encode
 from ..observation.layout import OBS_SIZE

@@ -123,8 +123,9 @@ from typing import Any
 import numpy as np
 from pettingzoo import AECEnv
 
-from ..engine.hand import BOX, TEAM, HandResult, HandState
+from ..engine.hand import BOX, TEAM, HandState
 from ..engine.match import NUM_SEATS, MatchState, Roles
+from ..engine.result import HandResult
 from ..engine.rules import Rules
 from ..observation.encoding import observe_match
 from ..observation.layout import MATCH_OBS_SIZE

@@ -27,8 +27,8 @@ engine's ``IllegalActionError`` (a ``ValueError``) in the raw AEC envs; the
 wrapped AEC envs and the Gymnasium envs end the episode with a penalty instead
 (their documented behaviour). All of these share the base
 :class:`EnvUsageError`, except ``IllegalActionError``, which belongs to the
-engine. The classes live in :mod:`gin3_env.errors` with the batched core's; this
-module re-exports them beside the checks.
+engine. The classes live in :mod:`gin3_env.errors` with the batched core's (import them from
+there); this module holds the checks.
 """
 
 from __future__ import annotations
@@ -42,32 +42,25 @@ import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
 from ..errors import (
-    ActionOutOfRangeError,
-    CallOrderError,
-    EnvUsageError,
     InvalidActionError,
-    InvalidSeedError,
-    ResetNeededError,
     UnknownAgentError,
     UnknownKeywordError,
     check_seed,
 )
 
 __all__ = [
-    "ActionOutOfRangeError",
-    "CallOrderError",
-    "EnvUsageError",
-    "InvalidActionError",
-    "InvalidSeedError",
-    "ResetNeededError",
-    "UnknownAgentError",
+    "LEARNER_ROLES",
     "action_value",
     "agent_index",
     "check_action_value",
+    "check_learner_role",
     "check_seed",
     "describe_action",
     "unknown_agent",
 ]
+
+# The learner's seat of the single-agent envs, the scalar ones and the batched ones alike.
+LEARNER_ROLES = ("team", "box", "either", "random")  # "either": a role drawn for each hand; "random": its older name
 
 
 
@@ -128,6 +121,17 @@ def agent_index(agent: Any, index: Mapping[str, int], agents: Sequence[str]) -> 
 
 def unknown_agent(agent: object, agents: Sequence[str]) -> UnknownAgentError:
     return UnknownAgentError(f"unknown agent {agent!r:.60}; the agents are {', '.join(agents)}")
+
+
+def check_learner_role(role: Any) -> str:
+    """``role`` if it is one of :data:`LEARNER_ROLES`, else a ``ValueError`` naming it (and the
+    random policy, which is an opponent, not a role)."""
+    if not isinstance(role, str) or role not in LEARNER_ROLES:
+        raise ValueError(
+            f"learner must be 'team', 'box' or 'either' (a role drawn at each reset; 'random' means the same), "
+            f"got {role!r}; the random policy is opponent='random'"
+        )
+    return role
 
 
 def check_illegal_penalty(illegal_penalty: float) -> float:

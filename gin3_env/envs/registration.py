@@ -57,7 +57,7 @@ PETTINGZOO_ENVS: dict[str, str] = {
 }
 GYMNASIUM_ENVS: dict[str, str] = {
     "gin3/ThreeHandedGin-v0": "gin3_env.envs.single_agent:ThreeHandedGinEnv",
-    "gin3/ThreeHandedGinMatch-v0": "gin3_env.envs.single_agent:ThreeHandedGinMatchEnv",
+    "gin3/ThreeHandedGinMatch-v0": "gin3_env.envs.single_agent_match:ThreeHandedGinMatchEnv",
 }
 # id -> the "module:attr" of its vector entry point, set from above by set_vector_entry_point
 GYMNASIUM_VECTOR_ENVS: dict[str, str] = {}

@@ -32,9 +32,10 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-from .errors import ActionOutOfRangeError, CallOrderError, ResetNeededError, action_value, describe_action
+from ..errors import ActionOutOfRangeError, CallOrderError, ResetNeededError
+from .errors import action_value, describe_action
 
-__all__ = ["ActionOutOfRangeError", "ActionSpace", "wrap"]
+__all__ = ["ActionSpace", "wrap"]
 
 # Attributes read on the wrappers at every step.
 _HOT = ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos", "_cumulative_rewards")

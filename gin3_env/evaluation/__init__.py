@@ -15,7 +15,8 @@ Every report has ``to_text()`` (a table) and ``to_dict()`` (JSON-able).
 """
 
 from .cli import Evaluation, cli_main
-from .hands import HandsReport, evaluate_hands, play_deal
+from .hands import evaluate_hands, play_deal
+from .hands_report import HandsReport
 from .matches import MatchesReport, evaluate_matches, play_seats
 from .stats import MeanCI, RateCI, mean_ci, wilson_ci
 from .vs_openspiel import evaluate_openspiel_hands, evaluate_openspiel_matches

@@ -25,7 +25,8 @@ from ..files import save_json
 from ..policies import check_policy_spec, policy_spec_help
 from ..policies.model_file import add_trust_flag, trust_from_args
 from ..signals import Interrupted, raise_on_stop_signals
-from .hands import HandsReport, evaluate_hands
+from .hands import evaluate_hands
+from .hands_report import HandsReport
 from .matches import MatchesReport, evaluate_matches
 from .vs_openspiel import OPPONENT_NAME, evaluate_openspiel_hands, evaluate_openspiel_matches
 

@@ -27,7 +27,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..engine.hand import BOX, TEAM, HandResult, HandState
+from ..engine.hand import BOX, TEAM, HandState
+from ..engine.result import HandResult
 from ..engine.rules import Rules
 from ..game.driver import run_hand
 from ..game.policy import Policy, policy_name

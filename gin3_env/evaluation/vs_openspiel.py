@@ -21,7 +21,7 @@ import numpy as np
 
 from ..game.policy import Policy, policy_name
 from ..interop.openspiel import OPENSPIEL_PARAMS, OpenSpielHand, load_game, play_openspiel_hand
-from .hands import HandsReport
+from .hands_report import HandsReport
 from .matches import MatchesReport
 from .stats import mean_ci, wilson_ci
 from .util import progress_bar

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.hand import BOX, TEAM, HandResult
+from ..engine.hand import BOX, TEAM
+from ..engine.result import HandResult
 from ..engine.rules import Rules
 from ..game.policy import Policy, check_policy, policy_name
 from ..interop.openspiel_base import pyspiel

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..engine.hand import HandResult, HandState, IllegalActionError
+from ..engine.hand import HandState
 from ..engine.match import MatchState, Roles
+from ..engine.result import HandResult
+from ..errors import IllegalActionError
 from ..observation.encoding import action_mask, encode, encode_match
 from .policy import Observation, Policy, policy_name
 

@@ -49,8 +49,8 @@ import numpy as np
 
 from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD, action_str
 from ..engine.cards import CARD_POINTS, cards_of
-from ..engine.hand import Phase
 from ..engine.melds import best_arrangement, deadwood_of_mask, knock_deadwoods
+from ..engine.phases import Phase
 from ..engine.rules import Rules
 from ..engine.view import PlayerView
 from ..observation.encoding import observe

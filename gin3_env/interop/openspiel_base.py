@@ -19,7 +19,7 @@ import numpy as np
 
 from ..engine.actions import DRAW_STOCK, TAKE_DISCARD, action_str
 from ..engine.cards import card_str, cards_of, cards_str
-from ..engine.hand import HandResult
+from ..engine.result import HandResult
 from ..engine.rules import Rules
 from ..engine.view import PlayerView
 from .openspiel import import_pyspiel

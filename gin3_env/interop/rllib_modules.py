@@ -6,7 +6,7 @@ is a dict ``{"observations": ..., "action_mask": ...}``; the network sees the
 observations and the logits of every illegal action are pushed to
 :data:`~gin3_env.policies.rllib_net.MASKED_LOGIT`, so an illegal action is never
 sampled, in exploration or inference. Its network is the Ray-free
-:class:`~gin3_env.policies.rllib_net.MaskedActorCritic` (``model_config``:
+:class:`~gin3_env.policies.network.MaskedActorCritic` (``model_config``:
 ``hidden``, ``card_head``), whose weights :mod:`gin3_env.policies.rllib_policy`
 loads with torch alone.
 """
@@ -20,7 +20,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from ..policies.rllib_net import MaskedActorCritic
+from ..policies.network import MaskedActorCritic
 
 
 def _split(batch: dict[str, Any]) -> tuple[Any, Any]:

@@ -22,7 +22,8 @@ import numpy as np
 
 from ..engine.actions import NUM_ACTIONS, action_str
 from ..engine.cards import NUM_CARDS, card_str
-from ..engine.hand import PLAYER_NAMES, HandState, Phase
+from ..engine.hand import PLAYER_NAMES, HandState
+from ..engine.phases import Phase
 from ..engine.result import IN_PLAY, OUTCOMES
 from ..engine.rules import Rules
 from ..errors import BatchActionError, HandActionOutOfRangeError, IllegalHandActionError, check_seed

@@ -16,8 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..engine.actions import DISCARD_BASE, PASS
-from ..engine.hand import BOX, TEAM, HandResult, HandState
+from ..engine.hand import BOX, TEAM, HandState
 from ..engine.match import MatchState, Roles
+from ..engine.result import HandResult
 from ..game.driver import run_hand, run_match
 from ..game.policy import Policy
 from ..render import describe_action, move_label, render_moves, render_table, says

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from ..engine.actions import DRAW_STOCK, PASS, TAKE_DISCARD, discard_action, knock_action
 from ..engine.cards import card_str, parse_card
-from ..engine.hand import HandState, Phase
+from ..engine.hand import HandState
+from ..engine.phases import Phase
 
 HELP = """\
 Moves: type the number in brackets, or the move in words:

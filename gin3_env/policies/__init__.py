@@ -15,16 +15,10 @@ of :mod:`gin3_env.envs.observation`, possibly with match features appended),
   refuses a bad one without loading it.
 """
 
-from .heuristic import SIMPLE, HeuristicConfig, HeuristicPolicy
-from .loading import (
-    BUILTIN_SPECS,
-    ModelFileError,
-    SB3Policy,
-    check_model_file,
-    load_model_policy,
-    load_policy,
-    policy_spec_help,
-)
+from ..kernels.heuristic_params import HeuristicConfig
+from .heuristic import SIMPLE, HeuristicPolicy
+from .loading import BUILTIN_SPECS, SB3Policy, check_model_file, load_model_policy, load_policy, policy_spec_help
+from .model_file import ModelFileError
 from .random_policy import RandomPolicy
 from .search import SearchConfig, SearchPolicy
 from .specs import check_policy_spec

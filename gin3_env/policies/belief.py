@@ -50,7 +50,8 @@ from ..engine.hand import HandState
 from ..engine.phases import Phase
 from ..engine.rules import Rules
 from ..engine.view import PlayerView
-from .heuristic import HeuristicConfig, HeuristicPolicy
+from ..kernels.heuristic_params import HeuristicConfig
+from .heuristic import HeuristicPolicy
 
 __all__ = ["BeliefConfig", "HandTracker", "ParticleBelief"]
 

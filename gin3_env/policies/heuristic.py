@@ -53,7 +53,7 @@ from ..kernels.heuristic_params import SIMPLE, HeuristicConfig, heuristic_config
 from ..observation.decoding import check_observation, decode, mask_actions
 from ..observation.features import meld_outs
 
-__all__ = ["SIMPLE", "HeuristicConfig", "HeuristicPolicy", "partner_pairs"]
+__all__ = ["SIMPLE", "HeuristicPolicy", "partner_pairs"]
 
 
 # ---------------------------------------------------------------- card geometry

@@ -45,13 +45,11 @@ from ..observation.decoding import check_observation
 from ..observation.features import FEATURE_NAMES, FeatureSet, feature_set, features_for_size
 from ..observation.layout import OBS_SIZE
 from .heuristic import HeuristicPolicy
-from .model_file import MissingModelFileError, ModelFileError, check_model_file, load_sb3_model, short_error
+from .model_file import ModelFileError, check_model_file, load_sb3_model, short_error
 from .random_policy import RandomPolicy
 
 __all__ = [
     "BUILTIN_SPECS",
-    "MissingModelFileError",
-    "ModelFileError",
     "SB3Policy",
     "check_model_file",
     "load_model_policy",

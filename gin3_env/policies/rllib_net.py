@@ -17,7 +17,7 @@ import numpy as np
 
 from ..observation.features import FEATURE_NAMES, feature_set
 from ..observation.layout import MATCH_OBS_SIZE, OBS_SIZE
-from .network import BASE_PLANES, CARD_HIDDEN, MASKED_LOGIT, PER_CARD, MaskedActorCritic, card_feature_index
+from .network import BASE_PLANES, CARD_HIDDEN, MASKED_LOGIT, PER_CARD, card_feature_index
 
 FEATURES = FEATURE_NAMES
 BASE_SIZES = {"hand": OBS_SIZE, "match": MATCH_OBS_SIZE}
@@ -29,7 +29,6 @@ __all__ = [
     "FEATURES",
     "MASKED_LOGIT",
     "PER_CARD",
-    "MaskedActorCritic",
     "card_feature_index",
     "input_size",
     "model_input",

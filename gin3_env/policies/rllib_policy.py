@@ -5,7 +5,7 @@
 
 - ``gin3_policy.json``, written by the trainer beside RLlib's own files: the
   env the policy was trained on, its features, its network
-  (:class:`~gin3_env.policies.rllib_net.MaskedActorCritic`: ``hidden``,
+  (:class:`~gin3_env.policies.network.MaskedActorCritic`: ``hidden``,
   ``card_head``) and which module plays which seat;
 - each module's weights, ``learner_group/learner/rl_module/<module>/module_state.pkl``:
   RLlib writes them as a pickled dict of numpy arrays. They are read with an
@@ -37,7 +37,8 @@ import torch
 
 from ..observation.decoding import check_observation
 from ..observation.layout import MATCH_OBS_SIZE, MATCH_ROLE_OFFSET, OBS_SIZE, ROLE_OFFSET
-from .rllib_net import BASE_SIZES, FEATURES, MaskedActorCritic, input_size, model_input
+from .network import MaskedActorCritic
+from .rllib_net import BASE_SIZES, FEATURES, input_size, model_input
 
 SIDECAR = "gin3_policy.json"
 FORMAT = "gin3-rllib-checkpoint"

@@ -56,9 +56,10 @@ from ..engine.actions import DISCARD_BASE, KNOCK_BASE
 from ..engine.phases import Phase
 from ..engine.rules import Rules
 from ..engine.view import PlayerView
+from ..kernels.heuristic_params import HeuristicConfig
 from ..observation.decoding import check_observation, decode, mask_actions
 from .belief import BeliefConfig, HandTracker
-from .heuristic import HeuristicConfig, HeuristicPolicy
+from .heuristic import HeuristicPolicy
 
 __all__ = ["SearchConfig", "SearchPolicy"]
 

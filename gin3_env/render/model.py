@@ -49,9 +49,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..engine.cards import cards_of, sort_key
-from ..engine.hand import BOX, TEAM, HandState, Phase
+from ..engine.hand import BOX, TEAM, HandState
 from ..engine.match import Roles
 from ..engine.melds import best_arrangement
+from ..engine.phases import Phase
 from . import (
     deadwood_text,
     describe_action,

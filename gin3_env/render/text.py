@@ -33,9 +33,11 @@ from ..engine.actions import (
     is_knock,
 )
 from ..engine.cards import card_str, cards_of, sort_key
-from ..engine.hand import BOX, TEAM, HandResult, HandState, Phase, Spread
+from ..engine.hand import BOX, TEAM, HandState
 from ..engine.match import Roles
 from ..engine.melds import best_arrangement
+from ..engine.phases import Phase
+from ..engine.result import HandResult, Spread
 
 RED = "\x1b[31m"
 BOLD = "\x1b[1m"

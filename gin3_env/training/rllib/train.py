@@ -47,7 +47,8 @@ from typing import Any
 
 from ...files import save_json
 from ...signals import Interrupted, exit_code, signal_name
-from ..run.lock import LOCK_NAME, RunFolderError, RunLock, RunLockedError
+from ..run.folder import RunFolderError
+from ..run.lock import LOCK_NAME, RunLock, RunLockedError
 from ..run.signals import GracefulStop, TrainingStopped
 from .algorithm import LEARNED, PLAY_MODULES, build_algorithm, stop_algorithm
 from .config import RLlibConfig, add_flags, flag_overrides, load_config

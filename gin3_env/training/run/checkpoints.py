@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ...files import save_json
-from ...policies.loading import ModelFileError, check_model_file
+from ...policies.loading import check_model_file
+from ...policies.model_file import ModelFileError
 
 STATE_MEMBER = "gin3_state.json"
 CHECKPOINT = "checkpoint.zip"
@@ -116,7 +117,7 @@ def _model_steps(archive: zipfile.ZipFile) -> int | None:
 
 def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[str]]:
     """The training state of a checkpoint (``{}`` for a plain model such as ``best.zip``) and notes
-    for the person; :class:`~gin3_env.policies.loading.ModelFileError` if the file or its state is bad."""
+    for the person; :class:`~gin3_env.policies.model_file.ModelFileError` if the file or its state is bad."""
     file = check_model_file(path, "checkpoint")
     notes: list[str] = []
     with zipfile.ZipFile(file) as archive:
@@ -182,3 +183,12 @@ def remove_partial_files(run_dir: Path) -> list[Path]:
             except OSError:
                 pass
     return removed
+
+
+def atomic_save_model(model: Any, path: Path, features: str | None = None) -> None:
+    """Save an SB3 model so that ``path`` is either the old file or the complete new one
+    (a failed write: :class:`~gin3_env.training.run.checkpoints.RunWriteError`, the old file kept);
+    with ``features``, also its description (``path`` with ``.json``) naming them."""
+    save_model(model, path)
+    if features is not None:
+        write_json(path.with_suffix(".json"), {"name": path.stem, "features": features})

@@ -21,7 +21,7 @@ from types import TracebackType
 
 from .folder import LOCK_NAME, RunFolderError, make_run_dir
 
-__all__ = ["LOCK_NAME", "RunFolderError", "RunLock", "RunLockedError"]
+__all__ = ["LOCK_NAME", "RunLock", "RunLockedError"]
 _OPEN_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 

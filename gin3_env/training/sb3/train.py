@@ -17,275 +17,48 @@ atomic checkpoints (resumable), ``best.zip``, ``eval_history.json`` and
 record, the seeds, the checkpoint to resume), :func:`build_model` (new or
 resumed), :func:`learn` (PPO to whole rollouts), :func:`finish_learning` (the
 last evaluation, the checkpoint, ``final.zip``), :func:`select_best` and
-:func:`final_evaluation`. :class:`TrainingMonitor` is what runs inside PPO.
+:func:`final_evaluation`. What runs inside PPO is :class:`~.monitor.TrainingMonitor`; the
+learner's vec env and opponent pool are built in :mod:`.envs`.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from ...argparsing import OneLineErrorParser
-from ...envs.augmented import AugmentedObservation
-from ...envs.single_agent import ThreeHandedGinEnv
 from ...evaluation.stats import signed
-from ...observation.features import feature_set
-from ...policies.loading import ModelFileError, SB3Policy
-from ...policies.model_file import add_trust_flag, load_sb3_model, trust_from_args
+from ...policies.loading import SB3Policy
+from ...policies.model_file import ModelFileError, add_trust_flag, load_sb3_model, trust_from_args
 from ...policies.sb3_network import CardAwarePolicy
 from ...signals import Interrupted
 from ..quick_eval import quick_evaluate, step_zero_point
 from ..run.checkpoints import (
     RunWriteError,
+    atomic_save_model,
     read_checkpoint,
     remove_partial_files,
-    save_model,
-    write_checkpoint,
     write_json,
 )
 from ..run.folder import RunExistsError, RunFolderError, prepare_run_dir
 from ..run.lock import RunLock, RunLockedError
 from ..run.signals import GracefulStop, TrainingStopped
-from ..run.workers import guarded, stop_workers
+from ..run.workers import stop_workers
 from ..threads import ThreadPlan, apply_threads, plan_threads
-from .config import OPPONENT_KINDS, TrainConfig, add_flags, flag_overrides, load_config
-from .duplicate import DuplicateReward
+from .config import TrainConfig, add_flags, flag_overrides, load_config
+from .envs import make_vec_env, rollout_steps
 from .imitation import behaviour_clone
+from .monitor import TrainingMonitor, fresh_state
 from .plots import plot_learning_curve
 from .precision import resolve_precision, set_precision
-from .selection import SELECTION_SEED_OFFSET, choose_best, keep_candidate, selection_text
+from .selection import SELECTION_SEED_OFFSET, choose_best, selection_text
 from .time_limit import time_limit_callbacks
-
-
-# --------------------------------------------------------------------- utils
-def atomic_save_model(model: Any, path: Path, features: str | None = None) -> None:
-    """Save an SB3 model so that ``path`` is either the old file or the complete new one
-    (a failed write: :class:`~gin3_env.training.run.checkpoints.RunWriteError`, the old file kept);
-    with ``features``, also its description (``path`` with ``.json``) naming them."""
-    save_model(model, path)
-    if features is not None:
-        write_json(path.with_suffix(".json"), {"name": path.stem, "features": features})
-
-
-def _make_env(cfg: TrainConfig, rank: int):
-    def thunk() -> gym.Env:
-        import torch
-
-        torch.set_num_threads(1)
-        env: gym.Env = ThreeHandedGinEnv(learner=cfg.learner, opponent="heuristic", reward_scale=cfg.reward_scale)
-        if cfg.duplicate_reward:
-            env = DuplicateReward(env, baseline="heuristic")
-        features = feature_set(cfg.features)
-        if features.extra:
-            env = AugmentedObservation(env, features)
-        env.reset(seed=cfg.seed * 1000 + rank)
-        return env
-
-    return thunk
-
-
-def scalar_env_count(cfg: TrainConfig) -> int:
-    return cfg.n_envs or max(1, os.cpu_count() or 1)
-
-
-def rollout_steps(cfg: TrainConfig) -> int:
-    """PPO's n_steps per env: the config's, or for the batched env the same samples per rollout."""
-    if cfg.vec_env != "batched":
-        return cfg.n_steps
-    return max(1, cfg.n_steps * scalar_env_count(cfg) // cfg.batched_envs)
-
-
-def make_vec_env(cfg: TrainConfig):
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
-
-    if cfg.vec_env == "batched":  # the compiled core: all hands in this process, no worker to guard
-        from ...vector.sb3_env import GinSB3VecEnv
-
-        return VecMonitor(
-            GinSB3VecEnv(
-                cfg.batched_envs,
-                learner=cfg.learner,
-                opponent="heuristic",
-                reward_scale=cfg.reward_scale,
-                reward_baseline="heuristic" if cfg.duplicate_reward else None,
-                features=cfg.features,
-                seed=cfg.seed,
-            )
-        )
-    n = scalar_env_count(cfg)
-    fns = [guarded(_make_env(cfg, i)) for i in range(n)]  # subproc workers die with this process (workers.py)
-    vec = SubprocVecEnv(fns, start_method="fork") if cfg.vec_env == "subproc" and n > 1 else DummyVecEnv(fns)
-    return VecMonitor(vec)
-
-
-def opponent_pool(cfg: TrainConfig, fraction: float, snapshots: list[str]) -> tuple[list[str], list[float]]:
-    """Opponent specs and weights for the schedule phase that holds ``fraction``."""
-    phase = next(p for p in cfg.opponent_schedule if fraction < p["until"] or p["until"] == 1.0)
-    specs: list[str] = []
-    weights: list[float] = []
-    for kind in OPPONENT_KINDS:
-        weight = float(phase.get(kind, 0.0))
-        if weight <= 0:
-            continue
-        if kind == "self":
-            for snap in snapshots:
-                specs.append(snap)
-                weights.append(weight / len(snapshots))
-        else:
-            specs.append(kind)
-            weights.append(weight)
-    if not specs:  # only "self" with no snapshot yet
-        specs, weights = ["heuristic"], [1.0]
-    return specs, weights
-
-
-# ------------------------------------------------------------------ callback
-class TrainingMonitor:
-    """Builds the SB3 callback: schedule, snapshots, evaluation, checkpoints."""
-
-    def __init__(self, cfg: TrainConfig, state: dict[str, Any]) -> None:
-        from stable_baselines3.common.callbacks import BaseCallback
-
-        monitor = self
-        self.cfg = cfg
-        self.state = state
-        self.run_dir = cfg.run_dir
-
-        class _Callback(BaseCallback):
-            def _on_training_start(self) -> None:
-                monitor.update_opponents(self.model, force=True)
-
-            def _on_rollout_start(self) -> None:
-                monitor.rollout_started(self.model)
-
-            def _on_rollout_end(self) -> None:
-                monitor.rollout_ended(self.model, self.logger)
-
-            def _on_step(self) -> bool:
-                monitor.on_step(self.model, self.logger)
-                return True
-
-        self.callback = _Callback()
-        self._pool: tuple[list[str], list[float]] | None = None
-        # progress lines where no progress bar is shown (output not a terminal, or the bar off)
-        self.lines = not (cfg.progress_bar and sys.stderr.isatty())
-        self.target = cfg.total_timesteps
-        self._start = (time.monotonic(), 0)
-        self._last_line = time.monotonic()
-
-    def start(self, step: int, target: int) -> None:
-        """PPO begins at ``step`` and stops at ``target`` (whole rollouts)."""
-        self.target = target
-        self._start = (time.monotonic(), step)
-        self._last_line = time.monotonic()
-
-    def progress_line(self, step: int) -> None:
-        now = time.monotonic()
-        if not self.lines or now - self._last_line < self.cfg.progress_every:
-            return
-        self._last_line = now
-        t0, s0 = self._start
-        rate = (step - s0) / max(now - t0, 1e-9)
-        left = (self.target - step) / rate if rate > 0 else float("inf")
-        if not math.isfinite(left):
-            eta = "time left unknown"
-        else:
-            eta = f"about {left:.0f} s left" if left < 120 else f"about {left / 60:.0f} min left"
-        print(f"[ppo] step {step:,} of {self.target:,} ({100 * step / max(self.target, 1):.0f}%), "
-              f"{rate:,.0f} steps/s, {eta}", flush=True)
-
-    def rollout_started(self, model: Any) -> None:
-        self._rollout = (time.perf_counter(), model.num_timesteps)
-        if not hasattr(self, "_first"):
-            self._first = self._rollout
-
-    def rollout_ended(self, model: Any, logger: Any) -> None:
-        """Print the sampling speed: samples per second of this rollout's collection, and of the
-        run so far (collection plus updates)."""
-        (start, steps), now = self._rollout, time.perf_counter()
-        sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
-        overall = (model.num_timesteps - self._first[1]) / max(now - self._first[0], 1e-9)
-        logger.record("time/sampling_samples_per_s", sampling)
-        print(f"[train] step {model.num_timesteps:>9,}: sampling {sampling:,.0f} samples/s, "
-              f"{overall:,.0f} samples/s with the updates ({self.cfg.vec_env} env)", flush=True)
-
-    def due(self, key: str, every: int, step: int) -> bool:
-        if every <= 0 or step - self.state[key] < every:
-            return False
-        self.state[key] = step
-        return True
-
-    def update_opponents(self, model: Any, force: bool = False) -> None:
-        fraction = model.num_timesteps / self.cfg.total_timesteps
-        pool = opponent_pool(self.cfg, fraction, self.state["snapshots"])
-        if force or pool != self._pool:
-            model.get_env().env_method("set_opponent", pool[0], pool[1])  # reaches the unwrapped env
-            self._pool = pool
-
-    def on_step(self, model: Any, logger: Any) -> None:
-        step = model.num_timesteps
-        self.progress_line(step)
-        if self.due("last_snapshot", self.cfg.snapshot_every, step) and self.uses_self_play():
-            path = self.run_dir / "snapshots" / f"step_{step}.zip"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_save_model(model, path)
-            snaps = [*self.state["snapshots"], str(path)][-self.cfg.max_snapshots :]
-            self.state["snapshots"] = snaps
-        self.update_opponents(model)
-        if self.due("last_eval", self.cfg.eval_every, step):
-            self.evaluate(model, logger, step)
-        if self.due("last_checkpoint", self.cfg.checkpoint_every, step):
-            self.checkpoint(model)
-
-    def uses_self_play(self) -> bool:
-        return any(p.get("self", 0) > 0 for p in self.cfg.opponent_schedule)
-
-    def evaluate(self, model: Any, logger: Any, step: int) -> None:
-        policy = SB3Policy(model, metadata={"features": self.cfg.features})
-        stats = quick_evaluate(policy, "heuristic", self.cfg.eval_hands, seed=self.cfg.seed + 7)
-        record = {"step": step, "time": time.time(), **stats}
-        self.state["eval_history"].append(record)
-        for key in ("mean", "ci95", "team_mean", "box_mean"):
-            logger.record(f"eval_vs_heuristic/{key}", stats[key])
-        if stats["mean"] > self.state["best_mean"]:
-            self.state["best_mean"] = stats["mean"]
-            self.state["best_step"] = step
-            # the best so far; chosen again among the candidates at the end
-            atomic_save_model(model, self.run_dir / "best.zip", features=self.cfg.features)
-        keep_candidate(self.state, step, stats["mean"], self.run_dir, self.cfg.select_top,
-                       lambda path: atomic_save_model(model, path, features=self.cfg.features))
-        print(
-            f"[eval] step {step:>9,}: {signed(stats['mean'])} ± {stats['ci95']:.2f} points/hand vs heuristic on the "
-            f"{self.cfg.eval_hands:,} in-training deals (team {signed(stats['team_mean'])}, box "
-            f"{signed(stats['box_mean'])}); highest so far {signed(self.state['best_mean'])} at step "
-            f"{self.state['best_step']:,}",
-            flush=True,
-        )
-
-    def checkpoint(self, model: Any) -> None:
-        # one unit: model and state in one zip; the features named in the readable copy, for load_policy
-        write_checkpoint(model, self.state, self.run_dir, features=self.cfg.features)
-
-
-def fresh_state() -> dict[str, Any]:
-    return {
-        "snapshots": [],
-        "eval_history": [],
-        "best_mean": -float("inf"),
-        "best_step": 0,
-        "candidates": [],
-        "last_snapshot": 0,
-        "last_eval": 0,
-        "last_checkpoint": 0,
-    }
 
 
 # ---------------------------------------------------------------------- main

@@ -1,0 +1,164 @@
+"""What runs inside PPO during ``gin3 train``: :class:`TrainingMonitor` and the run's state.
+
+The monitor builds the SB3 callback that, at each step, prints progress where no progress bar
+is shown, follows the opponent schedule (:func:`~.envs.opponent_pool`), saves the learner's
+snapshots for self-play, evaluates against the heuristic every ``eval_every`` steps (keeping
+``best.zip`` and the candidates re-evaluated at the end, :mod:`.selection`) and writes the
+checkpoint every ``checkpoint_every`` steps. :func:`fresh_state` is the state a new run starts
+from (a resumed run reads it from its checkpoint).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from typing import Any
+
+from ...evaluation.stats import signed
+from ...policies.loading import SB3Policy
+from ..quick_eval import quick_evaluate
+from ..run.checkpoints import atomic_save_model, write_checkpoint
+from .config import TrainConfig
+from .envs import opponent_pool
+from .selection import keep_candidate
+
+
+class TrainingMonitor:
+    """Builds the SB3 callback: schedule, snapshots, evaluation, checkpoints."""
+
+    def __init__(self, cfg: TrainConfig, state: dict[str, Any]) -> None:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        monitor = self
+        self.cfg = cfg
+        self.state = state
+        self.run_dir = cfg.run_dir
+
+        class _Callback(BaseCallback):
+            def _on_training_start(self) -> None:
+                monitor.update_opponents(self.model, force=True)
+
+            def _on_rollout_start(self) -> None:
+                monitor.rollout_started(self.model)
+
+            def _on_rollout_end(self) -> None:
+                monitor.rollout_ended(self.model, self.logger)
+
+            def _on_step(self) -> bool:
+                monitor.on_step(self.model, self.logger)
+                return True
+
+        self.callback = _Callback()
+        self._pool: tuple[list[str], list[float]] | None = None
+        # progress lines where no progress bar is shown (output not a terminal, or the bar off)
+        self.lines = not (cfg.progress_bar and sys.stderr.isatty())
+        self.target = cfg.total_timesteps
+        self._start = (time.monotonic(), 0)
+        self._last_line = time.monotonic()
+
+    def start(self, step: int, target: int) -> None:
+        """PPO begins at ``step`` and stops at ``target`` (whole rollouts)."""
+        self.target = target
+        self._start = (time.monotonic(), step)
+        self._last_line = time.monotonic()
+
+    def progress_line(self, step: int) -> None:
+        now = time.monotonic()
+        if not self.lines or now - self._last_line < self.cfg.progress_every:
+            return
+        self._last_line = now
+        t0, s0 = self._start
+        rate = (step - s0) / max(now - t0, 1e-9)
+        left = (self.target - step) / rate if rate > 0 else float("inf")
+        if not math.isfinite(left):
+            eta = "time left unknown"
+        else:
+            eta = f"about {left:.0f} s left" if left < 120 else f"about {left / 60:.0f} min left"
+        print(f"[ppo] step {step:,} of {self.target:,} ({100 * step / max(self.target, 1):.0f}%), "
+              f"{rate:,.0f} steps/s, {eta}", flush=True)
+
+    def rollout_started(self, model: Any) -> None:
+        self._rollout = (time.perf_counter(), model.num_timesteps)
+        if not hasattr(self, "_first"):
+            self._first = self._rollout
+
+    def rollout_ended(self, model: Any, logger: Any) -> None:
+        """Print the sampling speed: samples per second of this rollout's collection, and of the
+        run so far (collection plus updates)."""
+        (start, steps), now = self._rollout, time.perf_counter()
+        sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
+        overall = (model.num_timesteps - self._first[1]) / max(now - self._first[0], 1e-9)
+        logger.record("time/sampling_samples_per_s", sampling)
+        print(f"[train] step {model.num_timesteps:>9,}: sampling {sampling:,.0f} samples/s, "
+              f"{overall:,.0f} samples/s with the updates ({self.cfg.vec_env} env)", flush=True)
+
+    def due(self, key: str, every: int, step: int) -> bool:
+        if every <= 0 or step - self.state[key] < every:
+            return False
+        self.state[key] = step
+        return True
+
+    def update_opponents(self, model: Any, force: bool = False) -> None:
+        fraction = model.num_timesteps / self.cfg.total_timesteps
+        pool = opponent_pool(self.cfg, fraction, self.state["snapshots"])
+        if force or pool != self._pool:
+            model.get_env().env_method("set_opponent", pool[0], pool[1])  # reaches the unwrapped env
+            self._pool = pool
+
+    def on_step(self, model: Any, logger: Any) -> None:
+        step = model.num_timesteps
+        self.progress_line(step)
+        if self.due("last_snapshot", self.cfg.snapshot_every, step) and self.uses_self_play():
+            path = self.run_dir / "snapshots" / f"step_{step}.zip"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_save_model(model, path)
+            snaps = [*self.state["snapshots"], str(path)][-self.cfg.max_snapshots :]
+            self.state["snapshots"] = snaps
+        self.update_opponents(model)
+        if self.due("last_eval", self.cfg.eval_every, step):
+            self.evaluate(model, logger, step)
+        if self.due("last_checkpoint", self.cfg.checkpoint_every, step):
+            self.checkpoint(model)
+
+    def uses_self_play(self) -> bool:
+        return any(p.get("self", 0) > 0 for p in self.cfg.opponent_schedule)
+
+    def evaluate(self, model: Any, logger: Any, step: int) -> None:
+        policy = SB3Policy(model, metadata={"features": self.cfg.features})
+        stats = quick_evaluate(policy, "heuristic", self.cfg.eval_hands, seed=self.cfg.seed + 7)
+        record = {"step": step, "time": time.time(), **stats}
+        self.state["eval_history"].append(record)
+        for key in ("mean", "ci95", "team_mean", "box_mean"):
+            logger.record(f"eval_vs_heuristic/{key}", stats[key])
+        if stats["mean"] > self.state["best_mean"]:
+            self.state["best_mean"] = stats["mean"]
+            self.state["best_step"] = step
+            # the best so far; chosen again among the candidates at the end
+            atomic_save_model(model, self.run_dir / "best.zip", features=self.cfg.features)
+        keep_candidate(self.state, step, stats["mean"], self.run_dir, self.cfg.select_top,
+                       lambda path: atomic_save_model(model, path, features=self.cfg.features))
+        print(
+            f"[eval] step {step:>9,}: {signed(stats['mean'])} ± {stats['ci95']:.2f} points/hand vs heuristic on the "
+            f"{self.cfg.eval_hands:,} in-training deals (team {signed(stats['team_mean'])}, box "
+            f"{signed(stats['box_mean'])}); highest so far {signed(self.state['best_mean'])} at step "
+            f"{self.state['best_step']:,}",
+            flush=True,
+        )
+
+    def checkpoint(self, model: Any) -> None:
+        # one unit: model and state in one zip; the features named in the readable copy, for load_policy
+        write_checkpoint(model, self.state, self.run_dir, features=self.cfg.features)
+
+
+def fresh_state() -> dict[str, Any]:
+    return {
+        "snapshots": [],
+        "eval_history": [],
+        "best_mean": -float("inf"),
+        "best_step": 0,
+        "candidates": [],
+        "last_snapshot": 0,
+        "last_eval": 0,
+        "last_checkpoint": 0,
+    }
