@@ -104,9 +104,9 @@ def _bound(tree: ast.Module, name: str) -> ast.AST | None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
                 return node
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            if any((a.asname or a.name.split(".")[0]) == name for a in node.names):
-                return node
+        if isinstance(node, ast.Import | ast.ImportFrom) and any(
+                (a.asname or a.name.split(".")[0]) == name for a in node.names):
+            return node
     return None
 
 
@@ -114,9 +114,9 @@ def _class_has(cls: ast.ClassDef, name: str) -> bool:
     for node in ast.walk(cls):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
             return True
-        if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Store):
-            if (node.id if isinstance(node, ast.Name) else node.attr) == name:
-                return True
+        if (isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Store)
+                and (node.id if isinstance(node, ast.Name) else node.attr) == name):
+            return True
     return False
 
 
