@@ -19,7 +19,11 @@ from gin3_env.engine.actions import NUM_ACTIONS
 from gin3_env.engine.hand import BOX, TEAM
 from gin3_env.engine.match import MatchState, Roles
 from gin3_env.envs import aec_match
-from gin3_env.observation import MATCH_LAYOUT, MATCH_OBS_SIZE, encode
+from gin3_env.observation import MATCH_LAYOUT, MATCH_OBS_SIZE, OBS_SIZE, encode
+from gin3_env.observation.layout import MATCH_ROLE_OFFSET, MATCH_SCORE_OFFSET
+
+ROLE = slice(MATCH_ROLE_OFFSET, MATCH_SCORE_OFFSET)  # the seat's role one-hot
+SCORES = slice(MATCH_SCORE_OFFSET, MATCH_OBS_SIZE)  # the three totals / target
 
 SEATS = ["player_0", "player_1", "player_2"]
 GIN_DECK = stacked_deck(GIN_TEAM, JUNK_BOX, "TH")  # the captain takes 10H and goes gin: 97 points
@@ -74,11 +78,11 @@ def check_observations(env: aec_match.raw_env) -> None:
     for seat, name in enumerate(SEATS):
         obs = env.observe(name)
         side = BOX if seat == roles.box else TEAM
-        assert np.array_equal(obs["observation"][:374], encode(hand.view(side)))
+        assert np.array_equal(obs["observation"][:OBS_SIZE], encode(hand.view(side)))
         role = ("box", "captain", "sitter").index(roles.role_of(seat))
-        assert obs["observation"][374:377].tolist() == [float(i == role) for i in range(3)]
+        assert obs["observation"][ROLE].tolist() == [float(i == role) for i in range(3)]
         expected = [min(match.scores[(seat + k) % 3] / target, 1.0) for k in range(3)]
-        assert np.array_equal(obs["observation"][377:380], np.array(expected, np.float32))
+        assert np.array_equal(obs["observation"][SCORES], np.array(expected, np.float32))
         acting = not hand.is_over and not match.is_over and roles.seat_of(hand.player) == seat
         mask = hand.legal_mask() if acting else np.zeros(NUM_ACTIONS, np.int8)
         assert np.array_equal(obs["action_mask"], mask)
@@ -166,7 +170,7 @@ def test_golden_two_hands_with_role_rotation() -> None:
     assert not info["match_over"] and info["match_winner"] is None
     assert env.agent_selection == "player_2"
     obs = env.observe("player_2")["observation"]
-    assert obs[374:377].tolist() == [0, 1, 0] and obs[377:380].tolist() == pytest.approx([0, 0, 0.1])
+    assert obs[ROLE].tolist() == [0, 1, 0] and obs[SCORES].tolist() == pytest.approx([0, 0, 0.1])
     assert env.last()[4] == info  # the captain sees the result before he acts
     for a in GIN_MOVES:
         env.step(a)
@@ -192,9 +196,9 @@ def test_golden_gin_wins_the_match() -> None:
         assert not obs["action_mask"].any()
         assert obs["observation"].max() <= 1.0
     obs = env.observe("player_0")["observation"]
-    assert obs[374:377].tolist() == [0, 1, 0]  # the role it played the last hand in
-    assert obs[377:380].tolist() == pytest.approx([1.0, 0.0, 0.99])  # 187/100 clipped to 1
-    assert env.observe("player_2")["observation"][377:380].tolist() == pytest.approx([0.99, 1.0, 0.0])
+    assert obs[ROLE].tolist() == [0, 1, 0]  # the role it played the last hand in
+    assert obs[SCORES].tolist() == pytest.approx([1.0, 0.0, 0.99])  # 187/100 clipped to 1
+    assert env.observe("player_2")["observation"][SCORES].tolist() == pytest.approx([0.99, 1.0, 0.0])
 
 
 # ------------------------------------------------------------ options

@@ -7,6 +7,7 @@ design as ``docs/design.md``; no file outside the repository is cited, and no de
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -87,3 +88,122 @@ def test_the_site_lists_every_page() -> None:
     pages = {str(page.relative_to(ROOT / "docs").with_suffix("")) for page in PAGES} - {"index"}
     assert not pages - listed, f"pages in no toctree (add them to docs/index.md): {sorted(pages - listed)}"
     assert not listed - pages, f"toctree entries with no page: {sorted(listed - pages)}"
+
+
+# ------------------------------------------------------------------ module references in docstrings
+ROLE = re.compile(r":(?:mod|func|class|meth|attr|data|exc|obj):`~?(\.?[\w.]+)`")
+DOTTED = re.compile(r"(?<![\w./])gin3_env(?:\.\w+)+")
+
+
+def _module_file(dotted: str) -> Path | None:
+    base = ROOT.joinpath(*dotted.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a body, with those inside its ``if`` and ``try`` blocks."""
+    out = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.If | ast.Try):
+            for block in ("body", "orelse", "finalbody"):
+                out += _statements(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                out += _statements(handler.body)
+    return out
+
+
+def _bound(tree: ast.Module, name: str) -> ast.AST | None:
+    """The top-level statement of a module that binds ``name`` (a def, class, assignment or import)."""
+    for node in _statements(tree.body):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
+            return node
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+                return node
+        if isinstance(node, ast.Import | ast.ImportFrom) and any(
+                (a.asname or a.name.split(".")[0]) == name for a in node.names):
+            return node
+    return None
+
+
+def _class_has(cls: ast.ClassDef, name: str) -> bool:
+    for node in ast.walk(cls):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
+            return True
+        if (isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Store)
+                and (node.id if isinstance(node, ast.Name) else node.attr) == name):
+            return True
+    return False
+
+
+def _resolves(dotted: str, depth: int = 0) -> bool:
+    """Whether ``gin3_env.x.y[.Name[.attr]]`` names a module of the package and, after it, a name the
+    module binds (followed through re-exports) and a member of that class; read from the source."""
+    parts = dotted.split(".")
+    for k in range(len(parts), 0, -1):
+        path = _module_file(".".join(parts[:k]))
+        if path is None:
+            continue
+        rest = parts[k:]
+        if not rest:
+            return True
+        tree = ast.parse(path.read_text())
+        node = _bound(tree, rest[0])
+        if isinstance(node, ast.ImportFrom) and depth < 5:
+            package = parts[:k] if path.name == "__init__.py" else parts[: k - 1]
+            origin = package[: len(package) - node.level + 1] if node.level else []
+            source = ".".join([*origin, *(node.module or "").split(".")]).strip(".")
+            alias = next(a for a in node.names if (a.asname or a.name) == rest[0])
+            return _resolves(".".join([source, alias.name, *rest[1:]]), depth + 1) or _resolves(
+                ".".join([source, *rest]), depth + 1)
+        if node is None:
+            return False
+        if len(rest) > 1 and isinstance(node, ast.ClassDef):
+            return _class_has(node, rest[1])
+        return True
+    return False
+
+
+def docstring_references() -> list[tuple[str, int, str, list[str]]]:
+    """(file, line, reference, candidate dotted names) of every module reference in a package docstring."""
+    found = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            doc = ast.get_docstring(node, clean=False)
+            if not doc:
+                continue
+            line = 1 if isinstance(node, ast.Module) else node.body[0].lineno
+            refs = {ref: [ref] for ref in DOTTED.findall(doc)}
+            for ref in ROLE.findall(doc):
+                if ref.startswith("."):  # relative to the module's package, or to the module itself
+                    refs[ref] = [package + ref, module + ref]
+                elif ref.startswith("gin3_env."):
+                    refs[ref] = [ref]
+            found += [(str(path.relative_to(ROOT)), line, ref, names) for ref, names in refs.items()]
+    return found
+
+
+PACKAGE_DIR = ROOT / "gin3_env"
+
+
+def test_every_module_a_docstring_cites_exists() -> None:
+    refs = docstring_references()
+    assert len(refs) > 100  # the scan sees the package's references
+    broken = [f"{path}:{line}: {ref}" for path, line, ref, names in refs if not any(map(_resolves, names))]
+    assert not broken, "docstrings cite modules or names that do not exist:\n" + "\n".join(broken)
+
+
+def test_the_reference_check_catches_a_missing_module() -> None:
+    assert _resolves("gin3_env.observation.layout.LAYOUT") and _resolves("gin3_env.kernels.hands.VectorHands.state")
+    assert _resolves("gin3_env.vector.VectorHands")  # through the package's re-export
+    assert not _resolves("gin3_env.envs.observation") and not _resolves("gin3_env.observation.layout.NOPE")
+    assert not _resolves("gin3_env.kernels.hands.VectorHands.no_such_method")

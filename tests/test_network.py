@@ -123,7 +123,7 @@ def test_feature_sets_encode_one_and_many_alike() -> None:
     assert AUGMENTED.size == AUGMENTED_SIZE and PLAIN.size == OBS_SIZE and AUGMENTED.card_planes
     assert feature_set("plain") is PLAIN and features_for_size(AUGMENTED_SIZE) is AUGMENTED
     assert PLAIN.encode(obs[0], 10).shape == (10,) and PLAIN.encode_batch(obs, 10).shape == (len(obs), 10)
-    with pytest.raises(ValueError, match="the augmented features need the 374 entries"):
+    with pytest.raises(ValueError, match=f"the augmented features need the {OBS_SIZE} entries"):
         AUGMENTED.encode(obs[0], 10)
     with pytest.raises(ValueError, match="unknown features 'fancy'"):
         feature_set("fancy")

@@ -27,3 +27,38 @@ def test_the_batched_core_runs_uncached_with_one_warning() -> None:
     count, value, cache = done.stdout.splitlines()[0].split()
     assert (count, value, cache) == ("1", "3", "NullCache")
     assert "no writable cache location" in done.stdout and "NUMBA_CACHE_DIR" in done.stdout
+
+
+STALE = """
+import sys
+import gin3_env.kernels.jit as jit
+if sys.argv[1] == "changed":  # as if a table in another file (say the observation layout) had been edited
+    stamp = jit.sources_stamp()
+    jit.sources_stamp = lambda: (*stamp, ("observation/layout.py", 1, 1))
+from gin3_env.kernels.meld_kernels import popcount
+assert popcount(0b1011) == 3
+print(sum(popcount.stats.cache_hits.values()), sum(popcount.stats.cache_misses.values()))
+"""
+
+
+def test_a_cached_kernel_is_compiled_again_when_a_table_it_reads_changes(tmp_path) -> None:
+    """numba checks a kernel's cache against the kernel's own file only; the package adds the stamps
+    of the engine, observation and kernel sources, whose constants the kernels compile in."""
+    import os
+
+    from gin3_env.kernels import jit
+
+    assert {"observation/layout.py", "engine/rules.py", "kernels/hand_kernels.py"} <= {
+        path for path, _, _ in jit.sources_stamp()}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def run(mode: str) -> tuple[int, int]:
+        done = subprocess.run([sys.executable, "-c", STALE, mode], capture_output=True, text=True, timeout=300,
+                              env=env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        hits, misses = done.stdout.split()
+        return int(hits), int(misses)
+
+    run("same")
+    assert run("same") == (1, 0)  # the cache is used while nothing changed
+    assert run("changed") == (0, 1)  # and refused once a table's file did

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import numpy as np
@@ -11,9 +12,22 @@ from hypothesis import strategies as st
 from test_view import hands, play_to, players
 
 from gin3_env.engine import HandState, MatchState, PlayerView, Rules
+from gin3_env.engine.actions import KNOCK_BASE
 from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
 from gin3_env.game.driver import run_hand, run_match
-from gin3_env.observation import augment, augment_view, decode, encode, observe
+from gin3_env.observation import (
+    LAYOUT,
+    MATCH_LAYOUT,
+    MATCH_OBS_SIZE,
+    OBS_SIZE,
+    augment,
+    augment_view,
+    decode,
+    encode,
+    encode_match,
+    observe,
+)
+from gin3_env.observation.encoding import match_side
 from gin3_env.observation.features import AUGMENTED_SIZE
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
 from gin3_env.policies.loading import model_features
@@ -128,3 +142,57 @@ def test_a_view_of_a_determinised_sample_encodes_like_the_original(seed) -> None
     view = state.view(state.player)
     sample = determinise(view, np.random.default_rng(seed))
     assert np.array_equal(encode(sample.view(view.player)), encode(view))
+
+
+# ------------------------------------------------------------------ every row of the layout table
+@functools.cache
+def _played_views() -> tuple[tuple[PlayerView, ...], tuple[np.ndarray, ...]]:
+    """Both players' views along random hands to their ends (and across rules), with their vectors."""
+    rng = np.random.default_rng(17)
+    views = []
+    for k in range(30):
+        state = HandState.deal(Rules(max_turns=40 + k), rng=rng)
+        while not state.is_over:
+            views += [state.view(0), state.view(1)]
+            state.apply(int(rng.choice(state.legal_actions())))
+        views += [state.view(0), state.view(1)]
+    return tuple(views), tuple(encode(view) for view in views)
+
+
+@pytest.mark.parametrize(("name", "start", "stop"), LAYOUT, ids=[row[0] for row in LAYOUT])
+def test_every_row_of_the_layout_is_encoded_and_decoded(name: str, start: int, stop: int) -> None:
+    """Loops over the layout table: each row is written by ``encode`` (its entries change along play)
+    and read back by ``decode`` (re-encoding the decoded view gives the same entries)."""
+    views, vectors = _played_views()
+    assert all(v.shape == (OBS_SIZE,) for v in vectors)
+    seen = {v[start:stop].tobytes() for v in vectors}
+    assert len(seen) > 1, f"{name} ({start}:{stop}) never changes along play: encode does not write it"
+    for view, vector in zip(views, vectors, strict=True):
+        if view.is_acting or view.to_act is None:  # the vector of the player to act (or of a hand over)
+            back = encode(decode(vector, view.rules))
+            np.testing.assert_array_equal(back[start:stop], vector[start:stop], err_msg=f"{name} decoded")
+
+
+@functools.cache
+def _match_vectors() -> np.ndarray:
+    """Every seat's match observation at every step of a match played at random (knocking when it may)."""
+    rng = np.random.default_rng(8)
+    match = MatchState.start(Rules(target_score=200), rng=rng)
+    rows = []
+    while not match.is_over:
+        for seat in range(3):
+            vector = encode_match(match, seat)
+            np.testing.assert_array_equal(vector[:OBS_SIZE], encode(match.hand.view(match_side(match, seat))))
+            rows.append(vector)
+        legal = match.hand.legal_actions()
+        knocks = [a for a in legal if a >= KNOCK_BASE]
+        match.apply(int(rng.choice(knocks or legal)))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize(("name", "start", "stop"), MATCH_LAYOUT[len(LAYOUT):])
+def test_every_match_row_is_encoded(name: str, start: int, stop: int) -> None:
+    vectors = _match_vectors()
+    assert vectors.shape[1] == MATCH_OBS_SIZE
+    assert len(np.unique(vectors[:, start:stop], axis=0)) > 1, (
+        f"{name} ({start}:{stop}) never changes along a match: encode_match does not write it")

@@ -24,6 +24,7 @@ import pytest
 from gin3_env.engine.cards import cards_of
 from gin3_env.engine.hand import BOX, TEAM
 from gin3_env.envs import aec_hand, aec_match
+from gin3_env.observation.layout import MATCH_ROLE_OFFSET, MATCH_SCORE_OFFSET, OBS_SIZE
 
 AGENTS = ("team_0", "box_0")
 
@@ -110,10 +111,10 @@ def test_match_seats_see_only_their_side(seed: int) -> None:
     hand = env.match.hand
     seats = {name: f"player_{seat}" for name, seat in roles.items()}
     captain, sitter = env.observe(seats["captain"]), env.observe(seats["sitter"])
-    assert np.array_equal(captain["observation"][:374], sitter["observation"][:374])
+    assert np.array_equal(captain["observation"][:OBS_SIZE], sitter["observation"][:OBS_SIZE])
     assert not sitter["action_mask"].any()
-    assert captain["observation"][374:377].tolist() == [0, 1, 0]
-    assert sitter["observation"][374:377].tolist() == [0, 0, 1]
+    assert captain["observation"][MATCH_ROLE_OFFSET:MATCH_SCORE_OFFSET].tolist() == [0, 1, 0]
+    assert sitter["observation"][MATCH_ROLE_OFFSET:MATCH_SCORE_OFFSET].tolist() == [0, 0, 1]
 
     def check(hidden_side: int, watchers: tuple[str, ...], owner: str) -> None:
         hidden = cards_of(hand.hands[hidden_side] & ~hand.known[hidden_side])

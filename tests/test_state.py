@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
+from gin3_env.engine.actions import KNOCK_BASE
 from gin3_env.engine.hand import HandState
 from gin3_env.engine.match import MatchState
 from gin3_env.engine.rules import Rules
@@ -125,3 +128,29 @@ def test_gymnasium_envs_state(cls: str) -> None:
         _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         if terminated or truncated:
             _, info = env.reset()
+
+
+@functools.cache
+def _match_states() -> np.ndarray:
+    """The match state at every step of a match played at random (knocking when it may, so hands score)."""
+    rng = np.random.default_rng(4)
+    match = MatchState.start(Rules(target_score=200), rng=rng)
+    rows = []
+    while not match.is_over:
+        state = encode_match_state(match)
+        np.testing.assert_array_equal(state[:STATE_SIZE], encode_state(match.hand))
+        rows.append(state)
+        legal = match.hand.legal_actions()
+        knocks = [a for a in legal if a >= KNOCK_BASE]
+        match.apply(int(rng.choice(knocks or legal)))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize(("name", "start", "stop"), MATCH_STATE_LAYOUT, ids=[row[0] for row in MATCH_STATE_LAYOUT])
+def test_every_row_of_the_state_layout_is_written(name: str, start: int, stop: int) -> None:
+    """Loops over the state table: each row's entries change along a match (so the encoder writes
+    every row)."""
+    states = _match_states()
+    assert states.shape[1] == MATCH_STATE_SIZE
+    assert len(np.unique(states[:, start:stop], axis=0)) > 1, (
+        f"{name} ({start}:{stop}) never changes along a match: the encoder does not write it")

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from dataclasses import fields
 
 import numpy as np
 import pytest
 
 from gin3_env.engine.hand import HandState
-from gin3_env.engine.rules import Rules
+from gin3_env.engine.rules import _RANGES, Rules
 from gin3_env.errors import IllegalActionError
+from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels import meld_kernels as mk
 from gin3_env.observation import encoding
 from gin3_env.vector import OUTCOME_NAMES, HeuristicBatch, RandomBatch, VectorHands
@@ -122,25 +124,46 @@ def test_many_more_random_hands_match_the_scalar_engine() -> None:
     assert sum(counts.values()) >= 30000
 
 
-@pytest.mark.parametrize(
-    "options",
-    [
-        {"knock_limit": 0},
-        {"knock_limit": 5, "gin_bonus": 20},
-        {"undercut_bonus": 25, "knock_limit": 15},
-        {"dead_stock": 0},
-        {"dead_stock": 12},
-        {"allow_discard_taken_card": True},
-        {"max_turns": 6},
-    ],
-    ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()),
-)
+def rules_option_cases() -> list[dict]:
+    """Batched-against-scalar cases from the rules table itself (``Rules``' fields and their ranges):
+    each int option at its lowest, its highest and half its default, each bool option flipped. A new
+    option gets its cases with no edit here; one of another type gets a case that fails, naming it."""
+    cases: list[dict] = []
+    for field in fields(Rules):
+        if isinstance(field.default, bool):
+            cases.append({field.name: not field.default})
+        elif field.name in _RANGES:
+            lo, hi = _RANGES[field.name]
+            values = dict.fromkeys((lo, hi, max(lo, field.default // 2)))  # type: ignore[operator]
+            cases.extend({field.name: v} for v in values if v != field.default)
+        else:
+            cases.append({field.name: None})
+    return cases
+
+
+@pytest.mark.parametrize("options", rules_option_cases(), ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_each_rules_option_matches_the_scalar_engine(options: dict) -> None:
-    counts = play_lockstep(32, 150, seed=len(str(options)), rules=Rules(**options))
-    if options.get("max_turns"):
+    (name, value), = options.items()
+    assert value is not None, f"rules option {name!r}: no batched test values for its type (add them here)"
+    assert name in hk.RULES_FIELDS  # the kernels get it in their rules vector
+    rules = Rules(**options)
+    assert hk.rules_vector(rules)[hk.RULES_FIELDS.index(name)] == int(value)
+    counts = play_lockstep(32, 150, seed=len(str(options)), rules=rules)
+    if name == "max_turns" and value < 20:
         assert counts["truncated"] > 0
-    if "dead_stock" in options:
+    if name == "dead_stock":
         assert counts["dead"] > 0
+
+
+def test_the_rules_vector_is_every_rules_field_in_order() -> None:
+    rules = Rules(gin_bonus=31, undercut_bonus=17, knock_limit=7, target_score=250, dead_stock=5,
+                  allow_discard_taken_card=True, max_turns=90)
+    assert Rules.option_names() == hk.RULES_FIELDS
+    assert list(hk.rules_vector(rules)) == [int(v) for v in rules.to_dict().values()]
+    named = {name: getattr(hk, name) for name in dir(hk) if name.startswith("R_")}
+    assert sorted(named.values()) == sorted(set(named.values()))  # no two names for one entry
+    for name, index in named.items():
+        assert 0 <= index < len(hk.RULES_FIELDS), name
 
 
 def _golden_logs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Rules, tuple[int, ...], list[int]]]:

@@ -18,6 +18,7 @@ from gin3_env.engine.phases import Phase
 from gin3_env.kernels.features import augment_batch
 from gin3_env.observation import encoding
 from gin3_env.observation.features import augment
+from gin3_env.observation.layout import OBS_SIZE
 from gin3_env.policies.heuristic import SIMPLE, HeuristicPolicy
 from gin3_env.vector import HeuristicBatch, RandomBatch, as_batch
 
@@ -106,7 +107,7 @@ def test_batch_input_is_checked() -> None:
     with pytest.raises(ValueError, match="shape"):
         HeuristicBatch().act(np.zeros((2, 10), np.float32), np.ones((2, 107), np.int8))
     with pytest.raises(ValueError, match="row 1 of the masks has no legal action"):
-        RandomBatch().act(np.zeros((2, 374), np.float32), np.array([[1] * 107, [0] * 107]))
+        RandomBatch().act(np.zeros((2, OBS_SIZE), np.float32), np.array([[1] * 107, [0] * 107]))
     with pytest.raises(ValueError, match="unknown HeuristicPolicy option"):
         HeuristicBatch(outs=3)
 

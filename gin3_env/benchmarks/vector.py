@@ -204,12 +204,13 @@ COMPILE_CODE = """
 import time
 start = time.perf_counter()
 import gin3_env
+from gin3_env.observation.layout import OBS_SIZE
 from gin3_env.vector import RandomBatch
 env = gin3_env.vector_env(64, opponent="heuristic", features="augmented", reward_baseline="heuristic", seed=0)
 obs, _ = env.reset(seed=0)
 p = RandomBatch(0)
 for _ in range(3):
-    obs, *_ = env.step(p.act(obs[:, :374], env.action_masks()))
+    obs, *_ = env.step(p.act(obs[:, :OBS_SIZE], env.action_masks()))
 print(time.perf_counter() - start)
 """
 

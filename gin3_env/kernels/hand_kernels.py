@@ -21,7 +21,8 @@ from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, 
 from ..engine.cards import NUM_CARDS
 from ..engine.hand import UPCARD
 from ..engine.phases import Phase
-from ..engine.result import DEAD, TRUNCATED
+from ..engine.result import DEAD, PLAYER_NAMES, TRUNCATED
+from ..engine.rules import Rules
 from ..observation.layout import (
     DEADWOOD_INDEX,
     HAND_PLANE,
@@ -42,16 +43,36 @@ from ..observation.layout import (
 from .jit import njit
 from .meld_kernels import deadwood, knock_deadwoods, showdown
 
-# S columns
-PHASE, PLAYER, TURNS, STOCK_ONLY, TAKEN, POS, PILE_LEN, KDMIN = 0, 1, 2, 3, 4, 5, 6, 7
-OUTCOME, KNOCKER, WINNER, POINTS, KNOCKER_DW, DEFENDER_DW, KNOCK_CARD = 8, 9, 10, 11, 12, 13, 14
-NUM_COLS = 15
-# M columns
-HAND0, KNOWN0, DECLINED0 = 0, 2, 4
+# The state tables: every column index, width and the rules vector are computed from them.
+# S columns (int64), one row per hand: the hand in play, then the result of its last end.
+STATE_COLUMNS: tuple[str, ...] = (
+    "phase", "player", "turns", "stock_only", "taken", "pos", "pile_len", "kdmin",
+    "outcome", "knocker", "winner", "points", "knocker_dw", "defender_dw", "knock_card",
+)
+(PHASE, PLAYER, TURNS, STOCK_ONLY, TAKEN, POS, PILE_LEN, KDMIN, OUTCOME, KNOCKER, WINNER, POINTS, KNOCKER_DW,
+ DEFENDER_DW, KNOCK_CARD) = (STATE_COLUMNS.index(name) for name in (
+    "phase", "player", "turns", "stock_only", "taken", "pos", "pile_len", "kdmin", "outcome", "knocker",
+    "winner", "points", "knocker_dw", "defender_dw", "knock_card"))
+NUM_COLS = len(STATE_COLUMNS)
+# M columns (52-bit masks): one pair (team, box) per kind, the kind's first column named ``KIND0``.
+MASK_KINDS: tuple[str, ...] = ("hand", "known", "declined")
+HAND0, KNOWN0, DECLINED0 = (len(PLAYER_NAMES) * MASK_KINDS.index(kind) for kind in ("hand", "known", "declined"))
+NUM_MASKS = len(PLAYER_NAMES) * len(MASK_KINDS)
 # phases, as ints (numba compiles module-level ints in as constants)
 OFFER_TEAM, OFFER_BOX, DRAW, DISCARD, OVER = (int(p) for p in Phase)
-# rules vector
-R_GIN, R_UNDERCUT, R_KNOCK_LIMIT, R_DEAD_STOCK, R_ALLOW_TAKEN, R_MAX_TURNS = 0, 1, 2, 3, 4, 5
+# The rules vector: every field of ``Rules``, in its order, as an int (bools 0/1).
+RULES_FIELDS: tuple[str, ...] = Rules.option_names()
+R_GIN, R_UNDERCUT, R_KNOCK_LIMIT, R_DEAD_STOCK, R_ALLOW_TAKEN, R_MAX_TURNS = (
+    RULES_FIELDS.index(name) for name in (
+        "gin_bonus", "undercut_bonus", "knock_limit", "dead_stock", "allow_discard_taken_card", "max_turns")
+)
+
+
+def rules_vector(rules: Rules) -> np.ndarray:
+    """The rules as the kernels read them: int64 (len(RULES_FIELDS),), indexed by the ``R_`` names."""
+    return np.array([int(getattr(rules, name)) for name in RULES_FIELDS], dtype=np.int64)
+
+
 # where each card plane starts in the observation
 HAND_AT, TOP_AT, PILE_AT, KNOWN_AT = HAND_PLANE * PLANE, TOP_PLANE * PLANE, PILE_PLANE * PLANE, OPP_KNOWN_PLANE * PLANE
 OPP_DECLINED_AT, OWN_DECLINED_AT, TAKEN_AT = OPP_DECLINED_PLANE * PLANE, OWN_DECLINED_PLANE * PLANE, TAKEN_PLANE * PLANE
@@ -101,10 +122,10 @@ def deal_rows(rows: np.ndarray, decks: np.ndarray, S: np.ndarray, M: np.ndarray,
         for j in range(0, UPCARD, 2):
             team |= 1 << np.int64(decks[k, j])
             box |= 1 << np.int64(decks[k, j + 1])
-        M[i, 0] = team
-        M[i, 1] = box
-        for j in range(2, 6):
+        for j in range(NUM_MASKS):
             M[i, j] = 0
+        M[i, HAND0] = team
+        M[i, HAND0 + 1] = box
         pile[i, 0] = decks[k, UPCARD]
         S[i, PILE_LEN] = 1
         S[i, POS] = UPCARD + 1

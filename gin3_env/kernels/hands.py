@@ -29,6 +29,7 @@ from ..engine.rules import Rules
 from ..errors import BatchActionError, HandActionOutOfRangeError, IllegalHandActionError, check_seed
 from ..observation.state import encode_state_batch
 from . import hand_kernels as hk
+from .hand_kernels import rules_vector
 
 OUTCOME_NAMES = OUTCOMES  # the engine's names of the outcome codes in the column hk.OUTCOME
 
@@ -101,14 +102,6 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return view
 
 
-def rules_vector(rules: Rules) -> np.ndarray:
-    return np.array(
-        [rules.gin_bonus, rules.undercut_bonus, rules.knock_limit, rules.dead_stock,
-         int(rules.allow_discard_taken_card), rules.max_turns],
-        dtype=np.int64,
-    )
-
-
 class VectorHands:
     """``num_envs`` hands of three-handed gin played by compiled kernels (see the module doc).
 
@@ -133,7 +126,7 @@ class VectorHands:
         self._S = np.zeros((n, hk.NUM_COLS), dtype=np.int64)
         self._S[:, hk.KNOCKER : hk.KNOCK_CARD + 1] = -1
         self._S[:, hk.POINTS] = 0
-        self._hands = np.zeros((n, 6), dtype=np.uint64)  # 52-bit masks: hands, known, declined
+        self._hands = np.zeros((n, hk.NUM_MASKS), dtype=np.uint64)  # 52-bit masks: hands, known, declined
         self._M = self._hands.view(np.int64)
         self._deck = np.zeros((n, NUM_CARDS), dtype=np.int8)
         self._pile = np.zeros((n, NUM_CARDS), dtype=np.int8)
@@ -256,7 +249,7 @@ class VectorHands:
     @property
     def hands(self) -> np.ndarray:
         """uint64 (num_envs, 2): each player's cards as a 52-bit mask (hidden state; for tests and tools)."""
-        return self._hands[:, :2].copy()
+        return self._hands[:, hk.HAND0 : hk.HAND0 + 2].copy()
 
     def state(self) -> np.ndarray:
         """float32 (num_envs, 582): the privileged state of every hand, row ``i`` equal to
@@ -275,10 +268,11 @@ class VectorHands:
         s, m = self._S[i], [int(x) for x in self._hands[i]]
         deck = [int(c) for c in self._deck[i]]
         return HandState(
-            rules=self.rules, deck=tuple(deck), hands=m[0:2], stock=deck[s[hk.POS] :][::-1],
+            rules=self.rules, deck=tuple(deck), hands=m[hk.HAND0 : hk.HAND0 + 2], stock=deck[s[hk.POS] :][::-1],
             discards=[int(c) for c in self._pile[i, : s[hk.PILE_LEN]]], phase=Phase(int(s[hk.PHASE])),
             player=int(s[hk.PLAYER]), turns=int(s[hk.TURNS]), stock_only=bool(s[hk.STOCK_ONLY]),
-            taken=None if s[hk.TAKEN] < 0 else int(s[hk.TAKEN]), known=m[2:4], declined=m[4:6],
+            taken=None if s[hk.TAKEN] < 0 else int(s[hk.TAKEN]), known=m[hk.KNOWN0 : hk.KNOWN0 + 2],
+            declined=m[hk.DECLINED0 : hk.DECLINED0 + 2],
         )
 
     def _col(self, col: int) -> np.ndarray:

@@ -8,12 +8,20 @@ locator available``) and the package could not be imported. :func:`njit` then
 compiles the kernel without the cache instead, and says so once
 (:class:`UncachedKernelsWarning`): the batched core works, and compiles again at
 each start.
+
+numba checks a cached kernel against its own source file only: the constants it compiled in
+from other modules (the observation layout, the state columns, the rules fields) and the
+kernels of other files it calls are not part of that check. :func:`njit` therefore adds the
+stamps of the source files below and beside the kernels (:data:`STAMPED`) to each kernel's
+cache stamp, so that changing a table recompiles every kernel instead of running a stale one.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numba
@@ -21,6 +29,23 @@ import numba
 __all__ = ["UncachedKernelsWarning", "njit"]
 
 _warned = False
+_PACKAGE = Path(__file__).resolve().parent.parent
+STAMPED = ("engine", "observation", "kernels")  # the parts whose constants and kernels are compiled in
+
+
+@functools.cache
+def sources_stamp() -> tuple[tuple[str, int, int], ...]:
+    """(path, mtime in ns, size) of every source file of the :data:`STAMPED` parts."""
+    files = sorted(path for part in STAMPED for path in (_PACKAGE / part).glob("*.py"))
+    return tuple((str(path.relative_to(_PACKAGE)), path.stat().st_mtime_ns, path.stat().st_size) for path in files)
+
+
+def _stamp_cache(dispatcher: Any) -> Any:
+    """Fold :func:`sources_stamp` into the stamp numba keeps beside the dispatcher's cached code."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
+        cache_file._source_stamp = (cache_file._source_stamp, sources_stamp())
+    return dispatcher
 
 
 class UncachedKernelsWarning(RuntimeWarning):
@@ -33,7 +58,7 @@ def njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     def decorate(func: Callable[..., Any]) -> Any:
         if options.get("cache"):
             try:
-                return numba.njit(**options)(func)
+                return _stamp_cache(numba.njit(**options)(func))
             except RuntimeError as exc:
                 if "no locator available" not in str(exc):
                     raise

@@ -28,7 +28,6 @@ from ..engine.hand import HandState
 from ..engine.rules import Rules
 from ..errors import IllegalActionError
 from . import hand_kernels as hk
-from .hands import rules_vector
 from .heuristic_kernels import act_row
 from .heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from .jit import njit
@@ -44,7 +43,7 @@ def load_states(states: Sequence[HandState]) -> tuple[np.ndarray, np.ndarray, np
     n = len(states)
     S = np.zeros((n, hk.NUM_COLS), dtype=np.int64)
     S[:, hk.KNOCKER : hk.KNOCK_CARD + 1] = -1
-    M = np.zeros((n, 6), dtype=np.int64)
+    M = np.zeros((n, hk.NUM_MASKS), dtype=np.int64)
     deck = np.zeros((n, 52), dtype=np.int8)
     pile = np.zeros((n, 52), dtype=np.int8)
     for i, st in enumerate(states):
@@ -59,9 +58,9 @@ def load_states(states: Sequence[HandState]) -> tuple[np.ndarray, np.ndarray, np
         S[i, hk.TAKEN] = -1 if st.taken is None else st.taken
         S[i, hk.POS] = pos
         S[i, hk.PILE_LEN] = len(st.discards)
-        M[i, 0], M[i, 1] = st.hands
-        M[i, 2], M[i, 3] = st.known
-        M[i, 4], M[i, 5] = st.declined
+        M[i, hk.HAND0 : hk.HAND0 + 2] = st.hands
+        M[i, hk.KNOWN0 : hk.KNOWN0 + 2] = st.known
+        M[i, hk.DECLINED0 : hk.DECLINED0 + 2] = st.declined
         if stock:
             deck[i, pos:] = stock[::-1]
         if st.discards:
@@ -114,7 +113,7 @@ class Rollouts:
 
     def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None) -> None:
         self.rules = rules or Rules()
-        self._R = rules_vector(self.rules)
+        self._R = hk.rules_vector(self.rules)
         self.policy = heuristic_config(policy)  # its options checked as the scalar player's
         self._fp, self._ip = heuristic_params(self.policy)
 

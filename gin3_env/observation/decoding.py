@@ -78,7 +78,7 @@ def decode(vector: np.ndarray, rules: Rules | None = None) -> PlayerView:
     """The :class:`~gin3_env.engine.PlayerView` of the player to act, from its observation vector
     (see :mod:`.layout`; the fields the vector cannot hold as the module doc says)."""
     rules = rules if rules is not None else _DEFAULT_RULES
-    phase = Phase(int(np.argmax(vector[PHASE_OFFSET : PHASE_OFFSET + 5])))
+    phase = Phase(int(np.argmax(vector[PHASE_OFFSET : PHASE_OFFSET + len(Phase)])))
     player = int(np.argmax(vector[ROLE_OFFSET : ROLE_OFFSET + 2]))
     top = _single(plane_mask(vector, TOP_PLANE))
     pile = plane_mask(vector, PILE_PLANE)

@@ -16,6 +16,7 @@ import numpy as np
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, TEAM
 from ..engine.match import MatchState
+from ..engine.phases import Phase
 from ..engine.view import PlayerView
 from .layout import (
     DEADWOOD_INDEX,
@@ -46,7 +47,7 @@ _TAKEN_SHIFT = TAKEN_PLANE * PLANE
 _BIT_BYTES = (OBS_SIZE + 7) // 8
 _NO_ACTIONS = bytes(NUM_ACTIONS)
 _TOP_BITS = tuple(1 << (_TOP_SHIFT + c) for c in range(PLANE))
-_PHASE_BITS = tuple(1 << (PHASE_OFFSET + p) for p in range(5))
+_PHASE_BITS = tuple(1 << (PHASE_OFFSET + p) for p in Phase)
 _ROLE_BITS = (1 << ROLE_OFFSET, 1 << (ROLE_OFFSET + 1))
 _unpackbits, _frombuffer = np.unpackbits, np.frombuffer
 _UINT8, _INT8, _FLOAT32 = np.dtype(np.uint8), np.dtype(np.int8), np.dtype(np.float32)

@@ -6,32 +6,18 @@ reads it at play time (``tests/test_privacy.py`` holds both). The AEC envs expos
 ``env.state()`` with ``env.state_space`` (PettingZoo's convention), the Gymnasium envs as
 ``env.unwrapped.state()``, the batched core as ``VectorHands.state()`` (one array per call).
 
-A flat ``float32`` vector in ``[0, 1]``: eleven 52-card planes (card ``suit * 13 + rank``),
-then scalars. Both hands are in a fixed order, team first; nothing is relative to a player.
+A flat ``float32`` vector in ``[0, 1]``: the 52-card planes of :data:`STATE_CARD_PLANES` (card
+``suit * 13 + rank``), then the scalars of :data:`STATE_SCALARS`. Both hands are in a fixed order,
+team first; nothing is relative to a player. Every offset and size is computed from those tables,
+and the tables printed here are generated from them:
 
-| slice     | feature          | meaning                                                          |
-|-----------|------------------|------------------------------------------------------------------|
-| 0:52      | `team_hand`      | the team's cards (the captain's hand)                            |
-| 52:104    | `box_hand`       | the box's cards                                                  |
-| 104:156   | `top_discard`    | top of the discard pile, one-hot (the upcard in the opening)     |
-| 156:208   | `discard_pile`   | the rest of the discard pile                                     |
-| 208:260   | `stock`          | the cards in the stock                                           |
-| 260:312   | `stock_order`    | per stock card `(31 - k) / 31`, `k` the draws before it (next: 1) |
-| 312:364   | `team_known`     | cards the team took from the pile and still holds                |
-| 364:416   | `box_known`      | cards the box took from the pile and still holds                 |
-| 416:468   | `team_declined`  | cards the team declined (passed upcard, discards drawn over)     |
-| 468:520   | `box_declined`   | cards the box declined                                           |
-| 520:572   | `taken`          | the card the player to act took from the pile this turn          |
-| 572:577   | `phase`          | one-hot: offer to team, offer to box, draw, discard, hand over   |
-| 577:579   | `to_act`         | one-hot: team, box (zeros once the hand is over)                 |
-| 579       | `stock_size`     | cards left in the stock / 31                                     |
-| 580       | `turns`          | turns played / `max_turns`                                       |
-| 581       | `stock_only`     | 1 when both refused the upcard and the captain must draw         |
+{table}
 
 The stock is in order (the next card drawn decides much of a hand's value, and a
 full-information observer knows it). The match state appends the roles of the hand in
-play (the seat of the box, of the captain, of the sitter: three one-hots of three seats)
-and the three totals / `target_score` (clipped to 1) in seat order: 594 entries.
+play and the three totals in seat order (:data:`MATCH_STATE_FIELDS`): {match_size} entries.
+
+{match_table}
 
 :func:`encode_state` reads a :class:`~gin3_env.engine.hand.HandState`; :func:`encode_state_batch`
 computes the same rows from the arrays of the batched core (``VectorHands.state()`` calls it).
@@ -44,47 +30,60 @@ import numpy as np
 from ..engine.hand import HandState
 from ..engine.match import NUM_SEATS, MatchState
 from ..engine.phases import Phase
-from .layout import PLANE, STOCK_SCALE
+from ..engine.result import PLAYER_NAMES
+from .layout import PLANE, STOCK_SCALE, Field, markdown_table, spans
 
-STATE_PLANES = (
-    "team_hand",
-    "box_hand",
-    "top_discard",
-    "discard_pile",
-    "stock",
-    "stock_order",
-    "team_known",
-    "box_known",
-    "team_declined",
-    "box_declined",
-    "taken",
+STATE_CARD_PLANES: tuple[Field, ...] = (
+    Field("team_hand", PLANE, "the team's cards (the captain's hand)"),
+    Field("box_hand", PLANE, "the box's cards"),
+    Field("top_discard", PLANE, "top of the discard pile, one-hot (the upcard in the opening)"),
+    Field("discard_pile", PLANE, "the rest of the discard pile"),
+    Field("stock", PLANE, "the cards in the stock"),
+    Field("stock_order", PLANE,
+          f"per stock card `({STOCK_SCALE} - k) / {STOCK_SCALE}`, `k` the draws before it (next: 1)"),
+    Field("team_known", PLANE, "cards the team took from the pile and still holds"),
+    Field("box_known", PLANE, "cards the box took from the pile and still holds"),
+    Field("team_declined", PLANE, "cards the team declined (passed upcard, discards drawn over)"),
+    Field("box_declined", PLANE, "cards the box declined"),
+    Field("taken", PLANE, "the card the player to act took from the pile this turn"),
 )
+STATE_SCALARS: tuple[Field, ...] = (
+    Field("phase", len(Phase), "one-hot: offer to team, offer to box, draw, discard, hand over"),
+    Field("to_act", len(PLAYER_NAMES), "one-hot: team, box (zeros once the hand is over)"),
+    Field("stock_size", 1, f"cards left in the stock / {STOCK_SCALE}"),
+    Field("turns", 1, "turns played / `max_turns`"),
+    Field("stock_only", 1, "1 when both refused the upcard and the captain must draw"),
+)
+# What the match state appends to the hand's.
+MATCH_STATE_FIELDS: tuple[Field, ...] = (
+    Field("roles", 3 * NUM_SEATS, "the seats of the box, the captain, the sitter: three one-hots of three seats"),
+    Field("scores", NUM_SEATS, "the three totals / `target_score` (clipped to 1), seats in order"),
+)
+STATE_PLANES = tuple(f.name for f in STATE_CARD_PLANES)
 (TEAM_HAND, BOX_HAND, TOP, PILE, STOCK, STOCK_ORDER, TEAM_KNOWN, BOX_KNOWN, TEAM_DECLINED, BOX_DECLINED,
- TAKEN) = range(len(STATE_PLANES))
+ TAKEN) = (STATE_PLANES.index(name) for name in (
+    "team_hand", "box_hand", "top_discard", "discard_pile", "stock", "stock_order", "team_known", "box_known",
+    "team_declined", "box_declined", "taken"))
 NUM_PHASES = len(Phase)
-PHASE_START = len(STATE_PLANES) * PLANE  # 572
-TO_ACT_START = PHASE_START + NUM_PHASES  # 577
-STOCK_SIZE_INDEX = TO_ACT_START + 2  # 579
-TURNS_INDEX = STOCK_SIZE_INDEX + 1  # 580
-STOCK_ONLY_INDEX = TURNS_INDEX + 1  # 581
-STATE_SIZE = STOCK_ONLY_INDEX + 1  # 582
-ROLES_START = STATE_SIZE  # 582: box seat, captain seat, sitter seat (one-hot of 3 each)
-SCORES_START = ROLES_START + 3 * NUM_SEATS  # 591
-MATCH_STATE_SIZE = SCORES_START + NUM_SEATS  # 594
-
 # (name, start, stop) of each row of the tables above
-STATE_LAYOUT: tuple[tuple[str, int, int], ...] = (
-    *((name, k * PLANE, (k + 1) * PLANE) for k, name in enumerate(STATE_PLANES)),
-    ("phase", PHASE_START, TO_ACT_START),
-    ("to_act", TO_ACT_START, STOCK_SIZE_INDEX),
-    ("stock_size", STOCK_SIZE_INDEX, TURNS_INDEX),
-    ("turns", TURNS_INDEX, STOCK_ONLY_INDEX),
-    ("stock_only", STOCK_ONLY_INDEX, STATE_SIZE),
-)
-MATCH_STATE_LAYOUT: tuple[tuple[str, int, int], ...] = (
-    *STATE_LAYOUT,
-    ("roles", ROLES_START, SCORES_START),
-    ("scores", SCORES_START, MATCH_STATE_SIZE),
+STATE_LAYOUT = spans((*STATE_CARD_PLANES, *STATE_SCALARS))
+MATCH_STATE_LAYOUT = (*STATE_LAYOUT, *spans(MATCH_STATE_FIELDS, STATE_LAYOUT[-1][2]))
+_START = {name: start for name, start, _ in MATCH_STATE_LAYOUT}
+PHASE_START = _START["phase"]  # 572
+TO_ACT_START = _START["to_act"]  # 577
+STOCK_SIZE_INDEX = _START["stock_size"]  # 579
+TURNS_INDEX = _START["turns"]  # 580
+STOCK_ONLY_INDEX = _START["stock_only"]  # 581
+STATE_SIZE = STATE_LAYOUT[-1][2]  # 582
+ROLES_START = _START["roles"]  # 582: box seat, captain seat, sitter seat (one-hot of 3 each)
+SCORES_START = _START["scores"]  # 591
+MATCH_STATE_SIZE = MATCH_STATE_LAYOUT[-1][2]  # 594
+
+__doc__ = (
+    (__doc__ or "")
+    .replace("{table}", markdown_table((*STATE_CARD_PLANES, *STATE_SCALARS)))
+    .replace("{match_size}", str(MATCH_STATE_SIZE))
+    .replace("{match_table}", markdown_table(MATCH_STATE_FIELDS, STATE_SIZE))
 )
 
 _OVER = int(Phase.OVER)

@@ -2,7 +2,7 @@
 
 A policy is any object with ``act(observation: dict) -> int`` returning a
 legal action, where the dict is ``{"observation": float32 vector (the layout
-of :mod:`gin3_env.envs.observation`, possibly with match features appended),
+of :mod:`gin3_env.observation.layout`, possibly with match features appended),
 "action_mask": int8 (107,)}``.
 
 - :class:`RandomPolicy` (``seed``): uniform over the legal actions.

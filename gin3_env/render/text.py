@@ -321,7 +321,7 @@ def move_label(state: HandState, action: int, *, symbols: bool = False) -> str:
 def render_moves(state: HandState, *, symbols: bool = False, columns: int = 1) -> str:
     """The legal moves as a list numbered 1..k in action-id order: ``[3] discard AC (deadwood 12)``.
 
-    The numbers are what a person types (:func:`gin3_env.play_moves.parse_move`
+    The numbers are what a person types (:func:`gin3_env.play.moves.parse_move`
     maps ``n`` back to the ``n``-th legal action), not action ids.
 
     Discards and knocks note the deadwood left after them; ``columns`` > 1 lays

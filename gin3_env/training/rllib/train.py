@@ -22,10 +22,10 @@ so, showing the evaluation already made (made once, if it is missing).
 
 Bad input (an unknown config key, an unreachable ``--address``, a missing or
 foreign checkpoint to resume, a run folder that already holds a run, or one that
-another ``gin3 train`` is using: :class:`~..run.lock.RunLock` on ``RUN_DIR/.lock``)
+another ``gin3 train`` is using: :class:`~gin3_env.training.run.lock.RunLock` on ``RUN_DIR/.lock``)
 is one line on stderr and exit code 2, before anything but the lock file is written.
 
-Ctrl-C (SIGINT) or SIGTERM (:class:`~..run.signals.GracefulStop`): the iteration in
+Ctrl-C (SIGINT) or SIGTERM (:class:`~gin3_env.training.run.signals.GracefulStop`): the iteration in
 flight finishes, the checkpoint is written (atomically, as always), the command
 prints where it is and how to resume (``gin3 train --backend rllib ... --resume``),
 stops Ray (a local instance) and exits 130 / 143; a second signal exits at once,

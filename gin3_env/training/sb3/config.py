@@ -30,7 +30,7 @@ OPPONENT_KINDS = ("random", "heuristic", "self")
 @dataclass
 class TrainConfig:
     """Arguments of one training run (CleanRL style: one flat, typed record). Each field says what
-    it means; ``gin3 train --help`` shows that with its type and default (:mod:`..options`)."""
+    it means; ``gin3 train --help`` shows that with its type and default (:mod:`gin3_env.training.options`)."""
 
     run_name: str = option("gin3", "name of the run: its files go to OUT_DIR/RUN_NAME (one plain folder name)")
     out_dir: str = option("runs", "folder that holds the run folders")
