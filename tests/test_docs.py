@@ -207,3 +207,22 @@ def test_the_reference_check_catches_a_missing_module() -> None:
     assert _resolves("gin3_env.vector.VectorHands")  # through the package's re-export
     assert not _resolves("gin3_env.envs.observation") and not _resolves("gin3_env.observation.layout.NOPE")
     assert not _resolves("gin3_env.kernels.hands.VectorHands.no_such_method")
+
+
+def test_the_rules_page_lists_every_rules_option_with_its_default_and_range() -> None:
+    """docs/rules.md §9 has one row per field of ``Rules``, in order, with its default and range."""
+    from dataclasses import fields
+
+    from gin3_env.engine.rules import _RANGES, Rules
+
+    text = (ROOT / "docs" / "rules.md").read_text()
+    section = text.split("## 9. Options", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| `")]
+    assert [row[0].strip("`") for row in rows] == list(Rules.option_names())
+    for (name, default, allowed, meaning), field in zip(rows, fields(Rules), strict=True):
+        value = field.default
+        assert default == (str(value).lower() if isinstance(value, bool) else str(value)), name
+        lo, hi = _RANGES.get(field.name, (None, None))
+        assert allowed == ("true/false" if isinstance(value, bool) else f"{lo}..{hi}"), name
+        assert meaning, name
