@@ -82,7 +82,7 @@ def test_batched_core_and_its_errors_without_the_env_libraries() -> None:
     proc = run_blocked(
         """
         import numpy as np
-        from gin3_env.envs.errors import InvalidActionError, InvalidSeedError
+        from gin3_env.errors import InvalidActionError, InvalidSeedError
         from gin3_env.vector import VectorHands
         from gin3_env.errors import HandActionOutOfRangeError
         hands = VectorHands(3, seed=0)
