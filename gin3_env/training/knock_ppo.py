@@ -50,7 +50,7 @@ def make_model(env: Any, seed: int, init_knock: float = 0.9, **ppo: Any) -> Any:
 
 
 def evaluate_gate(gate_batch: Any, n_hands: int, seed: int, seat_baseline: bool = True) -> Any:
-    """The gate (a :class:`~gin3_env.vector.knock.KnockGateBatch`) against the heuristic on
+    """A batched player (a :class:`~gin3_env.vector.knock.KnockGateBatch`, say) against the heuristic on
     ``n_hands`` duplicate deals of ``seed``, on the batched core (the report of ``gin3 evaluate``)."""
     from ..engine.rules import Rules
     from ..evaluation.batched_hands import evaluate_hands_batched
