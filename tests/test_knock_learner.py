@@ -3,6 +3,7 @@ reward is the learner's points minus the heuristic's on the same deal and seat."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import gymnasium as gym
@@ -140,6 +141,13 @@ def test_sb3_smoke_run_and_initial_knock_probability(tmp_path: Path) -> None:
     assert (tmp_path / "run" / "knock_ppo.zip").stat().st_size > 0
     assert (tmp_path / "run" / "knock_ppo.json").exists()
     assert knock_ppo.main(["--steps", "128", "--out", str(tmp_path / "run")]) == 2  # the run folder is not reused
+    # the saved gate reads back as data and plays as it did
+    saved = str(tmp_path / "run" / "knock_ppo.zip")
+    again = knock_ppo.main(["--evaluate", saved, "--eval-hands", "20", "--eval-seed", "2027", "--out", str(tmp_path)])
+    assert again == 0
+    first = json.loads((tmp_path / "run" / "knock_ppo.json").read_text())["evaluation"]["points_per_hand"]
+    second = json.loads((tmp_path / "evaluation_seed2027.json").read_text())["evaluation"]["points_per_hand"]
+    assert first == second
     from gin3_env.vector.knock_sb3 import KnockSB3VecEnv
 
     model = knock_ppo.make_model(KnockSB3VecEnv(4, seed=0), seed=0, init_knock=0.9)

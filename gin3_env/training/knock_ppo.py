@@ -107,7 +107,9 @@ def train(steps: int, num_envs: int, seed: int, init_knock: float, reward_scale:
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(prog="python -m gin3_env.training.knock_ppo",
                                 description="MaskablePPO on the knock learner, then the gate against the heuristic.")
-    parser.add_argument("--out", required=True, help=f"run folder: {MODEL_NAME} and {REPORT_NAME} go there")
+    parser.add_argument("--out", help=f"run folder: {MODEL_NAME} and {REPORT_NAME} go there (with --evaluate: "
+                        "evaluation_seedS.json)")
+    parser.add_argument("--evaluate", metavar="MODEL", help="no training: evaluate this saved gate (read as data)")
     parser.add_argument("--steps", type=int, default=60_000, help="knock decisions to train on (default 60000)")
     parser.add_argument("--envs", type=int, default=64, help="hands played at once (default 64)")
     parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
@@ -127,9 +129,45 @@ def check_out(folder: Path) -> None:
             raise ValueError(f"--out {folder} already holds {name}; give a new folder")
 
 
+def load_gate_model(path: str | Path) -> Any:
+    """A saved gate (``knock_ppo.zip``) read as data, never unpickled (the model-file rules)."""
+    from gymnasium import spaces
+
+    from ..policies.model_file import load_sb3_model
+    from ..vector.knock import GATE_SIZE
+
+    shape = {"observation_space": spaces.Box(0.0, 10.0, (GATE_SIZE,), np.float32), "action_space": spaces.Discrete(2)}
+    return load_sb3_model(path, overrides=shape, what="knock gate model file")
+
+
+def evaluate_saved(args: argparse.Namespace) -> dict[str, Any]:
+    from ..vector.knock import KnockGateBatch, sb3_gate
+
+    if args.eval_hands < 1:
+        raise ValueError("--evaluate needs --eval-hands >= 1")
+    target = None if args.out is None else Path(args.out) / f"evaluation_seed{args.eval_seed}.json"
+    if target is not None and target.exists():
+        raise ValueError(f"{target} exists; give another --out or --eval-seed")
+    gate = KnockGateBatch(sb3_gate(load_gate_model(args.evaluate)), name="knock-ppo")
+    result = evaluate_gate(gate, args.eval_hands, args.eval_seed)
+    report = {"command": "python -m gin3_env.training.knock_ppo " + " ".join(sys.argv[1:]), "model": args.evaluate,
+              "evaluation": {**result.to_dict(), "gated_decisions": gate.decisions, "holds": gate.holds}}
+    print(result.to_text())
+    print(f"holds: {gate.holds} of {gate.decisions} knock decisions ({gate.holds / max(1, gate.decisions):.1%})")
+    if target is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        save_json(target, report)
+        print(f"written to {target}")
+    return report
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from ..vector.knock import KnockGateBatch, sb3_gate
 
+    if args.evaluate:
+        return evaluate_saved(args)
+    if args.out is None:
+        raise ValueError("give --out FOLDER (the run folder), or --evaluate MODEL")
     if args.steps < 1 or args.envs < 1 or args.eval_hands < 0:
         raise ValueError("--steps and --envs must be >= 1, --eval-hands >= 0")
     out = Path(args.out)
@@ -158,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         run(args)
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, ImportError) as exc:
         print(f"knock_ppo: error: {exc}", file=sys.stderr)
         return 2
     return 0
