@@ -157,10 +157,14 @@ def test_sb3_smoke_run_and_initial_knock_probability(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_trained_gate_does_not_lose_to_the_heuristic(tmp_path: Path) -> None:
+def test_trained_gate_beats_the_heuristic(tmp_path: Path) -> None:
+    """The documented run (docs/beating_the_heuristic.md): 200k knock decisions, seed 1; measured
+    +0.28 [+0.17, +0.40] points per hand over 4,500 deals of seed 2027."""
     from gin3_env.training import knock_ppo
 
     report = knock_ppo.run(knock_ppo.build_parser().parse_args(
-        ["--steps", "20000", "--out", str(tmp_path), "--eval-hands", "1500", "--eval-seed", "31", "--no-progress"]))
-    overall = report["evaluation"]["points_per_hand"]
-    assert overall["high"] > 0  # a gate that starts at the heuristic's play and learns holds does not fall below it
+        ["--steps", "200000", "--seed", "1", "--out", str(tmp_path), "--eval-hands", "4500", "--eval-seed", "2027",
+         "--no-progress"]))
+    evaluation = report["evaluation"]
+    assert evaluation["points_per_hand"]["low"] > 0
+    assert evaluation["seat_adjusted"]["team"]["mean"] > 0 and evaluation["seat_adjusted"]["box"]["mean"] > 0
