@@ -1,8 +1,8 @@
-"""The ``gin3`` command line: ``train``, ``evaluate``, ``bench``, ``play``, ``replay``.
+"""The ``gin3`` command line: ``train``, ``evaluate``, ``ladder``, ``bench``, ``play``, ``replay``.
 
-``train``, ``evaluate`` and ``bench`` hand their arguments to
-``gin3_env.training.sb3.train.main``, ``gin3_env.evaluation.cli_main`` and
-``gin3_env.benchmarks.main``, imported only when asked for (they need the
+``train``, ``evaluate``, ``ladder`` and ``bench`` hand their arguments to
+``gin3_env.training.sb3.train.main``, ``gin3_env.evaluation.cli_main``,
+``gin3_env.evaluation.ladder.cli_main`` and ``gin3_env.benchmarks.main``, imported only when asked for (they need the
 optional extras). ``play`` and ``replay`` are in :mod:`gin3_env.play` (its
 ``commands`` module runs them from the parsed arguments). This module only builds
 the parser and dispatches; ``python -m gin3_env`` runs it too.
@@ -31,6 +31,7 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
     "train": ("gin3_env.training.sb3.train", "main", "train an agent (needs the 'train' extra)"),
     "evaluate": ("gin3_env.evaluation", "cli_main", "play policies against each other and report"),
     "bench": ("gin3_env.benchmarks", "main", "speed benchmarks (needs the 'bench' extra)"),
+    "ladder": ("gin3_env.evaluation.ladder", "cli_main", "every pair of a roster of players on the same deals"),
 }
 ROLES = {"team": 0, "box": 1}
 # gin3 train --backend NAME: the trainers other than the default (sb3) one

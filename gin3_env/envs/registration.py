@@ -5,7 +5,10 @@
 - ``pettingzoo.make("aec", "gin3/three_handed_gin-v0")``: one hand (``aec_hand.env``);
 - ``pettingzoo.make("aec", "gin3/three_handed_gin_match-v0")``: a match (``aec_match.env``);
 - ``gymnasium.make("gin3/ThreeHandedGin-v0", ...)``: the single-agent hand env;
-- ``gymnasium.make("gin3/ThreeHandedGinMatch-v0", ...)``: the single-agent match env.
+- ``gymnasium.make("gin3/ThreeHandedGinMatch-v0", ...)``: the single-agent match env;
+- ``gymnasium.make("gin3/ThreeHandedGinKnock-v0", decide="knock")``: the knock learner (the agent
+  makes only the knock decisions, the heuristic the rest; ``gin3_env.vector.knock``), an id the
+  package facade adds with :func:`add_gymnasium_env` because its env is above this layer.
 
 ``gymnasium.make_vec("gin3/ThreeHandedGin-v0", num_envs, **kwargs)`` is the batched core
 (``gin3_env.vector.gym_env.make_vec``, the id's ``vector_entry_point``; keywords pass
@@ -66,6 +69,7 @@ __all__ = [
     "GYMNASIUM_ENVS",
     "GYMNASIUM_VECTOR_ENVS",
     "PETTINGZOO_ENVS",
+    "add_gymnasium_env",
     "preload_in_forkserver",
     "register_all",
     "register_available",
@@ -85,6 +89,12 @@ def _keep(env_id: str, registered: object, entry_point: str) -> bool:
             stacklevel=3,
         )
     return True
+
+
+def add_gymnasium_env(env_id: str, entry_point: str) -> None:
+    """Add an id whose env lives above this layer (the package facade hands it in, as it hands
+    in the vector entry points), registered by :func:`register_gymnasium`."""
+    GYMNASIUM_ENVS.setdefault(env_id, entry_point)
 
 
 def set_vector_entry_point(env_id: str, entry_point: str) -> None:

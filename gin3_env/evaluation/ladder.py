@@ -1,0 +1,396 @@
+"""``gin3 ladder``: every pair of a roster of players on the same duplicate deals.
+
+Each pair ``(A, B)`` (A before B in the roster) plays the deals of ``gin3 evaluate A B --hands N
+--matches 0 --seed S`` (deal ``i`` is the ``i``-th ``rng.permutation(52)`` of
+``numpy.random.default_rng(S)``, each deal twice with the seats swapped), so every pair meets the
+same deck orders, and a pair's figure is the one ``gin3 evaluate`` prints for it: A's mean points
+per hand with the 95% interval over the per-deal pair means (:func:`~.hands.evaluate_hands`).
+Each pair loads its two players afresh (A with seed ``S``, B with ``S + 1``, as ``gin3 evaluate``
+does), so a pair's result does not depend on the rest of the roster.
+
+Two kinds of pair differ, and the table says so:
+
+- a pair with a ``search`` player plays the first ``search_hands`` deals only (the search takes
+  a tenth of a second per decision; by default a tenth of ``hands``);
+- ``openspiel-simple`` (OpenSpiel's simple gin bot) plays only OpenSpiel's two-player
+  ``gin_rummy`` (knock 10, gin 25, undercut 10), through
+  :func:`~.vs_openspiel.evaluate_openspiel_hands`: the same deck orders, another game.
+
+Outputs: a table (:meth:`Ladder.to_text`), a JSON (:meth:`Ladder.to_dict`, written atomically)
+and a picture (:func:`plot_ladder`: the row player's mean against each column player as a heat
+map, and every pair's mean with its 95% interval). The output paths and every spec are checked
+before anything plays (:func:`check_outputs`, :func:`check_roster`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..argparsing import OneLineErrorParser
+from ..files import atomic_output, save_json
+from ..policies import check_policy_spec, policy_spec_help
+from ..policies.model_file import add_trust_flag, trust_from_args
+from ..signals import Interrupted, raise_on_stop_signals
+from .hands import evaluate_hands
+from .hands_report import HandsReport
+from .stats import signed
+from .vs_openspiel import OPPONENT_NAME
+
+# The shipped players, weakest first by expectation: the default roster of ``gin3 ladder``.
+DEFAULT_ROSTER: tuple[str, ...] = ("random", "heuristic", "trained", "ppo", "search", OPPONENT_NAME)
+DEFAULT_HANDS = 1000
+SEARCH_SHARE = 10  # pairs with a search player play hands // SEARCH_SHARE deals unless told
+GIN3_GAME = "gin3"
+OPENSPIEL_GAME = "openspiel gin_rummy"
+
+
+def is_search(spec: str) -> bool:
+    return spec == "search" or spec.startswith("search:")
+
+
+def default_search_hands(hands: int) -> int:
+    """The deals a pair with a search player plays when ``--search-hands`` is not given."""
+    return max(1, hands // SEARCH_SHARE)
+
+
+@dataclass(frozen=True)
+class LadderPair:
+    """One pair's result: A's points per hand against B (``report`` is the full hands report)."""
+
+    a: str
+    b: str
+    game: str
+    report: HandsReport
+
+    @property
+    def deals(self) -> int:
+        return self.report.n_deals
+
+    def to_dict(self) -> dict[str, Any]:
+        ci = self.report.overall
+        return {"a": self.a, "b": self.b, "game": self.game, "deals": self.deals, "mean": ci.mean,
+                "low": ci.low, "high": ci.high, "std": ci.std, "report": self.report.to_dict()}
+
+
+@dataclass
+class Ladder:
+    """Every pair of ``players``; ``hands`` deals a pair, ``search_hands`` for pairs with a search player."""
+
+    players: list[str]
+    hands: int
+    search_hands: int
+    seed: int
+    pairs: list[LadderPair] = field(default_factory=list)
+
+    def pair(self, a: str, b: str) -> LadderPair | None:
+        for p in self.pairs:
+            if (p.a, p.b) in ((a, b), (b, a)):
+                return p
+        return None
+
+    def matrix(self) -> list[list[float | None]]:
+        """``m[i][j]``: player ``i``'s mean points per hand against player ``j`` (None: not played)."""
+        out: list[list[float | None]] = []
+        for row in self.players:
+            line: list[float | None] = []
+            for col in self.players:
+                p = None if row == col else self.pair(row, col)
+                line.append(None if p is None else p.report.overall.mean * (1 if p.a == row else -1))
+            out.append(line)
+        return out
+
+    def standing(self) -> list[tuple[str, float, int]]:
+        """(player, mean of its pair means against the others, pairs), best first."""
+        rows = []
+        for name, line in zip(self.players, self.matrix(), strict=True):
+            values = [v for v in line if v is not None]
+            if values:
+                rows.append((name, sum(values) / len(values), len(values)))
+        return sorted(rows, key=lambda r: -r[1])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "players": list(self.players),
+            "hands": self.hands,
+            "search_hands": self.search_hands,
+            "seed": self.seed,
+            "unit": "points per hand of a against b; 95% interval over the per-deal means of the two seatings",
+            "pairs": [p.to_dict() for p in self.pairs],
+            "matrix": self.matrix(),
+            "standing": [{"player": n, "mean_vs_field": m, "pairs": k} for n, m, k in self.standing()],
+        }
+
+    def to_text(self) -> str:
+        wa = max([len("A")] + [len(p.a) for p in self.pairs])
+        wb = max([len("B")] + [len(p.b) for p in self.pairs])
+        lines = [
+            f"Ladder: {len(self.players)} players, seed {self.seed}, {self.hands} deals a pair "
+            f"({self.search_hands} for pairs with search), each deal played twice with the seats swapped",
+            f"{'A':<{wa}}  {'B':<{wb}}  {'game':<19}  {'deals':>6}  {'A pts/hand':>10}  {'95% interval':>18}",
+        ]
+        for p in self.pairs:
+            ci = p.report.overall
+            lines.append(f"{p.a:<{wa}}  {p.b:<{wb}}  {p.game:<19}  {p.deals:>6}  {signed(ci.mean):>10}  "
+                         f"[{signed(ci.low):>7}, {signed(ci.high):>7}]")
+        notes = []
+        if any(is_search(p.a) or is_search(p.b) for p in self.pairs):
+            notes.append(f"pairs with search play the first {self.search_hands} of the deals (--search-hands)")
+        if any(p.game == OPENSPIEL_GAME for p in self.pairs):
+            notes.append(f"pairs with {OPPONENT_NAME} play OpenSpiel's two-player gin_rummy (knock 10, gin 25, "
+                         "undercut 10) on the same deck orders, not this package's game")
+        lines += [f"note: {n}" for n in notes]
+        width = max(len(n) for n in self.players)
+        cell = max(9, width)
+        lines.append("")
+        lines.append("row player's points per hand against the column player")
+        lines.append(" " * width + "  " + "  ".join(f"{n:>{cell}}" for n in self.players))
+        for name, line in zip(self.players, self.matrix(), strict=True):
+            cells = ["." if v is None else signed(v) for v in line]
+            lines.append(f"{name:<{width}}  " + "  ".join(f"{c:>{cell}}" for c in cells))
+        lines.append("")
+        lines.append("standing (mean of a player's pair means; pairs differ in deals and game, see above)")
+        for rank, (name, mean, k) in enumerate(self.standing(), start=1):
+            lines.append(f"{rank:>2}. {name:<{width}}  {signed(mean):>7}  over {k} pairs")
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ checks before any play
+def check_roster(players: Sequence[str]) -> None:
+    """Refuse a roster that cannot play, before any player is loaded: fewer than two players, a
+    name given twice, an unknown spec (:func:`~gin3_env.policies.check_policy_spec`), or
+    ``openspiel-simple`` without open-spiel installed."""
+    if len(players) < 2:
+        raise ValueError(f"a ladder needs at least two players, got {list(players)}")
+    seen: set[str] = set()
+    for spec in players:
+        if not spec:
+            raise ValueError("--players holds an empty name (two commas in a row?)")
+        if spec in seen:
+            raise ValueError(f"--players names {spec!r} twice")
+        seen.add(spec)
+    for spec in players:
+        if spec == OPPONENT_NAME:
+            from ..interop.openspiel import import_pyspiel
+
+            import_pyspiel()
+        else:
+            check_policy_spec(spec)
+
+
+def _writable_place(path: Path, what: str) -> None:
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a folder; give a file name")
+    parent = path.parent
+    while not parent.exists():  # the nearest existing folder above must let us create the rest
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ValueError(f"{what} {path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{what} {path}: cannot write in {parent}")
+
+
+def check_outputs(json_path: str | None, plot_path: str | None) -> None:
+    """Refuse output paths that could not be written, before any play: a folder, a place under a
+    file or in a folder without write permission, a picture not named ``.png``, both the same file,
+    or matplotlib missing when a picture is asked for."""
+    if json_path is not None:
+        _writable_place(Path(json_path), "--json")
+    if plot_path is not None:
+        if Path(plot_path).suffix.lower() != ".png":
+            raise ValueError(f"--plot {plot_path}: the picture is a PNG; name it NAME.png")
+        _writable_place(Path(plot_path), "--plot")
+        if json_path is not None and Path(json_path).resolve() == Path(plot_path).resolve():
+            raise ValueError(f"--json and --plot name the same file {json_path}")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError as exc:
+            raise ImportError(f"--plot needs matplotlib (pip install 'gin3_env[train]'): {exc}") from None
+
+
+# ------------------------------------------------------------------ play
+def _load(spec: str, seed: int) -> Any:
+    from .cli import _load as load
+
+    return load(spec, seed)
+
+
+def play_pair(a: str, b: str, deals: int, seed: int, progress: bool = False) -> LadderPair:
+    """One pair on the first ``deals`` deals of ``seed``: our game, or OpenSpiel's when one is the simple bot."""
+    if a == OPPONENT_NAME and b == OPPONENT_NAME:
+        raise ValueError(f"{OPPONENT_NAME} cannot play itself")
+    if OPPONENT_NAME in (a, b):
+        from .vs_openspiel import evaluate_openspiel_hands
+
+        ours = b if a == OPPONENT_NAME else a
+        report = evaluate_openspiel_hands(_load(ours, seed), deals, seed, progress)
+        report.policy_a, report.policy_b = ours, OPPONENT_NAME
+        return LadderPair(ours, OPPONENT_NAME, OPENSPIEL_GAME, report)
+    report = evaluate_hands(_load(a, seed), _load(b, seed + 1), deals, seed, None, progress)
+    report.policy_a, report.policy_b = a, b
+    return LadderPair(a, b, GIN3_GAME, report)
+
+
+def run_ladder(
+    players: Sequence[str],
+    hands: int,
+    seed: int = 0,
+    search_hands: int | None = None,
+    progress: bool = False,
+    on_pair: Callable[[LadderPair, int, int], None] | None = None,
+) -> Ladder:
+    """Every pair of ``players`` (module doc); ``on_pair(pair, done, total)`` after each pair."""
+    if isinstance(hands, bool) or not isinstance(hands, int) or hands < 1:
+        raise ValueError(f"--hands must be an int >= 1, got {hands!r}")
+    if search_hands is None:
+        search_hands = default_search_hands(hands)
+    if isinstance(search_hands, bool) or not isinstance(search_hands, int) or search_hands < 1:
+        raise ValueError(f"--search-hands must be an int >= 1, got {search_hands!r}")
+    check_roster(players)
+    ladder = Ladder(list(players), hands, search_hands, seed)
+    todo = [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
+    for done, (a, b) in enumerate(todo, start=1):
+        deals = search_hands if is_search(a) or is_search(b) else hands
+        pair = play_pair(a, b, deals, seed, progress)
+        ladder.pairs.append(pair)
+        if on_pair is not None:
+            on_pair(pair, done, len(todo))
+    return ladder
+
+
+# ------------------------------------------------------------------ the picture
+def plot_ladder(ladder: Ladder, path: str | os.PathLike[str]) -> None:
+    """A PNG: left, the row player's mean points per hand against each column player (a heat map,
+    each cell with its mean and the interval's half-width); right, every pair's mean with its 95%
+    interval. Written atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    names = ladder.players
+    m = np.array([[np.nan if v is None else v for v in line] for line in ladder.matrix()], dtype=float)
+    n = len(names)
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(6 + 1.1 * n, 1.2 + 0.9 * n + 0.1 * len(ladder.pairs)),
+                                 gridspec_kw={"width_ratios": [1.15, 1]})
+    limit = max(1.0, float(np.nanmax(np.abs(m)))) if np.isfinite(m).any() else 1.0
+    # a symmetric log scale: the gaps of a few points between strong players stay visible beside random's -50
+    norm = matplotlib.colors.SymLogNorm(linthresh=1.0, vmin=-limit, vmax=limit, base=10)
+    image = ax.imshow(m, cmap="RdBu", norm=norm)
+    for i, row in enumerate(names):
+        for j, col in enumerate(names):
+            pair = None if i == j else ladder.pair(row, col)
+            if pair is None:
+                continue
+            half = pair.report.overall.half_width
+            dark = abs(m[i, j]) > limit ** 0.7
+            ax.text(j, i, f"{signed(m[i, j], 1)}\n±{half:.1f}", ha="center", va="center", fontsize=8,
+                    color="white" if dark else "black")
+    ax.set_xticks(range(n), names, rotation=35, ha="right")
+    ax.set_yticks(range(n), names)
+    ax.set_title("row's points per hand vs column")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+
+    labels = [f"{p.a} vs {p.b}" + (" *" if p.game == OPENSPIEL_GAME else "") + f" ({p.deals})"
+              for p in ladder.pairs]
+    means = np.array([p.report.overall.mean for p in ladder.pairs])
+    lows = means - np.array([p.report.overall.low for p in ladder.pairs])
+    highs = np.array([p.report.overall.high for p in ladder.pairs]) - means
+    y = np.arange(len(ladder.pairs))[::-1]
+    bx.errorbar(means, y, xerr=[lows, highs], fmt="o", color="black", ecolor="tab:blue", capsize=3)
+    bx.axvline(0.0, color="grey", lw=0.8)
+    bx.set_yticks(y, labels, fontsize=8)
+    bx.set_xlabel("A's points per hand (95% interval)")
+    title = "pairs: A vs B (deals)"
+    if any(p.game == OPENSPIEL_GAME for p in ladder.pairs):
+        title += "; * OpenSpiel gin_rummy"
+    bx.set_title(title, fontsize=9)
+    fig.suptitle(f"gin3 ladder, seed {ladder.seed}: duplicate deals, seats swapped", fontsize=10)
+    fig.tight_layout()
+    with atomic_output(path) as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------ the command
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineErrorParser(
+        prog="gin3 ladder",
+        description="Play every pair of a roster of players on the same duplicate deals (each deal twice, "
+        "seats swapped) and report each pair's mean points per hand with its 95% interval: a table on "
+        "stdout, and with --json a JSON and a picture beside it.",
+    )
+    parser.add_argument(
+        "--players",
+        default=",".join(DEFAULT_ROSTER),
+        metavar="A,B,...",
+        help=f"the roster, comma-separated (default {','.join(DEFAULT_ROSTER)}): {policy_spec_help()}, or "
+        f"{OPPONENT_NAME} (OpenSpiel's simple bot, in OpenSpiel's gin_rummy)",
+    )
+    parser.add_argument("--hands", type=int, default=DEFAULT_HANDS,
+                        help=f"deals a pair plays, each twice (default {DEFAULT_HANDS})")
+    parser.add_argument("--search-hands", type=int, default=None, metavar="N",
+                        help=f"deals for a pair with a search player (default: --hands / {SEARCH_SHARE})")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and random players (default 0)")
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH (e.g. results/ladder.json)")
+    parser.add_argument("--plot", metavar="PNG",
+                        help="write the picture to PNG (default: beside --json, same name with .png)")
+    parser.add_argument("--no-plot", action="store_true", help="no picture")
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="progress on stderr: a line after each pair and the evaluation's own progress (default: on)",
+    )
+    add_trust_flag(parser)
+    return parser
+
+
+def plot_path_of(args: argparse.Namespace) -> str | None:
+    if args.no_plot:
+        return None
+    if args.plot is not None:
+        return str(args.plot)
+    return None if args.json is None else str(Path(args.json).with_suffix(".png"))
+
+
+def cli_main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``gin3 ladder``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    trust_from_args(args)
+    players = [s.strip() for s in args.players.split(",")]
+    plot = plot_path_of(args)
+
+    def report(pair: LadderPair, done: int, total: int) -> None:
+        if args.progress:
+            print(f"[ladder] {done}/{total}: {pair.a} vs {pair.b}: {pair.report.overall} "
+                  f"over {pair.deals} deals", file=sys.stderr, flush=True)
+
+    try:
+        check_outputs(args.json, plot)
+        with raise_on_stop_signals():
+            ladder = run_ladder(players, args.hands, args.seed, args.search_hands, args.progress, report)
+    except (ValueError, FileNotFoundError, ImportError) as exc:
+        print(f"gin3 ladder: error: {exc}", file=sys.stderr)
+        return 2
+    except Interrupted as exc:
+        print(f"\ngin3 ladder: {exc}; nothing was written", file=sys.stderr)
+        return exc.exit_code
+    print(ladder.to_text())
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_json(path, ladder.to_dict())
+        print(f"results written to {path}")
+    if plot is not None:
+        Path(plot).parent.mkdir(parents=True, exist_ok=True)
+        plot_ladder(ladder, plot)
+        print(f"picture written to {plot}")
+    return 0
