@@ -87,10 +87,9 @@ def test_the_shipped_model_plays_the_recorded_actions() -> None:
     obs = np.stack([v for v, _, _, _ in records])
     masks = np.stack([m for _, m, _, _ in records])
     assert ModelBatch(policy).act(obs, masks).tolist() == actions
-    with torch.no_grad():
-        dist = policy.model.policy.get_distribution(torch.from_numpy(AUGMENTED.encode_batch(obs)),
-                                                    action_masks=masks.astype(bool))
-    log_probs = dist.distribution.logits.numpy()
+    with torch.no_grad():  # the player network alone (no SB3 trainer): the masked distribution's log-probabilities
+        log_probs = policy.model.log_probs(torch.from_numpy(AUGMENTED.encode_batch(obs)),
+                                           torch.from_numpy(masks.astype(bool))).numpy()
     for row, (_, mask, _, recorded) in enumerate(records):
         np.testing.assert_allclose(log_probs[row][mask.astype(bool)], recorded, atol=1e-4)
 
