@@ -614,10 +614,15 @@ def read_model_file(path: str | os.PathLike[str], what: str = "model file", *, w
 def check_model_file(path: str | os.PathLike[str], what: str = "model file", weights: bool = True) -> Path:
     """``path`` if it is a complete saved stable-baselines3 model (a zip holding ``data`` and
     ``policy.pth``, every member passing its checksum, within the size limits) for this env that loads
-    as data (every serialized field known; with ``weights``, every ``.pth`` plain, finite weights); else
+    as data (every serialized field known; with ``weights``, every ``.pth`` plain, finite weights that fit
+    the network its description names, :func:`~gin3_env.policies.player.build_player`); else
     :class:`ModelFileError` saying why. A file passed to :func:`trust_model_file` gets the zip and env
     checks only. ``weights=False`` does not import torch."""
-    read_model_file(path, what, weights=weights)
+    model = read_model_file(path, what, weights=weights)
+    if weights and model.description is not None:
+        from .player import build_player  # the weights fit the network the description names
+
+        build_player(model)
     return Path(path)
 
 
@@ -713,7 +718,7 @@ def sb3_zip(model: ModelFile) -> bytes:
 
 
 def load_sb3_model(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | ModelFile,
     *,
     device: str = "cpu",
     env: Any = None,
@@ -726,7 +731,8 @@ def load_sb3_model(
     """A ``MaskablePPO`` trainer of ``path`` (to train on or save again) with nothing in the file executed:
     the file is read once and checked (:func:`read_model_file`), then SB3's loader is handed those checked
     bytes (:func:`sb3_zip`, an ``io.BytesIO``: the path is never opened again) with every serialized field
-    rebuilt (``custom_objects``), and ``env`` (None: none, never one the file names).
+    rebuilt (``custom_objects``), and ``env`` (None: none, never one the file names). ``path`` may be a
+    :class:`ModelFile` already read.
 
     ``overrides`` replace fields of the file (the config's PPO settings on resume); ``kwargs`` go to
     ``MaskablePPO.load``; a file SB3 cannot load raises :class:`ModelFileError` with ``problem`` and
@@ -734,8 +740,13 @@ def load_sb3_model(
     fields, which runs code from the file; the env checks are made either way. A player needs none of
     this: :func:`gin3_env.policies.player.load_player` builds the network alone."""
     given = dict(overrides or {})
-    trusted = trust_pickle or is_trusted(path)
-    model = read_model_file(path, what, overrides=frozenset(given), trusted=trusted)
+    if isinstance(path, ModelFile):  # already read and checked (the resumed checkpoint); its overrides are ours
+        model = path
+        if model.description is not None:
+            model.description = describe(model.data, model.path, model.what, frozenset(given))
+    else:
+        trusted = trust_pickle or is_trusted(path)
+        model = read_model_file(path, what, overrides=frozenset(given), trusted=trusted)
     file = model.path
     try:
         from sb3_contrib import MaskablePPO

@@ -39,7 +39,7 @@ from ..observation.features import AUGMENTED_SIZE
 from .model_file import SERIALIZED, ModelFile, ModelFileError, read_model_file
 from .network import CardAwareActorHead, card_feature_index
 
-__all__ = ["PlayerNetwork", "load_player", "network_spec"]
+__all__ = ["PlayerNetwork", "build_player", "load_player", "network_spec"]
 
 MASK_VALUE = -1e8  # what sb3-contrib's masked distribution sets an illegal action's logit to
 DEFAULT_NET_ARCH = (64, 64)  # SB3's actor layers when the model names none
@@ -64,7 +64,8 @@ def network_spec(model: ModelFile) -> tuple[list[int], str]:
         raise ModelFileError(model.path, "holds 'policy_kwargs' that are not a dict", model.what)
     unknown = sorted(set(kwargs) - set(POLICY_KWARGS))
     if unknown:
-        raise ModelFileError(model.path, f"names policy_kwargs gin3's player network does not have ({', '.join(unknown)}"
+        raise ModelFileError(model.path, "names policy_kwargs gin3's player network does not have "
+                             f"({', '.join(unknown)}"
                              f"; it knows {', '.join(POLICY_KWARGS)})", model.what)
     arch = kwargs.get("net_arch")
     if arch is None:
@@ -173,14 +174,17 @@ def _actor_weights(model: ModelFile, net: PlayerNetwork) -> dict[str, torch.Tens
 def load_player(path: str | os.PathLike[str], what: str = "policy model file", device: str = "cpu") -> PlayerNetwork:
     """The file's actor as a :class:`PlayerNetwork` in eval mode (see the module doc); a file that cannot
     be: :class:`~gin3_env.policies.model_file.ModelFileError`, one line naming it."""
-    model = read_model_file(Path(path), what, trusted=False)
+    return build_player(read_model_file(Path(path), what, trusted=False)).to(device)
+
+
+def build_player(model: ModelFile) -> PlayerNetwork:
+    """The :class:`PlayerNetwork` of a file read and checked (with its weights), on the CPU, in eval mode."""
     desc = model.description
     assert desc is not None
     hidden, activation = network_spec(model)
     try:
         net = PlayerNetwork(desc.obs_size, hidden, activation, card=desc.policy == "card")
     except ValueError as exc:
-        raise ModelFileError(model.path, f"describes a network gin3 cannot build ({exc})", what) from None
+        raise ModelFileError(model.path, f"describes a network gin3 cannot build ({exc})", model.what) from None
     net.load_state_dict(_actor_weights(model, net), strict=True)
-    net.eval()
-    return net.to(device)
+    return net.eval()

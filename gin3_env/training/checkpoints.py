@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..files import save_json
-from ..policies.loading import ModelFileError, check_model_file
+from ..policies.loading import ModelFileError
+from ..policies.model_file import ModelFile, read_model_file
 
 STATE_MEMBER = "gin3_state.json"
 CHECKPOINT = "checkpoint.zip"
@@ -109,23 +110,25 @@ def write_checkpoint(model: Any, state: dict[str, Any], run_dir: Path, features:
     return path
 
 
-def _model_steps(archive: zipfile.ZipFile) -> int | None:
-    steps = json.loads(archive.read("data").decode("utf-8")).get("num_timesteps")
-    return steps if isinstance(steps, int) else None
-
-
-def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[str]]:
+def read_checkpoint(path: str | os.PathLike[str], model: ModelFile | None = None) -> tuple[dict[str, Any], list[str]]:
     """The training state of a checkpoint (``{}`` for a plain model such as ``best.zip``) and notes
-    for the person; :class:`~gin3_env.policies.loading.ModelFileError` if the file or its state is bad."""
-    file = check_model_file(path, "checkpoint")
+    for the person; :class:`~gin3_env.policies.loading.ModelFileError` if the file or its state is bad.
+    ``model``: the file as already read and checked (:func:`~gin3_env.policies.model_file.read_model_file`),
+    so the state comes from the same bytes as the model resumed."""
+    if model is None:
+        model = read_model_file(path, "checkpoint")
+    file = model.path
     notes: list[str] = []
-    with zipfile.ZipFile(file) as archive:
-        steps = _model_steps(archive)
-        inside = archive.read(STATE_MEMBER) if STATE_MEMBER in archive.namelist() else None
+    raw_steps = model.data.get("num_timesteps")
+    steps = raw_steps if isinstance(raw_steps, int) else None
+    inside = model.members.get(STATE_MEMBER)
     sidecar = file.with_suffix(".json")
     if inside is not None:
         try:
             state = json.loads(inside.decode("utf-8"))
+        except RecursionError:
+            raise ModelFileError(file, "holds a damaged training state (JSON nested too deeply)",
+                                 "checkpoint") from None
         except ValueError as exc:
             raise ModelFileError(file, f"holds a damaged training state ({exc})", "checkpoint") from None
         if sidecar.is_file() and _sidecar_digest(sidecar) != sha256(file):
@@ -134,7 +137,7 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[
     elif sidecar.is_file():  # a checkpoint written before the state moved inside the zip
         try:
             state = json.loads(sidecar.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise ModelFileError(sidecar, f"is not valid JSON ({exc})", "checkpoint state") from None
         if not isinstance(state, dict):
             raise ModelFileError(sidecar, "must hold a JSON object", "checkpoint state")
@@ -163,7 +166,7 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[
 def _sidecar_digest(sidecar: Path) -> str | None:
     try:
         data = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return data.get("checkpoint_sha256") if isinstance(data, dict) else None
 

@@ -39,7 +39,7 @@ from ..envs.single_agent import ThreeHandedGinEnv
 from ..evaluation.stats import signed
 from ..observation.features import feature_set
 from ..policies.loading import ModelFileError, SB3Policy
-from ..policies.model_file import add_trust_flag, load_sb3_model, trust_from_args
+from ..policies.model_file import ModelFile, add_trust_flag, load_sb3_model, read_model_file, trust_from_args
 from ..policies.sb3_network import CardAwarePolicy
 from ..signals import Interrupted
 from .checkpoints import (
@@ -329,7 +329,12 @@ def open_run(cfg: TrainConfig) -> tuple[dict[str, Any], list[str], ThreadPlan]:
     for note in threads.notes:
         print(f"note: {note}")
     np.random.seed(cfg.seed)
-    saved, notes = read_checkpoint(cfg.resume) if cfg.resume else ({}, [])
+    if cfg.resume:  # read once: the state and the model resumed come from the same checked bytes
+        checkpoint = read_model_file(cfg.resume, "checkpoint")
+        saved, notes = read_checkpoint(cfg.resume, checkpoint)
+        saved["_checkpoint"] = checkpoint
+    else:
+        saved, notes = {}, []
     return saved, notes, threads
 
 
@@ -340,7 +345,8 @@ def build_model(
     settings), or new (then warm-started by imitation when ``bc_samples`` > 0); its network runs in
     the config's precision."""
     state = fresh_state()
-    model = resumed_model(cfg, env) if cfg.resume else new_model(cfg, env)
+    checkpoint = saved.pop("_checkpoint", None)
+    model = resumed_model(cfg, env, checkpoint) if cfg.resume else new_model(cfg, env)
     precision = resolve_precision(cfg.precision, model.device)
     set_precision(model.policy, precision)
     print(f"[train] {model.device} ({precision}), {threads.describe()}", flush=True)
@@ -379,10 +385,11 @@ def new_model(cfg: TrainConfig, env: Any) -> Any:
     )
 
 
-def resumed_model(cfg: TrainConfig, env: Any) -> Any:
+def resumed_model(cfg: TrainConfig, env: Any, checkpoint: ModelFile | None = None) -> Any:
     """The checkpoint ``cfg.resume`` on ``env``, the config's PPO settings applied to the continued run;
     a model of another shape or algorithm is a :class:`ModelFileError`. The file is read as data:
-    nothing in it runs."""
+    nothing in it runs: SB3 is handed the bytes ``checkpoint`` holds (read once by :func:`open_run`)
+    and this run's own env."""
     resume = Path(cfg.resume)
     settings = {
         "learning_rate": cfg.learning_rate,
@@ -395,7 +402,7 @@ def resumed_model(cfg: TrainConfig, env: Any) -> Any:
         "max_grad_norm": cfg.max_grad_norm,
     }
     try:
-        model = load_sb3_model(resume, env=env, device=cfg.device, overrides=settings, what="checkpoint",
+        model = load_sb3_model(checkpoint or resume, env=env, device=cfg.device, overrides=settings, what="checkpoint",
                                problem="cannot be resumed with this config", tensorboard_log=str(cfg.run_dir / "tb"))
     except ModelFileError:
         stop_workers(env)
@@ -474,8 +481,10 @@ def model_logger(model: Any) -> Any:
 
 
 def load_for_evaluation(path: str | Path) -> Any:
-    """A model file this run wrote, loaded on the CPU for evaluation (read as data)."""
-    return load_sb3_model(path, device="cpu")
+    """A model file this run wrote, as a player on the CPU for evaluation (read as data, no trainer)."""
+    from ..policies.player import load_player
+
+    return load_player(path, "model file", "cpu")
 
 
 def select_best(cfg: TrainConfig, state: dict[str, Any]) -> dict[str, Any]:
