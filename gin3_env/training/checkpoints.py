@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import zipfile
 from pathlib import Path
 from typing import Any
 
-from ..files import save_json
 from ..policies.loading import ModelFileError
 from ..policies.model_file import ModelFile, read_model_file
+from .run_dir import PARTIAL, RUN_FILES, SIDECARS, read_manifest, run_folder_of, write_in_run
 
 STATE_MEMBER = "gin3_state.json"
 CHECKPOINT = "checkpoint.zip"
@@ -62,14 +63,30 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def save_model(model: Any, path: Path, state: dict[str, Any] | None = None) -> None:
-    """Save an SB3 model (and ``state`` inside it) so ``path`` is the old file or the complete new one."""
+    """Save an SB3 model (and ``state`` inside it) so ``path`` is the old file or the complete new one;
+    in a held run folder through its descriptor (:func:`~.run_dir.write_in_run`)."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    if state is not None:
+        with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(STATE_MEMBER, json.dumps(state))
+    write_bytes(path, buffer.getvalue())
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """``data`` as ``path``, atomically: through the held run folder where ``path`` is in one, else by
+    path (a temporary beside it, then a rename); a failure is a :class:`RunWriteError` naming ``path``."""
+    try:
+        if write_in_run(path, data):
+            return
+    except OSError as exc:
+        raise RunWriteError(path, exc) from exc
     tmp = path.with_name(path.stem + PARTIAL_SUFFIX)
     try:
-        model.save(tmp)
-        if state is not None:
-            with zipfile.ZipFile(tmp, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-                archive.writestr(STATE_MEMBER, json.dumps(state))
-        with open(tmp, "rb") as fh:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
@@ -81,12 +98,18 @@ def save_model(model: Any, path: Path, state: dict[str, Any] | None = None) -> N
     _fsync_dir(path.parent)
 
 
+def remove_file(path: Path) -> None:
+    """Delete ``path`` (through the held run folder where it is in one; never through a link)."""
+    found = run_folder_of(path)
+    if found is not None:
+        found[0].unlink(found[1])
+    else:
+        path.unlink(missing_ok=True)
+
+
 def write_json(path: Path, data: Any) -> None:
-    """``save_json`` (atomic), a failure raised as :class:`RunWriteError` naming ``path``."""
-    try:
-        save_json(path, data)
-    except OSError as exc:
-        raise RunWriteError(path, exc) from exc
+    """``data`` as JSON, atomically (:func:`write_bytes`), a failure raised as :class:`RunWriteError`."""
+    write_bytes(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
 
 
 def sha256(path: Path) -> str:
@@ -172,16 +195,22 @@ def _sidecar_digest(sidecar: Path) -> str | None:
 
 
 def remove_partial_files(run_dir: Path) -> list[Path]:
-    """Delete the temporary files a killed run left in ``run_dir`` (and its snapshots and candidates);
-    returns them."""
+    """Delete the temporary files a killed run left in ``run_dir`` (beside the files it writes and those
+    its record names); returns them. A file of the user's, whatever its name, is left alone."""
+    names = {*RUN_FILES, *SIDECARS}
+    with contextlib.suppress(ValueError):
+        names |= set(read_manifest(run_dir))
     removed: list[Path] = []
-    for folder in (run_dir, run_dir / "snapshots", run_dir / "candidates"):
-        if not folder.is_dir():
-            continue
-        for path in [*folder.glob(f"*{PARTIAL_SUFFIX}"), *folder.glob(".gin3-*.tmp")]:
-            try:
-                path.unlink()
-                removed.append(path)
-            except OSError:
-                pass
+    for rel in sorted(names):
+        final = run_dir / rel
+        partials = [final.with_name(f".{final.name}{PARTIAL}")]
+        if final.suffix == ".zip":
+            partials.append(final.with_name(final.stem + PARTIAL_SUFFIX))
+        for path in partials:
+            if path.is_file() and not path.is_symlink():
+                try:
+                    path.unlink()
+                    removed.append(path)
+                except OSError:
+                    pass
     return removed

@@ -56,7 +56,14 @@ from .imitation import behaviour_clone
 from .plots import plot_learning_curve
 from .precision import resolve_precision, set_precision
 from .quick_eval import quick_evaluate, step_zero_point
-from .run_dir import RunExistsError, RunFolderError, prepare_run_dir
+from .run_dir import (
+    RunExistsError,
+    RunFolderError,
+    check_run_folder,
+    left_by_overwrite,
+    prepare_run_dir,
+    record_folder,
+)
 from .run_lock import RunLock, RunLockedError
 from .selection import SELECTION_SEED_OFFSET, choose_best, keep_candidate, selection_text
 from .signals import GracefulStop, TrainingStopped
@@ -203,6 +210,7 @@ class TrainingMonitor:
               f"{rate:,.0f} steps/s, {eta}", flush=True)
 
     def rollout_started(self, model: Any) -> None:
+        check_run_folder(self.run_dir)  # SB3 writes TensorBoard's files by path: the folder must be the run's
         self._rollout = (time.perf_counter(), model.num_timesteps)
         if not hasattr(self, "_first"):
             self._first = self._rollout
@@ -214,6 +222,7 @@ class TrainingMonitor:
         sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
         overall = (model.num_timesteps - self._first[1]) / max(now - self._first[0], 1e-9)
         logger.record("time/sampling_samples_per_s", sampling)
+        record_folder(getattr(logger, "dir", None))  # TensorBoard's files, recorded as the run's (re-checked)
         print(f"[train] step {model.num_timesteps:>9,}: sampling {sampling:,.0f} samples/s, "
               f"{overall:,.0f} samples/s with the updates ({self.cfg.vec_env} env)", flush=True)
 
@@ -235,8 +244,7 @@ class TrainingMonitor:
         self.progress_line(step)
         if self.due("last_snapshot", self.cfg.snapshot_every, step) and self.uses_self_play():
             path = self.run_dir / "snapshots" / f"step_{step}.zip"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_save_model(model, path)
+            atomic_save_model(model, path)  # the folder made through the run folder's descriptor
             snaps = [*self.state["snapshots"], str(path)][-self.cfg.max_snapshots :]
             self.state["snapshots"] = snaps
         self.update_opponents(model)
@@ -319,8 +327,13 @@ def open_run(cfg: TrainConfig) -> tuple[dict[str, Any], list[str], ThreadPlan]:
 
     run_dir = cfg.run_dir
     deleted = prepare_run_dir(run_dir, resume=cfg.resume, overwrite=cfg.overwrite)  # ignores .lock
-    if deleted:
-        print(f"--overwrite: deleted the earlier run in {run_dir} ({', '.join(deleted)})")
+    if cfg.overwrite and not cfg.resume:
+        if deleted:
+            shown = ", ".join(deleted[:6]) + (f" and {len(deleted) - 6} more" if len(deleted) > 6 else "")
+            print(f"--overwrite: deleted the earlier run's files in {run_dir} ({shown})")
+        left = left_by_overwrite(run_dir)
+        if left:
+            print(f"--overwrite: left {len(left)} file(s) the earlier run did not write: {', '.join(left)}")
     remove_partial_files(run_dir)  # what a killed run left half-written
     write_json(run_dir / "config.json", asdict(cfg))
     torch.manual_seed(cfg.seed)
@@ -411,7 +424,7 @@ def resumed_model(cfg: TrainConfig, env: Any, checkpoint: ModelFile | None = Non
         stop_workers(env)
         raise ModelFileError(resume, f"cannot be resumed with this config ({type(exc).__name__}: {exc})",
                              "checkpoint") from None
-    model.set_random_seed(cfg.seed + model.num_timesteps)  # the same run from the same checkpoint
+    model.set_random_seed((cfg.seed + model.num_timesteps) % 2**32)  # the same run from the same checkpoint
     return model
 
 
