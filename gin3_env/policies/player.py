@@ -37,7 +37,7 @@ from torch import nn
 from ..engine.actions import NUM_ACTIONS
 from ..observation.features import AUGMENTED_SIZE
 from .model_file import SERIALIZED, ModelFile, ModelFileError, read_model_file
-from .network import CardAwareActorHead, card_feature_index
+from .network import CARD_HIDDEN, CardAwareActorHead, CardNet, card_feature_index
 
 __all__ = ["PlayerNetwork", "build_player", "load_player", "network_spec"]
 
@@ -91,6 +91,17 @@ ACTIVATION_CLASSES: dict[str, type[nn.Module]] = {
 }
 
 
+class _LoadedHead(CardAwareActorHead):
+    """:class:`CardAwareActorHead` without its initialisation (an orthogonal init costs a QR per layer):
+    every weight is loaded from the file."""
+
+    def __init__(self, hidden: int) -> None:
+        nn.Module.__init__(self)
+        self.hidden = hidden
+        self.linear = nn.Linear(hidden, NUM_ACTIONS)
+        self.card_net = CardNet(CARD_HIDDEN)
+
+
 class PlayerNetwork(nn.Module):
     """The actor of a MaskablePPO policy (SB3's parameter names), with SB3's ``predict``."""
 
@@ -111,7 +122,7 @@ class PlayerNetwork(nn.Module):
         if card:
             self.mlp_extractor.mlp = nn.Module()
             self.mlp_extractor.mlp.policy_net = policy_net
-            self.action_net = CardAwareActorHead(width)
+            self.action_net = _LoadedHead(width)
             self.register_buffer("card_index", card_feature_index(), persistent=False)
         else:
             self.mlp_extractor.policy_net = policy_net

@@ -26,6 +26,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from ..files import save_json
 from ..policies.loading import ModelFileError
 from ..policies.model_file import ModelFile, read_model_file
 from .run_dir import PARTIAL, RUN_FILES, SIDECARS, read_manifest, run_folder_of, write_in_run
@@ -108,8 +109,14 @@ def remove_file(path: Path) -> None:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """``data`` as JSON, atomically (:func:`write_bytes`), a failure raised as :class:`RunWriteError`."""
-    write_bytes(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+    """``data`` as JSON, atomically (through the held run folder, else ``save_json``), a failure raised
+    as :class:`RunWriteError` naming ``path``."""
+    try:
+        if write_in_run(path, (json.dumps(data, indent=2) + "\n").encode("utf-8")):
+            return
+        save_json(path, data)
+    except OSError as exc:
+        raise RunWriteError(path, exc) from exc
 
 
 def sha256(path: Path) -> str:
