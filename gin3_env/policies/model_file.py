@@ -514,7 +514,8 @@ def check_loaded_fit(file: Path, model: Any, what: str = "model file") -> None:
     shape = getattr(obs, "shape", None)
     if type(obs).__name__ != "Box" or not shape or len(shape) != 1 or shape[0] not in INPUT_SIZES:
         raise ModelFileError(file, f"is not a model for gin3's env: its observation space is {obs}; {gin3}", what)
-    if type(act).__name__ != "Discrete" or int(getattr(act, "n", -1)) != NUM_ACTIONS or int(act.start) != 0:
+    if type(act).__name__ != "Discrete" or int(getattr(act, "n", -1)) != NUM_ACTIONS \
+            or int(getattr(act, "start", 0)) != 0:
         raise ModelFileError(file, f"is not a model for gin3's env: its action space is {act}; {gin3}", what)
 
 

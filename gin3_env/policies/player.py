@@ -145,7 +145,7 @@ class PlayerNetwork(nn.Module):
 
     def log_probs(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """The masked distribution's log-probabilities (as sb3-contrib's ``distribution.logits``)."""
-        logits = torch.where(masks.bool(), self.logits(obs), torch.tensor(MASK_VALUE, dtype=obs.dtype))
+        logits = self.logits(obs).masked_fill(~masks.bool(), MASK_VALUE)
         return logits - logits.logsumexp(dim=-1, keepdim=True)
 
     @torch.no_grad()
@@ -154,15 +154,16 @@ class PlayerNetwork(nn.Module):
         """SB3's ``predict``: one observation ``(n,)`` gives one action, a batch ``(B, n)`` ``B`` actions."""
         obs = np.asarray(observation, dtype=np.float32)
         single = obs.ndim == 1
-        batch = torch.from_numpy(obs.reshape(1, -1) if single else obs)
+        device = next(self.parameters()).device
+        batch = torch.from_numpy(obs.reshape(1, -1) if single else obs).to(device)
         if batch.shape[1] != self.observation_space.shape[0]:
             raise ValueError(f"expected observations of {self.observation_space.shape[0]} entries, "
                              f"got {batch.shape[1]}")
         masks = (torch.ones(batch.shape[0], NUM_ACTIONS, dtype=torch.bool) if action_masks is None
                  else torch.from_numpy(np.asarray(action_masks, dtype=bool).reshape(batch.shape[0], NUM_ACTIONS)))
-        probs = self.log_probs(batch, masks).exp()
+        probs = self.log_probs(batch, masks.to(device)).exp()
         actions = probs.argmax(dim=1) if deterministic else torch.multinomial(probs, 1).squeeze(1)
-        out = actions.numpy()
+        out = actions.cpu().numpy()
         return (out[0] if single else out), None
 
 
