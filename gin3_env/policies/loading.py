@@ -49,9 +49,9 @@ from .heuristic import HeuristicPolicy
 from .model_file import (
     MissingModelFileError,
     ModelFileError,
-    check_model_file,
     is_trusted,
     load_sb3_model,
+    read_model_file,
     short_error,
 )
 from .random_policy import RandomPolicy
@@ -191,6 +191,19 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ModelFileError(path, "must hold a JSON object", "model description")
     return data
+
+
+def check_model_file(path: str | os.PathLike[str], what: str = "model file", weights: bool = True) -> Path:
+    """``path`` if it is a model file a player can be made of, else :class:`ModelFileError` saying why:
+    :func:`~gin3_env.policies.model_file.read_model_file`'s checks and, with ``weights``, its weights
+    fitting the network its description names (:func:`~gin3_env.policies.player.build_player`).
+    ``weights=False`` reads the file and its description only, and imports no torch."""
+    model = read_model_file(path, what, weights=weights)
+    if weights and model.description is not None:
+        from .player import build_player  # imports torch
+
+        build_player(model)
+    return Path(path)
 
 
 def load_model_policy(path: str | os.PathLike[str], name: str | None = None, **kwargs: Any) -> SB3Policy:

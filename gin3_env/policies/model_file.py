@@ -620,15 +620,10 @@ def read_model_file(path: str | os.PathLike[str], what: str = "model file", *, w
 def check_model_file(path: str | os.PathLike[str], what: str = "model file", weights: bool = True) -> Path:
     """``path`` if it is a complete saved stable-baselines3 model (a zip holding ``data`` and
     ``policy.pth``, every member passing its checksum, within the size limits) for this env that loads
-    as data (every serialized field known; with ``weights``, every ``.pth`` plain, finite weights that fit
-    the network its description names, :func:`~gin3_env.policies.player.build_player`); else
+    as data (every serialized field known; with ``weights``, every ``.pth`` plain, finite weights); else
     :class:`ModelFileError` saying why. A file passed to :func:`trust_model_file` gets the zip and env
     checks only. ``weights=False`` does not import torch."""
-    model = read_model_file(path, what, weights=weights)
-    if weights and model.description is not None:
-        from .player import build_player  # the weights fit the network the description names
-
-        build_player(model)
+    read_model_file(path, what, weights=weights)
     return Path(path)
 
 
