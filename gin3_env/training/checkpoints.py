@@ -67,10 +67,13 @@ def save_model(model: Any, path: Path, state: dict[str, Any] | None = None) -> N
     """Save an SB3 model (and ``state`` inside it) so ``path`` is the old file or the complete new one;
     in a held run folder through its descriptor (:func:`~.run_dir.write_in_run`)."""
     buffer = io.BytesIO()
-    model.save(buffer)
-    if state is not None:
-        with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(STATE_MEMBER, json.dumps(state))
+    try:
+        model.save(buffer)
+        if state is not None:
+            with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+                archive.writestr(STATE_MEMBER, json.dumps(state))
+    except OSError as exc:  # nothing was written yet: the old file stands
+        raise RunWriteError(path, exc) from exc
     write_bytes(path, buffer.getvalue())
 
 
@@ -213,11 +216,17 @@ def remove_partial_files(run_dir: Path) -> list[Path]:
         partials = [final.with_name(f".{final.name}{PARTIAL}")]
         if final.suffix == ".zip":
             partials.append(final.with_name(final.stem + PARTIAL_SUFFIX))
-        for path in partials:
+        for path in partials:  # (below: those of snapshots and candidates, named as the run names them)
             if path.is_file() and not path.is_symlink():
                 try:
                     path.unlink()
                     removed.append(path)
                 except OSError:
                     pass
+    for folder in ("snapshots", "candidates"):
+        if (run_dir / folder).is_dir() and not (run_dir / folder).is_symlink():
+            for path in (run_dir / folder).glob(f"step_*{PARTIAL_SUFFIX}"):
+                if path.is_file() and not path.is_symlink() and path not in removed:
+                    path.unlink(missing_ok=True)
+                    removed.append(path)
     return removed

@@ -47,7 +47,7 @@ RUN_FILES = (
 RUN_FOLDERS = ("tb", "snapshots", "candidates")
 SIDECARS = ("best.json", "final.json")  # the descriptions written beside best.zip and final.zip
 LOCK_NAME = ".lock"  # the run lock's file (run_lock.py)
-MANIFEST = ".gin3-run.json"  # the files this run wrote, relative to the run folder
+MANIFEST = ".run-manifest.json"  # the files this run wrote, relative to the run folder
 PARTIAL = ".gin3-partial"  # a file being written is ".NAME.gin3-partial" beside NAME
 MAX_RUN_NAME = 100  # characters
 
