@@ -4,9 +4,15 @@ An SB3 model file is a zip: ``data`` (JSON), ``policy.pth`` and
 ``policy.optimizer.pth`` (torch tensors), ``pytorch_variables.pth``. SB3 stores
 what JSON cannot hold (the policy class, the spaces, the schedules, the last
 rollout's arrays) in ``data`` as base64 *pickles* (``":serialized:"``), and its
-own loader unpickles them: a crafted file runs code. Here no pickle in ``data``
-is ever opened. Each serialized field is recognised from the readable
-description SB3 writes beside it and rebuilt from what this package knows:
+own loader unpickles them, and calls ``gym.make`` on a plain ``env`` field: a
+crafted file runs code. Here the file is opened once and its bytes read once
+(:func:`read_model_file`: at most :data:`TOTAL_LIMIT` bytes, each member inflating
+to at most :data:`MEMBER_LIMIT`, checked before it is inflated), and no pickle in
+``data`` is ever opened. The readable descriptions must show a model for this env
+(:func:`check_env_fit`: its spaces and a MaskablePPO policy; a model for other
+spaces or a plain PPO one is refused saying so). Each serialized field is
+recognised from the readable description SB3 writes beside it and rebuilt from
+what this package knows:
 
 - ``policy_class``: ``MaskableActorCriticPolicy`` (``"MlpPolicy"``) or the card-aware
   :class:`~gin3_env.policies.sb3_network.CardAwarePolicy`, by module and class name;
@@ -22,11 +28,14 @@ description SB3 writes beside it and rebuilt from what this package knows:
 Any other serialized field, a class not in the list, or a pickle that names
 a global other than the whole names these fields use (:data:`PICKLE_GLOBALS`,
 read from the pickle's opcodes without running it; ``numpy.f2py.os.system`` is not a
-``numpy`` name) is refused with
-:class:`ModelFileError` naming the file and the field. Every ``.pth`` member is
-read with torch's weights-only reader (tensors and plain containers, no code).
-SB3's loader then gets every serialized field already rebuilt
-(``custom_objects``), so it has nothing left to unpickle.
+``numpy`` name) is refused with :class:`ModelFileError` naming the file and the
+field. Every ``.pth`` member is read with torch's weights-only reader (tensors and
+plain containers, no code; torch's legacy tar format refused) and every weight must
+be finite (:func:`load_weights`). A player is built from that alone
+(:mod:`gin3_env.policies.player`); a trainer (:func:`load_sb3_model`: resume, ship)
+is SB3's loader handed the checked bytes (:func:`sb3_zip`: only the known plain
+fields, the pickles emptied) with every serialized field rebuilt (``custom_objects``),
+so it has nothing to unpickle and no path to open again.
 
 Trusting a file: :func:`trust_model_file` (``load_policy(path,
 trust_pickle=True)``, ``--trust-model-file PATH`` on the command line) lets
