@@ -54,12 +54,15 @@ def test_fused_card_term_equals_its_plain_form_with_its_gradients() -> None:
 
 def test_both_backends_use_the_one_card_network() -> None:
     pytest.importorskip("sb3_contrib")
-    from gin3_env.policies.loading import load_policy
+    from gin3_env.policies.loading import TRAINED_MODEL, load_policy
+    from gin3_env.policies.model_file import load_sb3_model
 
-    model = load_policy("trained").model
+    trainer = load_sb3_model(TRAINED_MODEL)  # SB3's policy, as training builds it
+    player = load_policy("trained").model  # the player network alone, as a loaded model plays
     rllib = MaskedActorCritic(AUGMENTED_SIZE, (16,), card_head=True)
-    assert type(model.policy.action_net.card_net) is CardNet and type(rllib.card_net) is CardNet
-    assert set(rllib.card_net.state_dict()) == set(model.policy.action_net.card_net.state_dict())
+    heads = (trainer.policy.action_net.card_net, player.action_net.card_net, rllib.card_net)
+    assert all(isinstance(head, CardNet) for head in heads)
+    assert set(rllib.card_net.state_dict()) == set(heads[0].state_dict()) == set(heads[1].state_dict())
 
 
 def _golden() -> list[tuple[np.ndarray, np.ndarray, int, np.ndarray]]:
@@ -87,10 +90,9 @@ def test_the_shipped_model_plays_the_recorded_actions() -> None:
     obs = np.stack([v for v, _, _, _ in records])
     masks = np.stack([m for _, m, _, _ in records])
     assert ModelBatch(policy).act(obs, masks).tolist() == actions
-    with torch.no_grad():
-        dist = policy.model.policy.get_distribution(torch.from_numpy(AUGMENTED.encode_batch(obs)),
-                                                    action_masks=masks.astype(bool))
-    log_probs = dist.distribution.logits.numpy()
+    with torch.no_grad():  # the player network alone (no SB3 trainer): the masked distribution's log-probabilities
+        log_probs = policy.model.log_probs(torch.from_numpy(AUGMENTED.encode_batch(obs)),
+                                           torch.from_numpy(masks.astype(bool))).numpy()
     for row, (_, mask, _, recorded) in enumerate(records):
         np.testing.assert_allclose(log_probs[row][mask.astype(bool)], recorded, atol=1e-4)
 

@@ -22,7 +22,14 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from gin3_env import cli
-from gin3_env.training.run.folder import RunFolderError, check_run_name, prepare_run_dir
+from gin3_env.training.run.checkpoints import remove_partial_files, write_bytes, write_json
+from gin3_env.training.run.folder import (
+    RunFolderError,
+    check_run_folder,
+    check_run_name,
+    left_by_overwrite,
+    prepare_run_dir,
+)
 from gin3_env.training.run.lock import RunLock
 
 FAST = ["--config", "quick", "--total-timesteps", "64", "--final-eval-hands", "2", "--eval-hands", "2",
@@ -132,19 +139,114 @@ def test_the_lock_opens_no_link_even_when_planted_after_the_check(tmp_path: Path
     assert target.read_text() == "keep"
 
 
+def _earlier_run(run: Path) -> None:
+    """A run folder as a run leaves it: files written through the held folder, recorded in its manifest."""
+    with RunLock(run):
+        write_json(run / "config.json", {})
+        write_bytes(run / "best.zip", b"old")
+        write_json(run / "best.json", {"name": "best"})
+        write_bytes(run / "snapshots" / "step_64.zip", b"old")
+        write_bytes(run / "tb" / "ppo_1" / "events", b"x")
+
+
 def test_overwrite_deletes_only_the_run_files_inside_the_folder(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    (run / "tb" / "ppo_1").mkdir(parents=True)
-    (run / "tb" / "ppo_1" / "events").write_text("x")
+    _earlier_run(run)
     outside = tmp_path / "outside.txt"
     outside.write_text("keep")
-    (run / "tb" / "ppo_1" / "link").symlink_to(outside)  # a link inside tb/: removed, its target kept
-    (run / "best.zip").write_bytes(b"old")
+    (run / "tb" / "ppo_1" / "link").symlink_to(outside)  # a link inside tb/: not the run's, left, target kept
     (run / "notes.txt").write_text("mine")  # not a run file: stays
+    (run / "tb" / "notes.txt").write_text("mine")  # a user's notes inside the run's folders stay too
+    (run / "snapshots" / "why.txt").write_text("mine")
+    (run / ".gin3-mine.tmp").write_text("mine")  # a user's file named like a temporary one
     deleted = prepare_run_dir(run, overwrite=True)
-    assert sorted(deleted) == ["best.zip", "tb"]
-    assert sorted(p.name for p in run.iterdir()) == ["notes.txt"]
-    assert outside.read_text() == "keep"
+    assert sorted(deleted) == ["best.json", "best.zip", "config.json", "snapshots/step_64.zip", "tb/ppo_1/events"]
+    left = left_by_overwrite(run)
+    assert left == [".gin3-mine.tmp", "notes.txt", "snapshots/why.txt", "tb/notes.txt", "tb/ppo_1/link"]
+    assert remove_partial_files(run) == [] and (run / ".gin3-mine.tmp").read_text() == "mine"
+    assert outside.read_text() == "keep" and (run / "tb" / "notes.txt").read_text() == "mine"
+
+
+def test_overwrite_names_the_users_files_it_leaves_and_replaces_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    run = out / "run"
+    _earlier_run(run)
+    (run / "tb" / "notes.txt").write_text("mine")
+    (run / "final.json").write_text("mine")  # at a name the run writes, but not the earlier run's
+    before = tree(tmp_path)
+    code, err = train(capsys, "--out-dir", str(out), "--run-name", "run", "--overwrite")
+    assert code == 2 and str(run / "final.json") in one_line(err) and "did not write" in err
+    assert tree(tmp_path) == before  # refused before anything is deleted
+    (run / "final.json").unlink()
+    assert prepare_run_dir(run, overwrite=True) and left_by_overwrite(run) == ["tb/notes.txt"]
+
+
+def test_a_hard_linked_lock_is_refused_and_its_file_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = tmp_path / "mine.txt"
+    mine.write_text("my notes")
+    run = tmp_path / "out" / "run"
+    run.mkdir(parents=True)
+    os.link(mine, run / ".lock")
+    with pytest.raises(RunFolderError, match="2 links"), RunLock(run):
+        pass
+    code, err = train(capsys, "--out-dir", str(tmp_path / "out"), "--run-name", "run")
+    assert code == 2 and "hard link" in one_line(err)
+    assert mine.read_text() == "my notes"
+
+
+def test_a_run_folder_swapped_for_a_link_gets_no_more_writes(tmp_path: Path) -> None:
+    run = tmp_path / "out" / "run"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    with RunLock(run):
+        write_json(run / "config.json", {})
+        os.rename(run, tmp_path / "moved")
+        run.symlink_to(outside)
+        for write in (lambda: write_json(run / "best.json", {}), lambda: write_bytes(run / "snapshots" / "s.zip", b"x"),
+                      lambda: check_run_folder(run)):
+            with pytest.raises(RunFolderError, match="moved or replaced"):
+                write()
+    assert list(outside.iterdir()) == []
+
+
+def test_a_swap_during_gin3_train_stops_it_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gin3_env.training.sb3 import train as train_module
+
+    run = tmp_path / "out" / "run"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    started = train_module.TrainingMonitor.rollout_started
+
+    def swap_then_start(self: object, model: object) -> None:
+        if not run.is_symlink():
+            os.rename(run, tmp_path / "moved")
+            run.symlink_to(outside)
+        started(self, model)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(train_module.TrainingMonitor, "rollout_started", swap_then_start)
+    code, err = train(capsys, "--out-dir", str(tmp_path / "out"), "--run-name", "run", "--n-envs", "1",
+                      "--vec-env", "dummy", "--n-steps", "64", "--batch-size", "64", "--n-epochs", "1",
+                      "--bc-samples", "0", "--eval-every", "0", "--checkpoint-every", "64")
+    assert code == 2 and "moved or replaced" in one_line(err)
+    assert list(outside.rglob("*")) == []
+
+
+@pytest.mark.parametrize("flags", [["--seed", "99999999999999999999999"], ["--seed", "-1"],
+                                   ["--seed", str(2**32)], ["--run-name", "r" * 300], ["--run-name", "a\nb"],
+                                   ["--run-name", "a\tb"]])
+def test_bad_seeds_and_run_names_are_one_line_and_leave_no_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    out = tmp_path / "out"
+    code, err = train(capsys, "--out-dir", str(out), *(flags if "--run-name" in flags else ["--run-name", "r", *flags]))
+    assert code == 2
+    line = one_line(err)
+    assert ("'seed' must be in 0..4294967295" in line) if "--seed" in flags else ("run_name" in line)
+    assert not out.exists()
 
 
 def test_an_out_dir_that_cannot_be_created_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

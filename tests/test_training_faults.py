@@ -278,13 +278,14 @@ def test_a_failed_write_stops_gin3_train_with_one_line_and_keeps_the_run(
 
 def test_partial_files_of_a_killed_run_are_removed(tmp_path: Path) -> None:
     (tmp_path / "snapshots").mkdir()
-    left = [tmp_path / "checkpoint.partial.zip", tmp_path / ".gin3-x.json.tmp", tmp_path / "snapshots" /
+    left = [tmp_path / "checkpoint.partial.zip", tmp_path / ".best.zip.gin3-partial", tmp_path / "snapshots" /
             "step_8.partial.zip"]
     for path in left:
         path.write_bytes(b"half")
     (tmp_path / "best.zip").write_bytes(b"kept")
+    (tmp_path / ".gin3-x.json.tmp").write_bytes(b"a file of the user's, named like a temporary one: kept")
     assert sorted(remove_partial_files(tmp_path)) == sorted(left)
-    assert [p.name for p in tmp_path.iterdir() if p.is_file()] == ["best.zip"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == [".gin3-x.json.tmp", "best.zip"]
 
 
 # ------------------------------------------------------------------ resume

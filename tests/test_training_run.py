@@ -97,13 +97,16 @@ def test_a_second_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path
 
 
 def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
-    """--overwrite starts again (one TensorBoard folder); the run says why it
+    """--overwrite starts again (one TensorBoard folder, the earlier run's recorded files deleted); the run says why it
     went past total_timesteps; the last step is evaluated once; best.zip is the candidate that
     did best on fresh deals, and the final table is on deals used for nothing else."""
     run = tmp_path / "tiny"
     (run / "tb" / "ppo_1").mkdir(parents=True)
     (run / "tb" / "ppo_1" / "events.out.tfevents.old").write_text("old")
     (run / "eval_history.json").write_text("[]")
+    # the earlier run's record of the files it wrote: --overwrite deletes those, and only those
+    (run / ".run-manifest.json").write_text(json.dumps({"files": ["tb/ppo_1/events.out.tfevents.old",
+                                                                  "eval_history.json"]}))
     done = _train(tmp_path, "--overwrite", "--total-timesteps", "600", "--final-eval-hands", "6")
     assert done.returncode == 0, done.stderr[-3000:]
     assert "deleted the earlier run" in done.stdout

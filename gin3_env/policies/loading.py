@@ -18,16 +18,17 @@ thread per core made the same evaluation 3x slower, and sometimes 10x, as soon
 as another process kept a core busy. The setting applies only while the model
 acts (:func:`torch_threads`), so a training loop's own thread count is kept.
 
-A model file is read as data, never unpickled (:mod:`gin3_env.policies.model_file`;
-``trust_pickle=True`` is the explicit opt-in to SB3's own loader, which runs code
-from the file). A model file that is missing, empty, not a zip, truncated,
+A model file is read once as data, never unpickled (:mod:`gin3_env.policies.model_file`),
+and played by its actor network alone (:mod:`gin3_env.policies.player`: no SB3
+trainer is built); ``trust_pickle=True`` is the explicit opt-in to SB3's own loader,
+which runs code from the file. A model file that is missing, empty, not a zip, truncated,
 corrupted (a checksum fails), a zip that is not a saved model, or one holding a
 pickled field or class this package does not know raises :class:`ModelFileError` (a
 ``ValueError``; :class:`MissingModelFileError`, also a ``FileNotFoundError``,
 for a missing one) with one line naming the file and what is wrong
 (:func:`check_model_file`); an unknown name is a ``ValueError`` listing the choices.
-``sb3_contrib`` (the ``train`` extra) is imported only when a model is loaded,
-torch only for an ``rllib:`` checkpoint (Ray is never needed to play one).
+torch is imported only when a model or an ``rllib:`` checkpoint is loaded,
+``sb3_contrib`` (the ``train`` extra) only for a trusted file (Ray is never needed to play one).
 """
 
 from __future__ import annotations
@@ -45,7 +46,13 @@ from ..observation.decoding import check_observation
 from ..observation.features import FEATURE_NAMES, FeatureSet, feature_set, features_for_size
 from ..observation.layout import OBS_SIZE
 from .heuristic import HeuristicPolicy
-from .model_file import ModelFileError, check_model_file, load_sb3_model, short_error
+from .model_file import (
+    ModelFileError,
+    is_trusted,
+    load_sb3_model,
+    read_model_file,
+    short_error,
+)
 from .random_policy import RandomPolicy
 
 __all__ = [
@@ -174,6 +181,8 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(path.read_text())
+    except RecursionError:
+        raise ModelFileError(path, "nests JSON too deeply", "model description") from None
     except (OSError, ValueError) as exc:
         raise ModelFileError(path, f"is not valid JSON ({short_error(exc)})", "model description") from None
     if not isinstance(data, dict):
@@ -181,10 +190,24 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     return data
 
 
+def check_model_file(path: str | os.PathLike[str], what: str = "model file", weights: bool = True) -> Path:
+    """``path`` if it is a model file a player can be made of, else :class:`ModelFileError` saying why:
+    :func:`~gin3_env.policies.model_file.read_model_file`'s checks and, with ``weights``, its weights
+    fitting the network its description names (:func:`~gin3_env.policies.player.build_player`).
+    ``weights=False`` reads the file and its description only, and imports no torch."""
+    model = read_model_file(path, what, weights=weights)
+    if weights and model.description is not None:
+        from .player import build_player  # imports torch
+
+        build_player(model)
+    return Path(path)
+
+
 def load_model_policy(path: str | os.PathLike[str], name: str | None = None, **kwargs: Any) -> SB3Policy:
     """Load a MaskablePPO ``.zip`` as an :class:`SB3Policy` (``device``, ``deterministic``, ``threads``
-    keywords), reading it as data (:mod:`.model_file`); ``trust_pickle=True`` opens it with SB3's own
-    loader instead, which runs code from the file: only for a file you trust."""
+    keywords): read once as data and its actor network built alone (:mod:`.player`, no SB3 trainer);
+    ``trust_pickle=True`` opens it with SB3's own loader instead, which runs code from the file: only
+    for a file you trust (the env checks are made either way)."""
     file = Path(path)
     device = kwargs.pop("device", "cpu")
     deterministic = kwargs.pop("deterministic", True)
@@ -194,7 +217,12 @@ def load_model_policy(path: str | os.PathLike[str], name: str | None = None, **k
         raise ValueError(f"unknown option(s) for a model policy: {sorted(kwargs)}")
     if not isinstance(trust_pickle, bool):
         raise ValueError(f"trust_pickle must be True or False, got {trust_pickle!r}")
-    model = load_sb3_model(file, device=device, trust_pickle=trust_pickle, what="policy model file")
+    if trust_pickle or is_trusted(file):
+        model: Any = load_sb3_model(file, device=device, trust_pickle=True, what="policy model file")
+    else:
+        from .player import load_player  # imports torch, never stable-baselines3
+
+        model = load_player(file, "policy model file", device)
     metadata = _read_sidecar(file.with_suffix(".json"))
     return SB3Policy(model, name or str(metadata.get("name", file.stem)), metadata, deterministic, threads)
 

@@ -2,8 +2,8 @@
 
 A command that takes several specs (``gin3 evaluate A B``) checks them all first, so a
 missing file in any position is refused at once, before a model is loaded (which
-imports torch and takes seconds). The check reads no more than the file's zip
-directory and checksums (:func:`~gin3_env.policies.check_model_file`): an unknown
+imports torch). The check reads the file and its description but not its weights, so
+imports no torch (:func:`~gin3_env.policies.check_model_file` with ``weights=False``): an unknown
 name is a ``ValueError`` listing the choices (:func:`policy_spec_help`), a missing
 model file or checkpoint folder a ``FileNotFoundError``, a damaged model file a
 :class:`~gin3_env.policies.ModelFileError`, a bad ``search:`` option a ``ValueError``.
@@ -34,11 +34,11 @@ def check_policy_spec(spec: str) -> None:
         parse_options(spec[len("search:") :])
         return
     if spec == "trained":
-        check_model_file(TRAINED_MODEL, "shipped model file")
+        check_model_file(TRAINED_MODEL, "shipped model file", weights=False)
         return
     if spec in BUILTIN_SPECS:
         return
     if spec.endswith(".zip") or os.sep in spec or Path(spec).exists():
-        check_model_file(spec, "policy model file")
+        check_model_file(spec, "policy model file", weights=False)
         return
     raise ValueError(f"unknown policy {spec!r}: choose {policy_spec_help()}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import zipfile
@@ -26,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ...files import save_json
-from ...policies.loading import check_model_file
-from ...policies.model_file import ModelFileError
+from ...policies.model_file import ModelFile, ModelFileError, read_model_file
+from .folder import PARTIAL, RUN_FILES, SIDECARS, read_manifest, run_folder_of, write_in_run
 
 STATE_MEMBER = "gin3_state.json"
 CHECKPOINT = "checkpoint.zip"
@@ -62,14 +63,33 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def save_model(model: Any, path: Path, state: dict[str, Any] | None = None) -> None:
-    """Save an SB3 model (and ``state`` inside it) so ``path`` is the old file or the complete new one."""
+    """Save an SB3 model (and ``state`` inside it) so ``path`` is the old file or the complete new one;
+    in a held run folder through its descriptor (:func:`~.folder.write_in_run`)."""
+    buffer = io.BytesIO()
+    try:
+        model.save(buffer)
+        if state is not None:
+            with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+                archive.writestr(STATE_MEMBER, json.dumps(state))
+    except OSError as exc:  # nothing was written yet: the old file stands
+        raise RunWriteError(path, exc) from exc
+    write_bytes(path, buffer.getvalue())
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """``data`` as ``path``, atomically: through the held run folder where ``path`` is in one, else by
+    path (a temporary beside it, then a rename); a failure is a :class:`RunWriteError` naming ``path``."""
+    try:
+        if write_in_run(path, data):
+            return
+    except OSError as exc:
+        raise RunWriteError(path, exc) from exc
     tmp = path.with_name(path.stem + PARTIAL_SUFFIX)
     try:
-        model.save(tmp)
-        if state is not None:
-            with zipfile.ZipFile(tmp, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-                archive.writestr(STATE_MEMBER, json.dumps(state))
-        with open(tmp, "rb") as fh:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
@@ -81,9 +101,21 @@ def save_model(model: Any, path: Path, state: dict[str, Any] | None = None) -> N
     _fsync_dir(path.parent)
 
 
+def remove_file(path: Path) -> None:
+    """Delete ``path`` (through the held run folder where it is in one; never through a link)."""
+    found = run_folder_of(path)
+    if found is not None:
+        found[0].unlink(found[1])
+    else:
+        path.unlink(missing_ok=True)
+
+
 def write_json(path: Path, data: Any) -> None:
-    """``save_json`` (atomic), a failure raised as :class:`RunWriteError` naming ``path``."""
+    """``data`` as JSON, atomically (through the held run folder, else ``save_json``), a failure raised
+    as :class:`RunWriteError` naming ``path``."""
     try:
+        if write_in_run(path, (json.dumps(data, indent=2) + "\n").encode("utf-8")):
+            return
         save_json(path, data)
     except OSError as exc:
         raise RunWriteError(path, exc) from exc
@@ -110,23 +142,25 @@ def write_checkpoint(model: Any, state: dict[str, Any], run_dir: Path, features:
     return path
 
 
-def _model_steps(archive: zipfile.ZipFile) -> int | None:
-    steps = json.loads(archive.read("data").decode("utf-8")).get("num_timesteps")
-    return steps if isinstance(steps, int) else None
-
-
-def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[str]]:
+def read_checkpoint(path: str | os.PathLike[str], model: ModelFile | None = None) -> tuple[dict[str, Any], list[str]]:
     """The training state of a checkpoint (``{}`` for a plain model such as ``best.zip``) and notes
-    for the person; :class:`~gin3_env.policies.model_file.ModelFileError` if the file or its state is bad."""
-    file = check_model_file(path, "checkpoint")
+    for the person; :class:`~gin3_env.policies.model_file.ModelFileError` if the file or its state is bad.
+    ``model``: the file as already read and checked (:func:`~gin3_env.policies.model_file.read_model_file`),
+    so the state comes from the same bytes as the model resumed."""
+    if model is None:
+        model = read_model_file(path, "checkpoint")
+    file = model.path
     notes: list[str] = []
-    with zipfile.ZipFile(file) as archive:
-        steps = _model_steps(archive)
-        inside = archive.read(STATE_MEMBER) if STATE_MEMBER in archive.namelist() else None
+    raw_steps = model.data.get("num_timesteps")
+    steps = raw_steps if isinstance(raw_steps, int) else None
+    inside = model.members.get(STATE_MEMBER)
     sidecar = file.with_suffix(".json")
     if inside is not None:
         try:
             state = json.loads(inside.decode("utf-8"))
+        except RecursionError:
+            raise ModelFileError(file, "holds a damaged training state (JSON nested too deeply)",
+                                 "checkpoint") from None
         except ValueError as exc:
             raise ModelFileError(file, f"holds a damaged training state ({exc})", "checkpoint") from None
         if sidecar.is_file() and _sidecar_digest(sidecar) != sha256(file):
@@ -135,7 +169,7 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[
     elif sidecar.is_file():  # a checkpoint written before the state moved inside the zip
         try:
             state = json.loads(sidecar.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise ModelFileError(sidecar, f"is not valid JSON ({exc})", "checkpoint state") from None
         if not isinstance(state, dict):
             raise ModelFileError(sidecar, "must hold a JSON object", "checkpoint state")
@@ -164,24 +198,36 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[
 def _sidecar_digest(sidecar: Path) -> str | None:
     try:
         data = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return data.get("checkpoint_sha256") if isinstance(data, dict) else None
 
 
 def remove_partial_files(run_dir: Path) -> list[Path]:
-    """Delete the temporary files a killed run left in ``run_dir`` (and its snapshots and candidates);
-    returns them."""
+    """Delete the temporary files a killed run left in ``run_dir`` (beside the files it writes and those
+    its record names); returns them. A file of the user's, whatever its name, is left alone."""
+    names = {*RUN_FILES, *SIDECARS}
+    with contextlib.suppress(ValueError):
+        names |= set(read_manifest(run_dir))
     removed: list[Path] = []
-    for folder in (run_dir, run_dir / "snapshots", run_dir / "candidates"):
-        if not folder.is_dir():
-            continue
-        for path in [*folder.glob(f"*{PARTIAL_SUFFIX}"), *folder.glob(".gin3-*.tmp")]:
-            try:
-                path.unlink()
-                removed.append(path)
-            except OSError:
-                pass
+    for rel in sorted(names):
+        final = run_dir / rel
+        partials = [final.with_name(f".{final.name}{PARTIAL}")]
+        if final.suffix == ".zip":
+            partials.append(final.with_name(final.stem + PARTIAL_SUFFIX))
+        for path in partials:  # (below: those of snapshots and candidates, named as the run names them)
+            if path.is_file() and not path.is_symlink():
+                try:
+                    path.unlink()
+                    removed.append(path)
+                except OSError:
+                    pass
+    for folder in ("snapshots", "candidates"):
+        if (run_dir / folder).is_dir() and not (run_dir / folder).is_symlink():
+            for path in (run_dir / folder).glob(f"step_*{PARTIAL_SUFFIX}"):
+                if path.is_file() and not path.is_symlink() and path not in removed:
+                    path.unlink(missing_ok=True)
+                    removed.append(path)
     return removed
 
 

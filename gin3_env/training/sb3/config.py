@@ -19,6 +19,8 @@ from ...observation.features import FEATURE_NAMES
 from ..options import add_option_flags, option, option_overrides
 from ..run.folder import check_run_name
 
+SEED_MAX = 2**32 - 1  # what numpy's and SB3's seeding accept
+
 # The shipped configs: in an installed package gin3_env/training/configs/ (copied from the
 # checkout's top-level configs/ when the wheel is built, see setup.py); in a checkout configs/.
 _PACKAGED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -189,6 +191,8 @@ def validate(cfg: TrainConfig) -> None:
         raise ValueError("config keys 'gamma' and 'gae_lambda' must be in (0, 1]")
     if not cfg.net_arch or any(size <= 0 for size in cfg.net_arch):
         raise ValueError(f"config key 'net_arch' must list layer sizes > 0, got {cfg.net_arch}")
+    if not 0 <= cfg.seed <= SEED_MAX:
+        raise ValueError(f"config key 'seed' must be in 0..{SEED_MAX} (2**32 - 1), got {cfg.seed}")
     check_run_name(cfg.run_name)
     check_schedule(cfg.opponent_schedule)
 

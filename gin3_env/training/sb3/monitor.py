@@ -19,6 +19,7 @@ from ...evaluation.stats import signed
 from ...policies.loading import SB3Policy
 from ..quick_eval import quick_evaluate
 from ..run.checkpoints import atomic_save_model, write_checkpoint
+from ..run.folder import check_run_folder, record_folder
 from .config import TrainConfig
 from .envs import opponent_pool
 from .selection import keep_candidate
@@ -79,6 +80,7 @@ class TrainingMonitor:
               f"{rate:,.0f} steps/s, {eta}", flush=True)
 
     def rollout_started(self, model: Any) -> None:
+        check_run_folder(self.run_dir)  # SB3 writes TensorBoard's files by path: the folder must be the run's
         self._rollout = (time.perf_counter(), model.num_timesteps)
         if not hasattr(self, "_first"):
             self._first = self._rollout
@@ -90,6 +92,7 @@ class TrainingMonitor:
         sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
         overall = (model.num_timesteps - self._first[1]) / max(now - self._first[0], 1e-9)
         logger.record("time/sampling_samples_per_s", sampling)
+        record_folder(getattr(logger, "dir", None))  # TensorBoard's files, recorded as the run's (re-checked)
         print(f"[train] step {model.num_timesteps:>9,}: sampling {sampling:,.0f} samples/s, "
               f"{overall:,.0f} samples/s with the updates ({self.cfg.vec_env} env)", flush=True)
 
@@ -111,8 +114,7 @@ class TrainingMonitor:
         self.progress_line(step)
         if self.due("last_snapshot", self.cfg.snapshot_every, step) and self.uses_self_play():
             path = self.run_dir / "snapshots" / f"step_{step}.zip"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_save_model(model, path)
+            atomic_save_model(model, path)  # the folder made through the run folder's descriptor
             snaps = [*self.state["snapshots"], str(path)][-self.cfg.max_snapshots :]
             self.state["snapshots"] = snaps
         self.update_opponents(model)

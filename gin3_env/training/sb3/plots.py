@@ -11,10 +11,12 @@ Three kinds of figure, each on its own deals, and the plot says which:
 
 from __future__ import annotations
 
-import os
+import io
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from ..run.checkpoints import write_bytes
 
 __all__ = ["curve_caption", "plot_learning_curve"]
 
@@ -81,8 +83,8 @@ def plot_learning_curve(
     fig.text(0.01, 0.01, curve_caption(history, final), fontsize=7, va="bottom", ha="left")
     fig.tight_layout(rect=(0, 0.09, 1, 1))
     path = Path(path)
-    tmp = path.with_name(path.stem + ".partial.png")
-    fig.savefig(tmp)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
     plt.close(fig)
-    os.replace(tmp, path)
+    write_bytes(path, buffer.getvalue())  # through the run folder's descriptor, atomically
     return path

@@ -20,11 +20,12 @@ candidates on many more deals, and the table of step 3 does not depend on it.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from ..run.checkpoints import remove_file, write_bytes
+from ..run.folder import check_run_folder
 
 SELECTION_SEED_OFFSET = 4321  # the in-training deals use seed + 7, the final table seed + 1234
 
@@ -37,11 +38,10 @@ def keep_candidate(state: dict[str, Any], step: int, mean: float, run_dir: Path,
     if len(ranked) >= top and mean <= ranked[top - 1]["mean"]:
         return False
     path = run_dir / "candidates" / f"step_{step}.zip"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save(path)
+    save(path)  # the folder is made through the run folder's descriptor (checkpoints.write_bytes)
     ranked = sorted([*ranked, {"step": step, "mean": mean, "path": str(path)}], key=lambda c: c["mean"], reverse=True)
     for dropped in ranked[top:]:
-        Path(dropped["path"]).unlink(missing_ok=True)
+        remove_file(Path(dropped["path"]))
     state["candidates"] = ranked[:top]
     return True
 
@@ -65,9 +65,8 @@ def choose_best(state: dict[str, Any], run_dir: Path, hands: int, seed: int,
             results.append({"step": c["step"], "in_training_mean": c["mean"], **stats})
         best_step = max(results, key=lambda r: r["mean"])["step"]
         chosen = next(c for c in candidates if c["step"] == best_step)
-    tmp = run_dir / "best.partial.zip"
-    shutil.copyfile(chosen["path"], tmp)
-    os.replace(tmp, run_dir / "best.zip")
+    check_run_folder(run_dir)
+    write_bytes(run_dir / "best.zip", Path(chosen["path"]).read_bytes())
     return {"step": chosen["step"], "deals": hands if results else 0, "seed": seed if results else None,
             "candidates": results}
 

@@ -23,7 +23,8 @@ from typing import Any
 
 from ...argparsing import OneLineErrorParser
 from ...evaluation.stats import signed
-from ...files import atomic_output
+from ..run.checkpoints import write_bytes
+from ..run.folder import holding
 from .config import TrainConfig, add_flags, flag_overrides, load_config
 
 PPO_SHARE = 0.9  # of the minutes, for the warm start and PPO; the rest for the final evaluations
@@ -79,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = json.loads((cfg.run_dir / "final_eval.json").read_text())
     table = evaluation_table(args.config, cfg, summary, args.minutes, time.monotonic() - start)
     try:
-        with atomic_output(cfg.run_dir / "evaluation.md") as tmp:
-            Path(tmp).write_text(table, encoding="utf-8")
+        with holding(cfg.run_dir):  # through the run folder's descriptor, recorded as the run's
+            write_bytes(cfg.run_dir / "evaluation.md", table.encode("utf-8"))
     except OSError as exc:
         print(f"timed_run: error: cannot write {cfg.run_dir / 'evaluation.md'}: {exc}", file=sys.stderr)
         return 1

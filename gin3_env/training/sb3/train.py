@@ -35,7 +35,14 @@ import numpy as np
 from ...argparsing import OneLineErrorParser
 from ...evaluation.stats import signed
 from ...policies.loading import SB3Policy
-from ...policies.model_file import ModelFileError, add_trust_flag, load_sb3_model, trust_from_args
+from ...policies.model_file import (
+    ModelFile,
+    ModelFileError,
+    add_trust_flag,
+    load_sb3_model,
+    read_model_file,
+    trust_from_args,
+)
 from ...policies.sb3_network import CardAwarePolicy
 from ...signals import Interrupted
 from ..quick_eval import quick_evaluate, step_zero_point
@@ -46,7 +53,7 @@ from ..run.checkpoints import (
     remove_partial_files,
     write_json,
 )
-from ..run.folder import RunExistsError, RunFolderError, prepare_run_dir
+from ..run.folder import RunExistsError, RunFolderError, left_by_overwrite, prepare_run_dir
 from ..run.lock import RunLock, RunLockedError
 from ..run.signals import GracefulStop, TrainingStopped
 from ..run.workers import stop_workers
@@ -92,8 +99,13 @@ def open_run(cfg: TrainConfig) -> tuple[dict[str, Any], list[str], ThreadPlan]:
 
     run_dir = cfg.run_dir
     deleted = prepare_run_dir(run_dir, resume=cfg.resume, overwrite=cfg.overwrite)  # ignores .lock
-    if deleted:
-        print(f"--overwrite: deleted the earlier run in {run_dir} ({', '.join(deleted)})")
+    if cfg.overwrite and not cfg.resume:
+        if deleted:
+            shown = ", ".join(deleted[:6]) + (f" and {len(deleted) - 6} more" if len(deleted) > 6 else "")
+            print(f"--overwrite: deleted the earlier run's files in {run_dir} ({shown})")
+        left = left_by_overwrite(run_dir)
+        if left:
+            print(f"--overwrite: left {len(left)} file(s) the earlier run did not write: {', '.join(left)}")
     remove_partial_files(run_dir)  # what a killed run left half-written
     write_json(run_dir / "config.json", asdict(cfg))
     torch.manual_seed(cfg.seed)
@@ -102,7 +114,12 @@ def open_run(cfg: TrainConfig) -> tuple[dict[str, Any], list[str], ThreadPlan]:
     for note in threads.notes:
         print(f"note: {note}")
     np.random.seed(cfg.seed)
-    saved, notes = read_checkpoint(cfg.resume) if cfg.resume else ({}, [])
+    if cfg.resume:  # read once: the state and the model resumed come from the same checked bytes
+        checkpoint = read_model_file(cfg.resume, "checkpoint")
+        saved, notes = read_checkpoint(cfg.resume, checkpoint)
+        saved["_checkpoint"] = checkpoint
+    else:
+        saved, notes = {}, []
     return saved, notes, threads
 
 
@@ -113,7 +130,8 @@ def build_model(
     settings), or new (then warm-started by imitation when ``bc_samples`` > 0); its network runs in
     the config's precision."""
     state = fresh_state()
-    model = resumed_model(cfg, env) if cfg.resume else new_model(cfg, env)
+    checkpoint = saved.pop("_checkpoint", None)
+    model = resumed_model(cfg, env, checkpoint) if cfg.resume else new_model(cfg, env)
     precision = resolve_precision(cfg.precision, model.device)
     set_precision(model.policy, precision)
     print(f"[train] {model.device} ({precision}), {threads.describe()}", flush=True)
@@ -152,10 +170,11 @@ def new_model(cfg: TrainConfig, env: Any) -> Any:
     )
 
 
-def resumed_model(cfg: TrainConfig, env: Any) -> Any:
+def resumed_model(cfg: TrainConfig, env: Any, checkpoint: ModelFile | None = None) -> Any:
     """The checkpoint ``cfg.resume`` on ``env``, the config's PPO settings applied to the continued run;
     a model of another shape or algorithm is a :class:`ModelFileError`. The file is read as data:
-    nothing in it runs."""
+    nothing in it runs: SB3 is handed the bytes ``checkpoint`` holds (read once by :func:`open_run`)
+    and this run's own env."""
     resume = Path(cfg.resume)
     settings = {
         "learning_rate": cfg.learning_rate,
@@ -168,7 +187,7 @@ def resumed_model(cfg: TrainConfig, env: Any) -> Any:
         "max_grad_norm": cfg.max_grad_norm,
     }
     try:
-        model = load_sb3_model(resume, env=env, device=cfg.device, overrides=settings, what="checkpoint",
+        model = load_sb3_model(checkpoint or resume, env=env, device=cfg.device, overrides=settings, what="checkpoint",
                                problem="cannot be resumed with this config", tensorboard_log=str(cfg.run_dir / "tb"))
     except ModelFileError:
         stop_workers(env)
@@ -177,7 +196,7 @@ def resumed_model(cfg: TrainConfig, env: Any) -> Any:
         stop_workers(env)
         raise ModelFileError(resume, f"cannot be resumed with this config ({type(exc).__name__}: {exc})",
                              "checkpoint") from None
-    model.set_random_seed(cfg.seed + model.num_timesteps)  # the same run from the same checkpoint
+    model.set_random_seed((cfg.seed + model.num_timesteps) % 2**32)  # the same run from the same checkpoint
     return model
 
 
@@ -247,8 +266,10 @@ def model_logger(model: Any) -> Any:
 
 
 def load_for_evaluation(path: str | Path) -> Any:
-    """A model file this run wrote, loaded on the CPU for evaluation (read as data)."""
-    return load_sb3_model(path, device="cpu")
+    """A model file this run wrote, as a player on the CPU for evaluation (read as data, no trainer)."""
+    from ...policies.player import load_player
+
+    return load_player(path, "model file", "cpu")
 
 
 def select_best(cfg: TrainConfig, state: dict[str, Any]) -> dict[str, Any]:
