@@ -1,4 +1,4 @@
-"""The ``gin3`` command line: ``train``, ``evaluate``, ``bench``, ``play``, ``replay``.
+"""The ``gin3`` command line: ``train``, ``train-gate``, ``evaluate``, ``bench``, ``play``, ``replay``.
 
 ``train``, ``evaluate`` and ``bench`` hand their arguments to
 ``gin3_env.training.train.main``, ``gin3_env.evaluation.cli_main`` and
@@ -31,6 +31,8 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
     "train": ("gin3_env.training.train", "main", "train an agent (needs the 'train' extra)"),
     "evaluate": ("gin3_env.evaluation", "cli_main", "play policies against each other and report"),
     "bench": ("gin3_env.benchmarks", "main", "speed benchmarks (needs the 'bench' extra)"),
+    "train-gate": ("gin3_env.training.gate_train", "main",
+                   "fit the knock gate of the 'trained' player on labels on the true deal"),
 }
 ROLES = {"team": 0, "box": 1}
 # gin3 train --backend NAME: the trainers other than the default (sb3) one

@@ -118,7 +118,8 @@ class KnockGate:
         if data.get("version") != GATE_VERSION:
             raise ValueError(f"{where} has version {data.get('version')!r}; this package reads {GATE_VERSION}")
         if data.get("features") != list(GATE_FEATURES):
-            raise ValueError(f"{where} was fitted on other features than this package computes: {data.get('features')!r:.200}")
+            raise ValueError(f"{where} was fitted on other features than this package computes: "
+                             f"{data.get('features')!r:.200}")
         missing = [k for k in ("mean", "scale", "W1", "b1", "w2", "b2", "threshold") if k not in data]
         if missing:
             raise ValueError(f"{where} lacks {', '.join(missing)}")

@@ -154,7 +154,7 @@ def fit_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "
             f"holds {100 * rate:.1f}%, r = {r:.3f}")
     chosen = max(results, key=lambda k: results[k]["cv_gain"])
     model = _fit(chosen, X, D, options)
-    report = FitReport(decisions=len(D), deals=int(len(np.unique(deal))), mean_D=float(D.mean()),
+    report = FitReport(decisions=len(D), deals=len(np.unique(deal)), mean_D=float(D.mean()),
                        oracle_gain=float(np.maximum(D, 0).mean()), kinds=results, chosen=chosen)
     gate = KnockGate(**model, threshold=results[chosen]["threshold"], min_deadwood=min_deadwood,
                      provenance={"fit": report.to_dict(), "options": options})

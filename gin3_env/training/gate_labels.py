@@ -100,7 +100,7 @@ def _check_shard(path: Path, run: LabelRun) -> None:
     try:
         with np.load(path, allow_pickle=False) as z:
             key = json.loads(str(z["run"]))
-    except Exception as exc:  # noqa: BLE001 - any unreadable shard is the same error
+    except Exception as exc:
         raise ValueError(f"label shard {path} cannot be read: {exc}") from None
     for name, value in run.key().items():
         if key.get(name) != value:
@@ -123,8 +123,9 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | 
         t0 = time.perf_counter()
         arrays = label_chunk(run, c, gate)
         dt = time.perf_counter() - t0
+        content: dict[str, Any] = {"run": np.array(json.dumps(run.key())), **arrays}
         with atomic_output(path) as tmp, open(tmp, "wb") as f:
-            np.savez(f, run=json.dumps(run.key()), **arrays)
+            np.savez(f, **content)
         n = len(arrays["D"])
         say(f"labels chunk {c + 1}/{run.chunks}: {n} decisions in {dt:.1f}s ({n / dt:.1f} decisions/s, "
             f"{n * run.shuffles / dt:.0f} continuations/s)")

@@ -2,7 +2,7 @@
 
 | module | what it holds |
 |---|---|
-| ``players`` | :class:`RandomBatch`, :class:`HeuristicBatch`, :class:`GatedBatch`, :class:`ModelBatch`, :func:`as_batch` |
+| ``players`` | :class:`RandomBatch`, :class:`HeuristicBatch`, :class:`GatedBatch`, :class:`ModelBatch`, ``as_batch`` |
 | ``learner`` | :class:`LearnerHands`: learner role, opponents, duplicate-reward twins |
 | ``gym_env``, ``sb3_env`` | :func:`vector_env` (Gymnasium ``VectorEnv``), :func:`sb3_vec_env` (SB3 ``VecEnv``) |
 | ``datasets`` | heuristic decisions for imitation |
