@@ -56,7 +56,7 @@ def test_both_backends_use_the_one_card_network() -> None:
     pytest.importorskip("sb3_contrib")
     from gin3_env.policies.loading import load_policy
 
-    model = load_policy("trained").model
+    model = load_policy("ppo").model
     rllib = MaskedActorCritic(AUGMENTED_SIZE, (16,), card_head=True)
     assert type(model.policy.action_net.card_net) is CardNet and type(rllib.card_net) is CardNet
     assert set(rllib.card_net.state_dict()) == set(model.policy.action_net.card_net.state_dict())
@@ -81,7 +81,7 @@ def test_the_shipped_model_plays_the_recorded_actions() -> None:
 
     records = _golden()
     assert len(records) == 300 and len({a for _, _, a, _ in records}) > 10
-    policy = load_policy("trained")
+    policy = load_policy("ppo")
     actions = [policy.act({"observation": v, "action_mask": m}) for v, m, _, _ in records]
     assert actions == [a for _, _, a, _ in records]
     obs = np.stack([v for v, _, _, _ in records])
