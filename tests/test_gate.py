@@ -166,3 +166,21 @@ def test_the_training_command_rebuilds_a_model_file_and_resumes(tmp_path: Path) 
     assert any("already fitted" in s for s in said) and load_gate(again).threshold == gate.threshold
     with pytest.raises(ValueError, match="shuffles=4, this run has 5"):
         run_labels(tmp_path / "run" / "labels_r0", LabelRun(seed=4, deals=120, chunk=60, shuffles=5))
+
+
+def test_the_labels_benchmark_reports_decisions_per_second() -> None:
+    from gin3_env.benchmarks import labels
+
+    report = labels.run(quick=True)
+    assert report["decisions"] > 50 and report["decisions_per_s"] > 0
+    assert "labelled decisions/s" in labels.format_report(report)
+
+
+def test_the_training_command_refuses_a_bad_config_value_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from gin3_env.training.gate_train import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--out", "unused", "--shuffles", "1"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "shuffles must be at least 2" in err[-1]

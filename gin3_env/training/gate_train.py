@@ -58,6 +58,8 @@ class GateConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"train-gate {name} must be an int >= 0, got {v!r}")
+        if self.shuffles < 2:
+            raise ValueError(f"train-gate shuffles must be at least 2, got {self.shuffles}")
         if not isinstance(self.kinds, list) or not self.kinds or not all(isinstance(k, str) for k in self.kinds):
             raise ValueError(f"train-gate kinds must be a list of model names, got {self.kinds!r}")
 
