@@ -1,4 +1,4 @@
-"""The ``gin3`` command line: ``train``, ``evaluate``, ``ladder``, ``bench``, ``play``, ``replay``.
+"""The ``gin3`` command line: ``train``, ``train-gate``, ``evaluate``, ``ladder``, ``bench``, ``play``, ``replay``.
 
 ``train``, ``evaluate``, ``ladder`` and ``bench`` hand their arguments to
 ``gin3_env.training.sb3.train.main``, ``gin3_env.evaluation.cli_main``,
@@ -32,6 +32,8 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
     "evaluate": ("gin3_env.evaluation", "cli_main", "play policies against each other and report"),
     "bench": ("gin3_env.benchmarks", "main", "speed benchmarks (needs the 'bench' extra)"),
     "ladder": ("gin3_env.evaluation.ladder", "cli_main", "every pair of a roster of players on the same deals"),
+    "train-gate": ("gin3_env.training.gate.train", "main",
+                   "fit the knock gate of the 'trained' player on labels on the true deal"),
 }
 ROLES = {"team": 0, "box": 1}
 # gin3 train --backend NAME: the trainers other than the default (sb3) one

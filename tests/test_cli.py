@@ -66,7 +66,7 @@ def clean(text: str) -> str:
 def test_top_level_help_lists_subcommands() -> None:
     out = run_cli("--help")
     assert out.returncode == 0, out.stderr
-    for name in ("train", "evaluate", "bench", "play", "replay"):
+    for name in ("train", "train-gate", "evaluate", "bench", "play", "replay"):
         assert name in out.stdout
 
 
@@ -106,6 +106,7 @@ def test_own_subcommand_help(command: str) -> None:
         ("train", "gin3_env.training.sb3.train", "main"),
         ("evaluate", "gin3_env.evaluation", "cli_main"),
         ("bench", "gin3_env.benchmarks", "main"),
+        ("train-gate", "gin3_env.training.gate.train", "main"),
     ],
 )
 def test_delegated_subcommand_help(command: str, module: str, function: str) -> None:

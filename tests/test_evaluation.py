@@ -204,10 +204,10 @@ def test_cli_messages_a_new_user_meets(tmp_path, capsys) -> None:
 
     import shutil
 
-    from gin3_env.policies.loading import TRAINED_MODEL
+    from gin3_env.policies.loading import PPO_MODEL
 
-    if TRAINED_MODEL.is_file():
-        shutil.copyfile(TRAINED_MODEL, typed)
+    if PPO_MODEL.is_file():
+        shutil.copyfile(PPO_MODEL, typed)
         assert cli_main([typed, "heuristic", "--hands", "1", "--matches", "0", "--no-progress"]) == 0
         text = capsys.readouterr().out
         assert f"{typed} (A) vs heuristic (B)" in text and f"{typed} as team" in text

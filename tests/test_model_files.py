@@ -27,7 +27,7 @@ import gin3_env  # noqa: E402
 from gin3_env import cli  # noqa: E402
 from gin3_env.envs.single_agent import ThreeHandedGinEnv  # noqa: E402
 from gin3_env.policies import load_policy  # noqa: E402
-from gin3_env.policies.loading import TRAINED_MODEL, SB3Policy, check_model_file  # noqa: E402
+from gin3_env.policies.loading import PPO_MODEL, SB3Policy, check_model_file  # noqa: E402
 from gin3_env.policies.model_file import (  # noqa: E402
     ModelFileError,
     load_sb3_model,
@@ -206,7 +206,7 @@ def test_plain_sb3_models_load_without_unpickling(plain_model: Path, monkeypatch
     obs, _ = env.reset(seed=1)
     action = policy.act({"observation": obs, "action_mask": env.action_masks().astype(np.int8)})
     assert env.action_masks()[action]
-    shipped = load_sb3_model(TRAINED_MODEL)
+    shipped = load_sb3_model(PPO_MODEL)
     assert type(shipped.policy).__module__ == "gin3_env.policies.sb3_network"
 
 
@@ -227,7 +227,7 @@ def test_schedules_and_activations_are_rebuilt_from_their_description(tmp_path: 
 
 
 def test_the_shipped_model_names_no_training_class() -> None:
-    with zipfile.ZipFile(TRAINED_MODEL) as archive:
+    with zipfile.ZipFile(PPO_MODEL) as archive:
         data = json.loads(archive.read("data"))
     named = []
     for entry in data.values():
@@ -241,7 +241,7 @@ def test_the_shipped_model_names_no_training_class() -> None:
 
 def test_the_shipped_model_loads_as_a_checkpoint_with_the_configs_settings(tmp_path: Path) -> None:
     """The card-aware model gin3 train writes loads again, the config's PPO settings replacing the file's."""
-    copy = shutil.copy(TRAINED_MODEL, tmp_path / "trained.zip")
+    copy = shutil.copy(PPO_MODEL, tmp_path / "trained.zip")
     assert check_model_file(copy) == Path(copy)
     model = load_sb3_model(copy, env=None, overrides={"learning_rate": 1e-4, "clip_range": 0.2})
     assert model.learning_rate == 1e-4 and model.clip_range(1.0) == pytest.approx(0.2)

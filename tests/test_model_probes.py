@@ -31,7 +31,7 @@ from gin3_env import cli  # noqa: E402
 from gin3_env.envs.single_agent import ThreeHandedGinEnv  # noqa: E402
 from gin3_env.policies import load_policy  # noqa: E402
 from gin3_env.policies import model_file as mf  # noqa: E402
-from gin3_env.policies.loading import TRAINED_MODEL, check_model_file  # noqa: E402
+from gin3_env.policies.loading import PPO_MODEL, check_model_file  # noqa: E402
 from gin3_env.policies.model_file import ModelFileError, load_sb3_model  # noqa: E402
 
 
@@ -216,12 +216,12 @@ def test_a_model_for_another_env_or_plain_ppo_says_so(tmp_path: Path, capsys: py
 
 def test_a_player_is_its_network_alone() -> None:
     """Loading a player builds no SB3 trainer and imports no stable-baselines3; it plays as SB3 would."""
-    code = ("import sys; from gin3_env.policies import load_policy; p = load_policy('trained'); "
+    code = ("import sys; from gin3_env.policies import load_policy; p = load_policy('ppo'); "
             "print(type(p.model).__name__, 'stable_baselines3' in sys.modules, 'sb3_contrib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["PlayerNetwork", "False", "False"], out
-    player = load_policy("trained")
-    trainer = load_sb3_model(TRAINED_MODEL)
+    player = load_policy("ppo")
+    trainer = load_sb3_model(PPO_MODEL)
     obs = np.random.default_rng(0).random((64, player.obs_dim), dtype=np.float32)
     masks = np.random.default_rng(1).random((64, 107)) < 0.3
     masks[:, 0] = True

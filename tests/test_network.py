@@ -54,11 +54,11 @@ def test_fused_card_term_equals_its_plain_form_with_its_gradients() -> None:
 
 def test_both_backends_use_the_one_card_network() -> None:
     pytest.importorskip("sb3_contrib")
-    from gin3_env.policies.loading import TRAINED_MODEL, load_policy
+    from gin3_env.policies.loading import PPO_MODEL, load_policy
     from gin3_env.policies.model_file import load_sb3_model
 
-    trainer = load_sb3_model(TRAINED_MODEL)  # SB3's policy, as training builds it
-    player = load_policy("trained").model  # the player network alone, as a loaded model plays
+    trainer = load_sb3_model(PPO_MODEL)  # SB3's policy, as training builds it
+    player = load_policy("ppo").model  # the player network alone, as a loaded model plays
     rllib = MaskedActorCritic(AUGMENTED_SIZE, (16,), card_head=True)
     heads = (trainer.policy.action_net.card_net, player.action_net.card_net, rllib.card_net)
     assert all(isinstance(head, CardNet) for head in heads)
@@ -84,7 +84,7 @@ def test_the_shipped_model_plays_the_recorded_actions() -> None:
 
     records = _golden()
     assert len(records) == 300 and len({a for _, _, a, _ in records}) > 10
-    policy = load_policy("trained")
+    policy = load_policy("ppo")
     actions = [policy.act({"observation": v, "action_mask": m}) for v, m, _, _ in records]
     assert actions == [a for _, _, a, _ in records]
     obs = np.stack([v for v, _, _, _ in records])

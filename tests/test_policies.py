@@ -242,14 +242,14 @@ def test_load_policy_errors(tmp_path) -> None:
         load_policy(42)
 
 
-def test_load_trained_model_or_clear_error() -> None:
-    from gin3_env.policies.loading import TRAINED_MODEL
+def test_load_ppo_model_or_clear_error() -> None:
+    from gin3_env.policies.loading import PPO_MODEL
 
-    if not TRAINED_MODEL.exists():
-        with pytest.raises(FileNotFoundError, match="no trained model is shipped yet"):
-            load_policy("trained")
+    if not PPO_MODEL.exists():
+        with pytest.raises(FileNotFoundError, match="no PPO model is shipped"):
+            load_policy("ppo")
         return
-    policy = load_policy("trained")
+    policy = load_policy("ppo")
     state = random_states(1, seed=6)[0]
     obs = obs_of(state)
     assert obs["action_mask"][policy.act(obs)] == 1

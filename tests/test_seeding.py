@@ -22,7 +22,7 @@ OPPONENTS: dict[str, Any] = {
     "heuristic": "heuristic",
     "trained": "trained",
     "pool": ["random", "heuristic"],
-    "pool_with_model": ["random", "trained", "random"],
+    "pool_with_model": ["random", "ppo", "random"],
 }
 ENVS = {"hand": ThreeHandedGinEnv, "match": ThreeHandedGinMatchEnv}
 

@@ -81,7 +81,7 @@ def test_a_resumed_model_keeps_its_n_steps_and_progress_runs_to_its_target(
 def test_resuming_a_model_that_already_has_the_steps_evaluates_and_saves_it(tmp_path: Path) -> None:
     """The shipped model copied without its description, resumed with fewer steps than it has."""
     copy = tmp_path / "copy.zip"
-    shutil.copy(Path(gin3_env.__file__).parent / "models" / "trained.zip", copy)
+    shutil.copy(Path(gin3_env.__file__).parent / "models" / "ppo.zip", copy)
     done = subprocess.run(
         [sys.executable, "-m", "gin3_env.cli", "train", "--resume", str(copy), "--total-timesteps", "2048",
          "--out-dir", str(tmp_path / "out"), "--run-name", "r", "--eval-hands", "2", "--final-eval-hands", "2",

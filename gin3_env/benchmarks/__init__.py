@@ -6,6 +6,7 @@
   against OpenSpiel and PettingZoo's gin_rummy_v4 (imported only when run).
 - :mod:`gin3_env.benchmarks.vector`: the batched core against the scalar envs and OpenSpiel.
 - :mod:`gin3_env.benchmarks.train`: PPO's samples/s against this machine's matmul rate.
+- :mod:`gin3_env.benchmarks.labels`: labelled knock decisions per second (the knock gate's label run).
 
 Each module has ``run(quick) -> dict`` and ``format_report(dict) -> str``.
 Figures are for one machine: the ratios are what carry over.
@@ -22,7 +23,7 @@ from typing import Any
 
 from ..files import save_json
 
-SUITES = ("engine", "envs", "vector", "train")
+SUITES = ("engine", "envs", "vector", "train", "labels")
 
 
 def _load(name: str) -> Any:
@@ -42,7 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="gin3 bench",
         description="Speed benchmarks: the meld engine against OpenSpiel and RLCard (engine), "
         "random play through the environments against OpenSpiel and gin_rummy_v4 (envs), the batched core "
-        "(vector) and PPO's samples/s against the machine's matmul rate (train). "
+        "(vector), PPO's samples/s against the machine's matmul rate (train) and labelled knock "
+        "decisions per second (labels). "
         "Peers that are not installed are reported as skipped.",
     )
     parser.add_argument("--quick", action="store_true", help="a short smoke run (fewer hands, one pass)")

@@ -1,8 +1,8 @@
 """:func:`~gin3_env.evaluation.evaluate_hands` played by the batched core.
 
 Used when both policies have a deterministic batched form (``HeuristicPolicy`` ->
-:class:`~gin3_env.vector.HeuristicBatch`, a deterministic saved model ->
-:class:`~gin3_env.vector.ModelBatch`): the same decks (deck ``i`` is the ``i``-th
+:class:`~gin3_env.vector.HeuristicBatch`, a ``GatedPolicy`` -> :class:`~gin3_env.vector.GatedBatch`,
+a deterministic saved model -> :class:`~gin3_env.vector.ModelBatch`): the same decks (deck ``i`` is the ``i``-th
 ``rng.permutation(52)`` of ``default_rng(seed)``), the same seats, the same report, field for
 field, as the scalar loop (for a model: up to the float rounding of a batched forward). Random
 policies keep the scalar loop by default, whose random draws the batched player would not
@@ -28,6 +28,7 @@ AUTO_MIN_DEALS = 50  # below this, the scalar loop is quicker than loading the k
 def batched_form(policy: Any, random_ok: bool = False) -> Any:
     """The deterministic batched form of ``policy``, or None; with ``random_ok`` a
     ``RandomPolicy``'s batched form too (same distribution, other draws than the scalar loop)."""
+    from ..policies.gated import GatedPolicy
     from ..policies.heuristic import HeuristicPolicy
     from ..policies.loading import SB3Policy
     from ..policies.random_policy import RandomPolicy
@@ -36,6 +37,10 @@ def batched_form(policy: Any, random_ok: bool = False) -> Any:
         from ..vector import HeuristicBatch
 
         return HeuristicBatch.from_policy(policy)
+    if isinstance(policy, GatedPolicy):
+        from ..vector import GatedBatch
+
+        return GatedBatch(policy)
     if isinstance(policy, SB3Policy) and policy.deterministic:
         from ..vector import ModelBatch
 

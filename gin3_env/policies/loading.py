@@ -6,7 +6,8 @@
 | ``"heuristic"``          | :class:`HeuristicPolicy` (config keywords)                   |
 | ``"search"``             | :class:`~gin3_env.policies.search.SearchPolicy` (``seed=``, ``rules=``, option keywords) |
 | ``"search:k=v,..."``     | the same with options, e.g. ``"search:samples=16,time_budget=none"`` |
-| ``"trained"``            | the model shipped as ``gin3_env/models/trained.zip``         |
+| ``"trained"``            | the heuristic with its learned knock gate, ``gin3_env/models/knock_gate.json`` |
+| ``"ppo"``                | the MaskablePPO model shipped as ``gin3_env/models/ppo.zip`` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
 | ``"rllib:PATH"``         | a ``gin3 train --backend rllib`` checkpoint folder (torch only) |
 | an object with ``act()`` | returned as is                                               |
@@ -65,18 +66,20 @@ __all__ = [
     "torch_threads",
 ]
 
-BUILTIN_SPECS = ("random", "heuristic", "trained", "search")
+BUILTIN_SPECS = ("random", "heuristic", "trained", "ppo", "search")
 RLLIB_PREFIX = "rllib:"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-TRAINED_MODEL = MODELS_DIR / "trained.zip"
-TRAINED_SIDECAR = MODELS_DIR / "trained.json"
+PPO_MODEL = MODELS_DIR / "ppo.zip"  # the MaskablePPO player (spec "ppo")
+PPO_SIDECAR = MODELS_DIR / "ppo.json"
+GATE_MODEL = MODELS_DIR / "knock_gate.json"  # the "trained" player: the heuristic with a knock gate
 INFERENCE_THREADS = 1  # torch threads while a model acts (see the module doc)
 
 
 def policy_spec_help() -> str:
     """The policy specs every command accepts, in one line (their ``--help`` uses it)."""
     return (
-        "random, heuristic, search (options: search:k=v,...), trained (the shipped model), "
+        "random, heuristic, search (options: search:k=v,...), trained (the heuristic with its learned "
+        "knock gate), ppo (the shipped MaskablePPO model), "
         f"{RLLIB_PREFIX}PATH (an RLlib checkpoint folder) or the path of a saved model .zip"
     )
 
@@ -252,13 +255,19 @@ def load_policy(spec: Any, **kwargs: Any) -> Any:
         options = parse_options(text[len("search:") :]) if text.startswith("search:") else {}
         return SearchPolicy(**{**options, **kwargs})
     if text == "trained":
-        if not TRAINED_MODEL.is_file():
+        from .gated import GatedPolicy, load_gate  # imports the compiled core (numba)
+
+        if kwargs:
+            raise ValueError(f"the trained player takes no options, got {sorted(kwargs)}")
+        return GatedPolicy(load_gate(GATE_MODEL), name="trained")
+    if text == "ppo":
+        if not PPO_MODEL.is_file():
             raise FileNotFoundError(
-                f"no trained model is shipped yet ({TRAINED_MODEL} does not exist); "
+                f"no PPO model is shipped ({PPO_MODEL} does not exist); "
                 "train one with `gin3 train` and pass its .zip path instead"
             )
-        sidecar = _read_sidecar(TRAINED_SIDECAR)
-        return load_model_policy(TRAINED_MODEL, name=str(sidecar.get("name", "trained")), **kwargs)
+        sidecar = _read_sidecar(PPO_SIDECAR)
+        return load_model_policy(PPO_MODEL, name=str(sidecar.get("name", "ppo")), **kwargs)
     if isinstance(spec, os.PathLike) or text.endswith(".zip") or os.sep in text or Path(text).exists():
         return load_model_policy(text, **kwargs)
     raise ValueError(f"unknown policy {text!r}: choose {policy_spec_help()}")

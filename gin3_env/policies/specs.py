@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .loading import BUILTIN_SPECS, RLLIB_PREFIX, TRAINED_MODEL, check_model_file, policy_spec_help
+from .loading import BUILTIN_SPECS, GATE_MODEL, PPO_MODEL, RLLIB_PREFIX, check_model_file, policy_spec_help
 
 __all__ = ["check_policy_spec"]
 
@@ -34,7 +34,12 @@ def check_policy_spec(spec: str) -> None:
         parse_options(spec[len("search:") :])
         return
     if spec == "trained":
-        check_model_file(TRAINED_MODEL, "shipped model file", weights=False)
+        from .gated import load_gate
+
+        load_gate(GATE_MODEL)
+        return
+    if spec == "ppo":
+        check_model_file(PPO_MODEL, "shipped model file", weights=False)
         return
     if spec in BUILTIN_SPECS:
         return

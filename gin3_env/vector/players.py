@@ -23,6 +23,7 @@ from ..kernels import heuristic_kernels as hk
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
 from ..kernels.threads import use_threads
 from ..observation.layout import OBS_SIZE
+from ..policies.gated import GatedPolicy
 from ..policies.heuristic import HeuristicPolicy
 
 
@@ -82,6 +83,21 @@ class HeuristicBatch:
         return f"HeuristicBatch({self.config})"
 
 
+class GatedBatch:
+    """A :class:`~gin3_env.policies.gated.GatedPolicy` on every row (the heuristic with its knock gate), compiled."""
+
+    def __init__(self, policy: GatedPolicy) -> None:
+        self.policy = policy
+        self.name = policy.name
+
+    def act(self, observations: Any, masks: Any) -> np.ndarray:
+        obs, mask = check_batch(observations, masks)
+        return self.policy.act_batch(obs, mask)
+
+    def __repr__(self) -> str:
+        return f"GatedBatch({self.policy!r})"
+
+
 class ModelBatch:
     """A MaskablePPO model (or :class:`~gin3_env.policies.SB3Policy`) acting on all rows in one forward."""
 
@@ -113,13 +129,14 @@ def as_batch(policy: Any, seed: int | None = None) -> Any:
     """The batched form of a policy spec or object, or None where it has none.
 
     ``"random"``/``RandomPolicy`` -> :class:`RandomBatch`, ``"heuristic"``/``HeuristicPolicy`` ->
-    :class:`HeuristicBatch`, a model path or ``SB3Policy`` -> :class:`ModelBatch`; objects that
+    :class:`HeuristicBatch`, a model path or ``SB3Policy`` -> :class:`ModelBatch`, a
+    ``GatedPolicy`` -> :class:`GatedBatch`; objects that
     already have ``act(observations, masks)`` batched forms are returned as they are."""
     from ..policies import load_policy
     from ..policies.loading import SB3Policy
     from ..policies.random_policy import RandomPolicy
 
-    if isinstance(policy, RandomBatch | HeuristicBatch | ModelBatch):
+    if isinstance(policy, RandomBatch | HeuristicBatch | ModelBatch | GatedBatch):
         return policy
     if isinstance(policy, str):
         if policy == "random":
@@ -133,4 +150,6 @@ def as_batch(policy: Any, seed: int | None = None) -> Any:
         return RandomBatch(policy.rng)
     if isinstance(policy, SB3Policy):
         return ModelBatch(policy)
+    if isinstance(policy, GatedPolicy):
+        return GatedBatch(policy)
     return None

@@ -1,8 +1,8 @@
 """Ship a trained model inside the package: ``python -m gin3_env.training.sb3.ship runs/default``.
 
-Copies the run's ``best.zip`` to ``gin3_env/models/trained.zip`` (what
-``load_policy("trained")`` loads) without the optimizer's state (it is only needed to
-keep training, and triples the file), and writes ``trained.json`` beside it with the
+Copies the run's ``best.zip`` to ``gin3_env/models/ppo.zip`` (what
+``load_policy("ppo")`` loads) without the optimizer's state (it is only needed to
+keep training, and triples the file), and writes ``ppo.json`` beside it with the
 run's config, steps and evaluation figures. Both files are written atomically.
 """
 
@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ...files import save_json
-from ...policies.loading import MODELS_DIR, TRAINED_MODEL, TRAINED_SIDECAR
+from ...policies.loading import MODELS_DIR, PPO_MODEL, PPO_SIDECAR
 from ...policies.model_file import load_sb3_model
 
 
-def ship(run_dir: Path, extra: dict[str, Any] | None = None, dest: Path = TRAINED_MODEL) -> Path:
+def ship(run_dir: Path, extra: dict[str, Any] | None = None, dest: Path = PPO_MODEL) -> Path:
     best = run_dir / "best.zip"
     if not best.is_file():
         raise FileNotFoundError(f"no best.zip in {run_dir}: train first (gin3 train)")
@@ -30,13 +30,13 @@ def ship(run_dir: Path, extra: dict[str, Any] | None = None, dest: Path = TRAINE
     tmp = dest.with_name(dest.stem + ".partial.zip")
     model.save(tmp)
     os.replace(tmp, dest)
-    meta: dict[str, Any] = {"name": "trained", "source": str(run_dir)}
+    meta: dict[str, Any] = {"name": "ppo", "source": str(run_dir)}
     for name in ("config.json", "final_eval.json"):
         path = run_dir / name
         if path.is_file():
             meta[name.removesuffix(".json")] = json.loads(path.read_text())
     meta.update(extra or {})
-    sidecar = dest.with_suffix(".json") if dest != TRAINED_MODEL else TRAINED_SIDECAR
+    sidecar = dest.with_suffix(".json") if dest != PPO_MODEL else PPO_SIDECAR
     save_json(sidecar, meta)
     return dest
 

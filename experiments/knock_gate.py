@@ -1,0 +1,50 @@
+"""Knock gates measured in play: ``python -m experiments.knock_gate GATE.json ... --hands N --seed S``.
+
+Each gate file (``gin3 train-gate`` output) plays as :class:`~gin3_env.policies.gated.GatedPolicy`
+against the heuristic over the same duplicate deals with the seat baseline (each seat also
+against the heuristic's own play of it), on the batched core. The JSON holds, per gate, its
+kind, threshold, the cross-validated fit of its round (from the file's provenance) and the
+play report (:meth:`~gin3_env.evaluation.hands_report.HandsReport.to_dict`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gin3_env.evaluation import evaluate_hands
+from gin3_env.files import save_json
+from gin3_env.policies.gated import GatedPolicy, load_gate
+from gin3_env.policies.heuristic import HeuristicPolicy
+
+
+def measure(paths: Sequence[str], hands: int, seed: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"hands": hands, "seed": seed, "gates": {}}
+    for p in paths:
+        gate = load_gate(p)
+        report = evaluate_hands(GatedPolicy(gate, name=Path(p).stem), HeuristicPolicy(), hands, seed=seed,
+                                seat_baseline=True)
+        rounds = gate.provenance.get("rounds") or [gate.provenance.get("round", {})]
+        out["gates"][p] = {"kind": gate.kind, "threshold": gate.threshold, "fit": rounds[-1].get("fit"),
+                           "labels": rounds[-1].get("labels"), "play": report.to_dict()}
+        print(report.to_text(), flush=True)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.knock_gate", description=__doc__)
+    parser.add_argument("gates", nargs="+", help="gate model files (gin3 train-gate output)")
+    parser.add_argument("--hands", type=int, default=2000, help="duplicate deals (default 2000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    parser.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    result = measure(args.gates, args.hands, args.seed)
+    if args.json is not None:
+        save_json(args.json, result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,228 @@
+"""The knock gate compiled: public features of a knock decision, a small scorer, the gated choice.
+
+A *gated* player is the heuristic (:func:`.heuristic_kernels.act_row`) everywhere except at
+one decision: when the heuristic would knock, the gate scores the decision from the acting
+player's observation and legal mask only, and where the predicted gain of holding exceeds its
+threshold the player plays the heuristic's best plain discard instead (the choice the
+heuristic makes with the knock actions taken out of the mask).
+
+The features (:data:`GATE_FEATURES`, in this order) are computed from the observation row
+and the legal mask, nothing else, so the same function serves the player, the label run
+(:mod:`.knock_labels`) and the continuations of the label run. The scorer is a one-hidden-layer
+ReLU network on standardised features; with no hidden units it is linear (a ridge fit):
+
+    z = (x - mean) / scale
+    y = w2 . relu(W1 z + b1) + b2      (H > 0)
+    y = w2 . z + b2                     (H = 0, w2 has one weight per feature)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ..engine.actions import DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS
+from ..engine.cards import FULL_MASK, NUM_CARDS
+from ..observation.layout import (
+    HAND_PLANE,
+    OPP_DECLINED_PLANE,
+    OPP_KNOWN_PLANE,
+    OWN_DECLINED_PLANE,
+    PILE_PLANE,
+    ROLE_OFFSET,
+    STOCK_INDEX,
+    STOCK_SCALE,
+    TAKEN_PLANE,
+    TOP_PLANE,
+    TURN_INDEX,
+)
+from .heuristic_kernels import act_row, danger, meld_outs, obs_plane
+from .jit import njit
+from .meld_kernels import best_deadwood_cards, knock_deadwoods, knock_min, popcount
+from .tables import POINTS
+
+__all__ = ["GATE_FEATURES", "NUM_GATE_FEATURES"]
+
+GATE_FEATURES = (
+    "knock_deadwood",  # the deadwood the heuristic would knock with
+    "dw_is_1", "dw_is_2", "dw_is_3", "dw_is_4", "dw_is_5",
+    "hold_deadwood",  # deadwood after the heuristic's best plain discard
+    "stock",  # cards left in the stock
+    "gin_outs",  # unseen cards that would give gin after holding
+    "improve_outs",  # unseen cards that would lower the deadwood after holding
+    "mean_next_deadwood",  # mean best deadwood after drawing one unseen card
+    "unseen",  # cards this player has not seen
+    "pile",  # cards in the discard pile (with the top)
+    "opp_known",  # cards the opponent took from the pile and still holds
+    "opp_known_melded",  # of those, cards that meld with each other
+    "opp_known_outs",  # unseen cards that would meld with the opponent's known cards
+    "opp_declined",  # cards the opponent passed or drew over
+    "own_declined",  # cards this player passed or drew over
+    "hold_danger",  # the heuristic's danger of the hold discard
+    "hold_card_points",  # the points of the hold discard
+    "took_discard",  # this turn's card came from the pile
+    "role_box",  # 1 for the box, 0 for the team
+    "turn",  # turns played / the turn limit
+    "dw_x_stock",  # knock deadwood times stock / 30
+    "gin_outs_x_stock",  # gin outs times stock / 30
+)
+NUM_GATE_FEATURES = len(GATE_FEATURES)
+F_DW = 0
+
+
+@njit(cache=True)
+def _single(m: int) -> int:
+    if m == 0:
+        return -1
+    n = 51
+    while not (m >> n) & 1:
+        n -= 1
+    return n
+
+
+@njit(cache=True)
+def hold_action(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray) -> int:
+    """The heuristic's choice on row ``k`` with the knock actions taken out of the mask."""
+    m = np.zeros((1, NUM_ACTIONS), np.int8)
+    for a in range(NUM_ACTIONS):
+        m[0, a] = mask[k, a] if a < KNOCK_BASE else 0
+    return act_row(obs[k : k + 1], m, 0, fp, ip)
+
+
+@njit(cache=True)
+def gate_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: int, out: np.ndarray) -> None:
+    """``out[:NUM_GATE_FEATURES]`` = the features of row ``k`` (a discard decision with a knock
+    ``knock`` and the plain discard ``hold``), from the observation and the mask only."""
+    hand = obs_plane(obs, k, HAND_PLANE)
+    top = obs_plane(obs, k, TOP_PLANE)
+    pile = obs_plane(obs, k, PILE_PLANE)
+    known = obs_plane(obs, k, OPP_KNOWN_PLANE)
+    odecl = obs_plane(obs, k, OPP_DECLINED_PLANE)
+    sdecl = obs_plane(obs, k, OWN_DECLINED_PLANE)
+    taken = obs_plane(obs, k, TAKEN_PLANE)
+    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
+    unseen = FULL_MASK & ~(hand | pile | top | known)
+    kd = np.zeros(NUM_CARDS, np.int64)
+    order = np.zeros(NUM_CARDS, np.int64)
+    knock_deadwoods(hand, kd, order)
+    kc = knock - KNOCK_BASE
+    hc = hold - DISCARD_BASE
+    dw = kd[kc]
+    hdw = kd[hc]
+    held = hand & ~(np.int64(1) << hc)
+    gin = 0
+    better = 0
+    total = 0
+    n = 0
+    x = unseen
+    while x:
+        low = x & -x
+        after = knock_min(held | low)
+        total += after
+        n += 1
+        if after == 0:
+            gin += 1
+        if after < hdw:
+            better += 1
+        x ^= low
+    n_unseen = popcount(unseen)
+    hidden = max(0, 10 - popcount(known))
+    p_hidden = min(1.0, hidden / n_unseen) if n_unseen else 0.0
+    pile_n = popcount(pile) + (1 if top else 0)
+    for j in range(NUM_GATE_FEATURES):
+        out[j] = 0.0
+    out[0] = dw
+    for d in range(1, 6):
+        out[d] = 1.0 if dw == d else 0.0
+    out[6] = hdw
+    out[7] = stock
+    out[8] = gin
+    out[9] = better
+    out[10] = total / n if n else 0.0
+    out[11] = n_unseen
+    out[12] = pile_n
+    out[13] = popcount(known)
+    out[14] = popcount(known & ~best_deadwood_cards(known)) if known else 0
+    out[15] = popcount(meld_outs(known) & unseen) if known else 0
+    out[16] = popcount(odecl)
+    out[17] = popcount(sdecl)
+    out[18] = danger(hc, odecl, known, unseen, p_hidden)
+    out[19] = POINTS[hc]
+    out[20] = 1.0 if taken else 0.0
+    out[21] = 1.0 if obs[k, ROLE_OFFSET + 1] > 0.5 else 0.0
+    out[22] = obs[k, TURN_INDEX]
+    out[23] = dw * stock / 30.0
+    out[24] = gin * stock / 30.0
+
+
+@njit(cache=True)
+def gate_score(x: np.ndarray, mean: np.ndarray, scale: np.ndarray, W1: np.ndarray, b1: np.ndarray,
+               w2: np.ndarray, b2: float) -> float:
+    """The predicted gain of holding (points) for the features ``x`` (see the module doc)."""
+    F = mean.shape[0]
+    z = np.empty(F, np.float64)
+    for j in range(F):
+        z[j] = (x[j] - mean[j]) / scale[j]
+    H = W1.shape[0]
+    y = b2
+    if H == 0:
+        for j in range(F):
+            y += w2[j] * z[j]
+        return y
+    for h in range(H):
+        s = b1[h]
+        for j in range(F):
+            s += W1[h, j] * z[j]
+        if s > 0.0:
+            y += w2[h] * s
+    return y
+
+
+@njit(cache=True)
+def gated_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, mean: np.ndarray,
+                  scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float, threshold: float,
+                  min_dw: int) -> int:
+    """The gated player on row ``k``: the heuristic's action, or its plain discard where it would
+    knock with at least ``min_dw`` deadwood and the gate predicts holding gains over ``threshold``."""
+    a = act_row(obs, mask, k, fp, ip)
+    if a < KNOCK_BASE or mean.shape[0] == 0:
+        return a
+    hold = hold_action(obs, mask, k, fp, ip)
+    if hold < DISCARD_BASE or hold >= KNOCK_BASE:
+        return a
+    x = np.zeros(NUM_GATE_FEATURES, np.float64)
+    gate_features(obs, mask, k, a, hold, x)
+    if x[F_DW] < min_dw:
+        return a
+    if gate_score(x, mean, scale, W1, b1, w2, b2) > threshold:
+        return hold
+    return a
+
+
+@njit(cache=True)
+def gated_act_serial(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, mean: np.ndarray,
+                     scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float,
+                     threshold: float, min_dw: int, out: np.ndarray) -> None:
+    for k in range(obs.shape[0]):
+        out[k] = gated_act_row(obs, mask, k, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
+
+
+@njit(cache=True, parallel=True)
+def gated_act_parallel(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, mean: np.ndarray,
+                       scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float,
+                       threshold: float, min_dw: int, out: np.ndarray) -> None:
+    for k in prange(obs.shape[0]):
+        out[k] = gated_act_row(obs, mask, k, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
+
+
+@njit(cache=True)
+def features_rows(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
+    """``out[k]`` = the gate features of row ``k`` where the heuristic would knock there, else NaN."""
+    for k in range(obs.shape[0]):
+        a = act_row(obs, mask, k, fp, ip)
+        hold = hold_action(obs, mask, k, fp, ip) if a >= KNOCK_BASE else -1
+        if a >= KNOCK_BASE and DISCARD_BASE <= hold < KNOCK_BASE:
+            gate_features(obs, mask, k, a, hold, out[k])
+        else:
+            for j in range(out.shape[1]):
+                out[k, j] = np.nan

@@ -1,0 +1,177 @@
+"""The heuristic with a learned knock gate: ``GatedPolicy`` and its model file (JSON data).
+
+The player is :class:`~gin3_env.policies.HeuristicPolicy` at every decision but one: where
+the heuristic would knock (with at least ``min_deadwood`` deadwood), a gate scores the
+decision from the player's own observation and legal mask
+(:data:`gin3_env.kernels.gate_kernels.GATE_FEATURES`) and, where the predicted gain of
+holding is above the gate's threshold, the player plays the heuristic's best plain discard
+instead. The gate is a ridge fit or a one-hidden-layer network
+(:func:`gin3_env.kernels.gate_kernels.gate_score`), fitted on labels computed on the true
+deal (``gin3 train-gate``, docs/beating_the_heuristic.md).
+
+The model file is JSON: ``format`` (``"gin3-knock-gate"``), ``version``, ``features`` (the
+names, which must be this package's), ``mean``, ``scale``, ``W1``, ``b1``, ``w2``, ``b2``,
+``threshold``, ``min_deadwood``, ``heuristic`` (the base player's options) and
+``provenance`` (how it was made). It is read as data; a file that is missing, not JSON, of
+another format, or whose arrays do not fit the features is one :class:`ModelFileError`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..files import save_json
+from ..kernels.gate_kernels import GATE_FEATURES, NUM_GATE_FEATURES, gated_act_parallel, gated_act_serial
+from ..kernels.heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
+from ..kernels.threads import use_threads
+from ..observation.decoding import check_observation
+from ..observation.layout import OBS_SIZE
+from .model_file import MissingModelFileError, ModelFileError
+
+__all__ = ["GATE_FORMAT", "GatedPolicy", "KnockGate", "load_gate", "no_gate_arrays"]
+
+GATE_FORMAT = "gin3-knock-gate"
+GATE_VERSION = 1
+
+
+def no_gate_arrays() -> tuple[Any, ...]:
+    """The kernel arguments of "no gate" (the heuristic plays): empty arrays."""
+    e = np.zeros(0)
+    return e, e, np.zeros((0, 0)), e, e, 0.0, 0.0, 0
+
+
+@dataclass
+class KnockGate:
+    """A fitted knock gate (see the module doc for the fields)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    W1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: float
+    threshold: float
+    min_deadwood: int = 1
+    heuristic: HeuristicConfig = field(default_factory=HeuristicConfig)
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        F = NUM_GATE_FEATURES
+        self.mean = np.asarray(self.mean, dtype=np.float64).reshape(-1)
+        self.scale = np.asarray(self.scale, dtype=np.float64).reshape(-1)
+        self.w2 = np.asarray(self.w2, dtype=np.float64).reshape(-1)
+        self.b1 = np.asarray(self.b1, dtype=np.float64).reshape(-1)
+        W1 = np.asarray(self.W1, dtype=np.float64)
+        self.W1 = W1.reshape(0, F) if W1.size == 0 else W1
+        if self.mean.shape != (F,) or self.scale.shape != (F,):
+            raise ValueError(f"gate mean and scale must have {F} entries, got {self.mean.shape}, {self.scale.shape}")
+        H = self.W1.shape[0]
+        if self.W1.shape != (H, F) or self.b1.shape != (H,):
+            raise ValueError(f"gate W1 must be (H, {F}) and b1 (H,), got {self.W1.shape}, {self.b1.shape}")
+        if self.w2.shape != ((H,) if H else (F,)):
+            raise ValueError(f"gate w2 must have {H or F} entries, got {self.w2.shape}")
+        if not (self.scale > 0).all():
+            raise ValueError("gate scale entries must be > 0")
+        for name in ("b2", "threshold"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+                raise ValueError(f"gate {name} must be a finite number, got {v!r:.60}")
+            setattr(self, name, float(v))
+        for a in (self.mean, self.W1, self.b1, self.w2):
+            if not np.isfinite(a).all():
+                raise ValueError("gate weights must be finite numbers")
+        if isinstance(self.min_deadwood, bool) or not isinstance(self.min_deadwood, int):
+            raise ValueError(f"gate min_deadwood must be an int, got {self.min_deadwood!r:.60}")
+
+    @property
+    def kind(self) -> str:
+        return f"mlp{self.W1.shape[0]}" if self.W1.shape[0] else "ridge"
+
+    def arrays(self) -> tuple[Any, ...]:
+        """The kernel arguments ``(mean, scale, W1, b1, w2, b2, threshold, min_dw)``."""
+        return self.mean, self.scale, self.W1, self.b1, self.w2, self.b2, self.threshold, self.min_deadwood
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": GATE_FORMAT, "version": GATE_VERSION, "kind": self.kind, "features": list(GATE_FEATURES),
+            "mean": self.mean.tolist(), "scale": self.scale.tolist(), "W1": self.W1.tolist(), "b1": self.b1.tolist(),
+            "w2": self.w2.tolist(), "b2": self.b2, "threshold": self.threshold, "min_deadwood": self.min_deadwood,
+            "heuristic": self.heuristic.to_dict(), "provenance": self.provenance,
+        }
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        save_json(path, self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "gate") -> KnockGate:
+        if not isinstance(data, dict):
+            raise ValueError(f"{where} must be a JSON object, got {type(data).__name__}")
+        if data.get("format") != GATE_FORMAT:
+            raise ValueError(f"{where} is not a knock gate (format {data.get('format')!r}, expected {GATE_FORMAT!r})")
+        if data.get("version") != GATE_VERSION:
+            raise ValueError(f"{where} has version {data.get('version')!r}; this package reads {GATE_VERSION}")
+        if data.get("features") != list(GATE_FEATURES):
+            raise ValueError(f"{where} was fitted on other features than this package computes: "
+                             f"{data.get('features')!r:.200}")
+        missing = [k for k in ("mean", "scale", "W1", "b1", "w2", "b2", "threshold") if k not in data]
+        if missing:
+            raise ValueError(f"{where} lacks {', '.join(missing)}")
+        heur = data.get("heuristic", {})
+        if not isinstance(heur, dict):
+            raise ValueError(f"{where} heuristic must be an object of options")
+        try:
+            arrays = {k: np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "W1", "b1", "w2")}
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where} holds weights that are not arrays of numbers ({exc})") from None
+        prov = data.get("provenance", {})
+        return cls(**arrays, b2=data["b2"], threshold=data["threshold"], min_deadwood=data.get("min_deadwood", 1),
+                   heuristic=heuristic_config(**heur), provenance=prov if isinstance(prov, dict) else {})
+
+
+def load_gate(path: str | os.PathLike[str]) -> KnockGate:
+    """The gate saved at ``path``, or a :class:`ModelFileError` naming the file and the problem."""
+    p = Path(path)
+    if not p.is_file():
+        raise MissingModelFileError(p, "does not exist")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelFileError(p, f"is not a JSON knock gate ({exc})") from None
+    try:
+        return KnockGate.from_dict(data, "the file")
+    except ValueError as exc:
+        raise ModelFileError(p, str(exc)) from None
+
+
+class GatedPolicy:
+    """The heuristic with a knock gate (see the module doc); ``act`` takes the observation dict,
+    :meth:`act_batch` rows of observations and masks (the batched form)."""
+
+    def __init__(self, gate: KnockGate, name: str = "gated") -> None:
+        if not isinstance(gate, KnockGate):
+            raise ValueError(f"gate must be a KnockGate, got {type(gate).__name__}")
+        self.gate = gate
+        self.name = name
+        self._fp, self._ip = heuristic_params(gate.heuristic)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs = np.ascontiguousarray(np.asarray(observations)[:, :OBS_SIZE], dtype=np.float32)
+        mask = np.ascontiguousarray(masks, dtype=np.int8)
+        out = np.empty(len(obs), dtype=np.int64)
+        kernel = gated_act_parallel if use_threads(len(obs)) else gated_act_serial
+        kernel(obs, mask, self._fp, self._ip, *self.gate.arrays(), out)
+        return out
+
+    def act(self, observation: dict[str, Any]) -> int:
+        vector, mask = check_observation(observation)
+        return int(self.act_batch(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
+
+    def __repr__(self) -> str:
+        return f"GatedPolicy({self.gate.kind}, threshold={self.gate.threshold:g})"
