@@ -21,7 +21,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ..engine.actions import NUM_ACTIONS
-from ..engine.hand import HandResult, HandState, check_deck
+from ..engine.hand import HandState, check_deck
 from ..engine.match import Roles, check_scores
 from ..engine.rules import Rules
 from .errors import (
@@ -124,14 +124,6 @@ def check_match_options(
     return checked, roles, scores
 
 
-def result_info(result: HandResult, names: Sequence[str]) -> dict[str, Any]:
-    """``HandResult.to_dict()`` with players named ``names[TEAM]``/``names[BOX]``."""
-    info = result.to_dict()
-    info["knocker"] = None if result.knocker is None else names[result.knocker]
-    info["winner"] = None if result.winner is None else names[result.winner]
-    if result.spreads is not None:
-        info["spreads"] = {names[p]: spread.to_dict() for p, spread in enumerate(result.spreads)}
-    return info
 
 
 def render_text(hand: HandState, **kwargs: Any) -> str:

@@ -18,7 +18,7 @@ these, and a refused call changes nothing:
   agent of ``agent_iter`` asked for without a ``step`` since the last one.
 - :class:`InvalidSeedError` (a ``ValueError``): a ``reset`` seed that is not
   ``None`` or an int ``>= 0``.
-- :class:`UnknownKeywordError` (a ``ValueError``): a constructor keyword that is neither
+- :class:`UnknownKeywordError` (a ``TypeError``, as Python's own): a constructor keyword that is neither
   one of the env's arguments nor a rules option, named with the env and the closest
   known keyword.
 

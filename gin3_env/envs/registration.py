@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import multiprocessing
 import warnings
+from typing import Any
 
 PETTINGZOO_ENVS: dict[str, str] = {
     "gin3/three_handed_gin-v0": "gin3_env.envs.aec_hand:env",
@@ -66,6 +67,7 @@ __all__ = [
     "GYMNASIUM_ENVS",
     "GYMNASIUM_VECTOR_ENVS",
     "PETTINGZOO_ENVS",
+    "VectorKwargsForwarded",
     "preload_in_forkserver",
     "register_all",
     "register_available",
@@ -106,6 +108,33 @@ def register_pettingzoo() -> None:
         pettingzoo.register("aec", env_id, entry_point=entry_point)
 
 
+ENTRY_POINT_MODES = (None, "vector_entry_point")  # make_vec's modes that build the vector entry point
+
+
+class VectorKwargsForwarded(dict):  # type: ignore[type-arg]
+    """The (empty) ``kwargs`` of an id's spec that has a vector entry point, so that
+    ``gymnasium.make_vec(id, n, vector_kwargs={"autoreset_mode": ...})``, the spelling Gymnasium
+    documents for its own vector envs, works as the plain keyword does.
+
+    Gymnasium refuses ``vector_kwargs`` for a vector entry point ("can be passed arguments only
+    through kwargs"). ``make_vec`` first pops ``vectorization_mode`` and then ``vector_kwargs``
+    from (a copy of) the spec's kwargs, their arguments as defaults: where the mode is that of
+    the entry point, the ``vector_kwargs`` are moved into the kwargs, which the entry point
+    receives. In ``"sync"``/``"async"`` mode they go to Gymnasium's vector env as before.
+    ``tests/test_make_vec.py`` holds both spellings to the same env."""
+
+    _mode: Any = None
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        value = super().pop(key, *default)
+        if key == "vectorization_mode":
+            self._mode = getattr(value, "value", value)
+        elif key == "vector_kwargs" and isinstance(value, dict) and value and self._mode in ENTRY_POINT_MODES:
+            self.update(value)
+            return {}
+        return value
+
+
 def register_gymnasium() -> None:
     """Register the single-agent envs in Gymnasium's registry (idempotent)."""
     import gymnasium
@@ -114,7 +143,13 @@ def register_gymnasium() -> None:
         spec = gymnasium.registry.get(env_id)
         if spec is not None and _keep(env_id, spec.entry_point, entry_point):
             continue
-        gymnasium.register(id=env_id, entry_point=entry_point, vector_entry_point=GYMNASIUM_VECTOR_ENVS.get(env_id))
+        vector_entry_point = GYMNASIUM_VECTOR_ENVS.get(env_id)
+        gymnasium.register(
+            id=env_id,
+            entry_point=entry_point,
+            vector_entry_point=vector_entry_point,
+            kwargs=VectorKwargsForwarded() if vector_entry_point else None,
+        )
 
 
 def preload_in_forkserver() -> None:
