@@ -273,5 +273,5 @@ def test_an_unknown_keyword_is_a_type_error_as_python_raises() -> None:
 
     for env_id in ("gin3/ThreeHandedGin-v0", "gin3/ThreeHandedGinMatch-v0"):
         make_as_torchrl_does(env_id).close()
-    with pytest.raises(TypeError, match=r"\(did you mean 'opponent'\?\); it takes learner, opponent"):
+    with pytest.raises(TypeError, match=r"\(did you mean 'opponent'\?\); it takes num_envs, learner, opponent"):
         gin3_env.vector_env(4, oponent="random")

@@ -37,7 +37,9 @@ forkserver was already started before ``import gin3_env``, or with the
 ``spawn`` start method (the only one on Windows, the default on macOS), use
 the prefixed id ``"gin3_env:gin3/ThreeHandedGin-v0"``, which works in any
 process. PettingZoo 1.27 keeps its own registry (``pettingzoo.aec_registry``,
-filled by ``pettingzoo.register``), which ``pettingzoo.make`` reads.
+filled by ``pettingzoo.register``), which ``pettingzoo.make`` reads; PettingZoo 1.24 to 1.26
+have no registry (and no ``pettingzoo.make``), so there the AEC envs are only
+``gin3_env.env()`` and ``gin3_env.match_env()``.
 
 Entry points are ``"module:attr"`` strings, so registering imports nothing of
 the envs. Registering is idempotent: an id already registered with the same
@@ -98,9 +100,12 @@ def set_vector_entry_point(env_id: str, entry_point: str) -> None:
 
 
 def register_pettingzoo() -> None:
-    """Register the AEC envs in PettingZoo's registry (idempotent)."""
+    """Register the AEC envs in PettingZoo's registry (idempotent), where the installed PettingZoo
+    has one (1.27 on: ``pettingzoo.aec_registry``); 1.24 to 1.26 have none, and nothing to do."""
     import pettingzoo
 
+    if not hasattr(pettingzoo, "aec_registry"):
+        return
     for env_id, entry_point in PETTINGZOO_ENVS.items():
         spec = pettingzoo.aec_registry.get(env_id)
         if spec is not None and _keep(env_id, spec.entry_point, entry_point):
