@@ -367,7 +367,7 @@ def test_bad_decks_and_options_are_refused() -> None:
 def test_bad_constructor_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="not both"):
         aec_hand.raw_env(rules=Rules(), knock_limit=3)
-    with pytest.raises(TypeError, match="unknown keyword argument 'max_cycles' for three_handed_gin_v0; it takes"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'max_cycles' for three_handed_gin_v0; it takes"):
         aec_hand.raw_env(max_cycles=100)
     with pytest.raises(TypeError, match=r"'knock_limt' for three_handed_gin_v0 \(did you mean 'knock_limit'\?\)"):
         aec_hand.env(knock_limt=5)

@@ -253,7 +253,7 @@ def test_bad_options_are_refused(options: dict[str, Any], message: str) -> None:
 def test_bad_constructor_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="not both"):
         aec_match.raw_env(rules=gin3_env.Rules(), target_score=50)
-    with pytest.raises(TypeError, match="unknown keyword argument 'seats' for three_handed_gin_match_v0"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'seats' for three_handed_gin_match_v0"):
         aec_match.raw_env(seats=3)
 
 

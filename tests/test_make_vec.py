@@ -44,7 +44,7 @@ def test_make_vec_is_the_batched_core_with_the_keywords_passed_through() -> None
     assert env.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP  # Gymnasium's default, as sync/async
     same = gym.make_vec(HAND_ID, num_envs=4, autoreset_mode=AutoresetMode.SAME_STEP)
     assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
-    with pytest.raises(TypeError, match=r"unknown keyword argument 'oponent' .*\(did you mean 'opponent'\?\)"):
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'oponent' .*\(did you mean 'opponent'\?\)"):
         gym.make_vec(HAND_ID, num_envs=2, oponent="random")
     with pytest.raises(ValueError, match="DISABLED"):
         gym.make_vec(HAND_ID, num_envs=2, autoreset_mode=AutoresetMode.DISABLED)

@@ -72,11 +72,11 @@ __all__ = [
 
 
 def unknown_keyword(key: str, env_name: str, known: Sequence[str]) -> UnknownKeywordError:
-    """``unknown keyword argument 'oponent' for ThreeHandedGin-v0 (did you mean 'opponent'?)``."""
+    """``unexpected keyword argument 'oponent' for ThreeHandedGin-v0 (did you mean 'opponent'?)``."""
     close = difflib.get_close_matches(key, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return UnknownKeywordError(
-        f"unknown keyword argument {key!r} for {env_name}{hint}; it takes {', '.join(known)}"
+        f"unexpected keyword argument {key!r} for {env_name}{hint}; it takes {', '.join(known)}"
     )
 
 

@@ -7,7 +7,7 @@ Every env of the package takes its own arguments and the rules options as keywor
 defaults, and a keyword that is neither refuses with the env's name and the closest match
 (an :class:`~gin3_env.errors.UnknownKeywordError`, a ``TypeError`` as Python's own)::
 
-    UnknownKeywordError: unknown keyword argument 'oponent' for ThreeHandedGin-v0 (did you mean 'opponent'?); ...
+    UnknownKeywordError: unexpected keyword argument 'oponent' for ThreeHandedGin-v0 (did you mean 'opponent'?); ...
 """
 
 from __future__ import annotations
