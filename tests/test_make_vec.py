@@ -195,7 +195,7 @@ README_LOOP_DOORS = [
 @pytest.mark.parametrize(("env_id", "door"), README_LOOP_DOORS, ids=["entry_point", "sync", "async", "match"])
 def test_the_readme_random_loop_runs_in_every_vectorization_mode(env_id: str, door: dict[str, Any]) -> None:
     """The README's loop samples from every row's mask with ``rng.choice(np.flatnonzero(mask))``:
-    a terminal observation's mask is all True in every door (docs/design.md §2), never empty."""
+    a terminal observation's mask is all True in every door (docs/design.md §5), never empty."""
     envs = gym.make_vec(env_id, num_envs=4, opponent="random", **door)
     _, info = envs.reset(seed=0)
     rng = np.random.default_rng(0)

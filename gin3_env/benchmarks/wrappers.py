@@ -1,5 +1,5 @@
 """``env()``'s wrapper stack against PettingZoo's own, timed in one run: the ratio decides which
-``gin3_env.envs.wrapping`` keeps (docs/design.md §2).
+``gin3_env.envs.wrapping`` keeps (docs/design.md §6).
 
 Both stacks wrap the same raw env in PettingZoo's classic order
 (``OrderEnforcing(AssertOutOfBounds(TerminateIllegal(raw, -1)))``) and play the same random

@@ -3,7 +3,7 @@
 Learning libraries stack infos step by step (Tianshou's buffers, Gymnasium's vector envs,
 TorchRL's info readers): a key that comes and goes, or a ``None``, reads there as missing
 data. So every env's info holds the same keys from ``reset`` on, and a field that does not
-apply holds a sentinel (docs/design.md §2):
+apply holds a sentinel (docs/design.md §5):
 
 | key | type | before the hand ends, or where it does not apply |
 |---|---|---|

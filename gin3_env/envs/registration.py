@@ -116,7 +116,7 @@ def register_pettingzoo() -> None:
 ENTRY_POINT_MODES = (None, "vector_entry_point")  # make_vec's modes that build the vector entry point
 
 
-class VectorKwargsForwarded(dict):  # type: ignore[type-arg]
+class VectorKwargsForwarded(dict[str, Any]):
     """The (empty) ``kwargs`` of an id's spec that has a vector entry point, so that
     ``gymnasium.make_vec(id, n, vector_kwargs={"autoreset_mode": ...})``, the spelling Gymnasium
     documents for its own vector envs, works as the plain keyword does.

@@ -184,7 +184,7 @@ class _LearnerEnv(gym.Env):
         return self._observed()[0]
 
     def _mask(self) -> np.ndarray:
-        """The learner's legal actions; all True once the episode is over (docs/design.md §2:
+        """The learner's legal actions; all True once the episode is over (docs/design.md §5:
         a terminal observation's mask is all True in every Gymnasium door, as the batched core's)."""
         return _ANY_ACTION if self._ended else self._observed()[2]
 
