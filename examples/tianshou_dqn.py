@@ -32,6 +32,7 @@ def make_env() -> PettingZooEnv:
 
 def main(steps: int = 3000, episodes: int = 20, seed: int = 0) -> dict[str, float]:
     torch.manual_seed(seed)
+    torch.set_num_threads(1)
     np.random.seed(seed)
     env = make_env()
     obs_shape = env.observation_space["observation"].shape
