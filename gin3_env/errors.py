@@ -84,8 +84,12 @@ class CallOrderError(EnvUsageError, AssertionError):
     """Calls in an order the env refuses (two agents from ``agent_iter`` without a ``step``)."""
 
 
-class UnknownKeywordError(EnvUsageError, ValueError):
-    """A keyword argument that the env (or factory) does not take."""
+class UnknownKeywordError(EnvUsageError, TypeError):
+    """A keyword argument that the env (or factory) does not take.
+
+    A ``TypeError``, as Python's own refusal of an unexpected keyword argument, so that
+    callers that retry without a keyword on ``TypeError`` (TorchRL's ``GymEnv`` with
+    ``frameskip``) work."""
 
 
 class InvalidSeedError(EnvUsageError, ValueError):

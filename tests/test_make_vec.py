@@ -44,7 +44,7 @@ def test_make_vec_is_the_batched_core_with_the_keywords_passed_through() -> None
     assert env.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP  # Gymnasium's default, as sync/async
     same = gym.make_vec(HAND_ID, num_envs=4, autoreset_mode=AutoresetMode.SAME_STEP)
     assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
-    with pytest.raises(ValueError, match=r"unknown keyword argument 'oponent' .*\(did you mean 'opponent'\?\)"):
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'oponent' .*\(did you mean 'opponent'\?\)"):
         gym.make_vec(HAND_ID, num_envs=2, oponent="random")
     with pytest.raises(ValueError, match="DISABLED"):
         gym.make_vec(HAND_ID, num_envs=2, autoreset_mode=AutoresetMode.DISABLED)
@@ -162,3 +162,49 @@ def test_64_envs_survive_10000_steps(env_id: str, vectorization: str, autoreset:
         assert play(env, 10_000) > 50
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_autoreset_mode_through_vector_kwargs_as_through_the_keyword(mode: AutoresetMode) -> None:
+    """``vector_kwargs={"autoreset_mode": ...}``, the spelling Gymnasium documents, builds the same
+    env as the plain keyword; in sync mode it still goes to Gymnasium's vector env."""
+    by_kwargs = gym.make_vec(HAND_ID, 8, vector_kwargs={"autoreset_mode": mode}, opponent="random")
+    by_keyword = gym.make_vec(HAND_ID, 8, autoreset_mode=mode, opponent="random")
+    assert isinstance(by_kwargs, GinVectorEnv) and by_kwargs.metadata["autoreset_mode"] is mode
+    for env in (by_kwargs, by_keyword):
+        env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        acts = masked_random(by_keyword.action_masks(), rng)
+        a, b = by_kwargs.step(acts), by_keyword.step(acts)
+        for x, y in zip(a[:4], b[:4], strict=True):
+            np.testing.assert_array_equal(x, y)
+    sync = gym.make_vec(HAND_ID, 2, vectorization_mode="sync", vector_kwargs={"autoreset_mode": mode})
+    assert isinstance(sync, SyncVectorEnv) and sync.metadata["autoreset_mode"] is mode
+    sync.close()
+
+
+README_LOOP_DOORS = [
+    (HAND_ID, {}),
+    (HAND_ID, {"vectorization_mode": "sync"}),
+    (HAND_ID, {"vectorization_mode": "async"}),
+    (MATCH_ID, {"target_score": 10}),
+]
+
+
+@pytest.mark.parametrize(("env_id", "door"), README_LOOP_DOORS, ids=["entry_point", "sync", "async", "match"])
+def test_the_readme_random_loop_runs_in_every_vectorization_mode(env_id: str, door: dict[str, Any]) -> None:
+    """The README's loop samples from every row's mask with ``rng.choice(np.flatnonzero(mask))``:
+    a terminal observation's mask is all True in every door (docs/design.md §5), never empty."""
+    envs = gym.make_vec(env_id, num_envs=4, opponent="random", **door)
+    _, info = envs.reset(seed=0)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(150):
+        actions = [rng.choice(np.flatnonzero(mask)) for mask in info["action_mask"]]
+        _, _, terminated, truncated, info = envs.step(np.array(actions))
+        done = terminated | truncated
+        ended += int(done.sum())
+        assert info["action_mask"][done].all()
+    envs.close()
+    assert ended > 0

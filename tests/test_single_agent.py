@@ -11,7 +11,7 @@ import pytest
 from conftest import stacked_deck
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
-import gin3_env  # noqa: F401  (registers the ids)
+import gin3_env
 from gin3_env.engine import HandState, parse_card, parse_cards
 from gin3_env.engine.actions import PASS, TAKE_DISCARD, knock_action
 from gin3_env.envs.single_agent import ThreeHandedGinEnv
@@ -82,7 +82,7 @@ def test_gin_reward_is_exact_for_each_role() -> None:
     # decides anything; with a given deck the episode is then over at reset.
     env = ThreeHandedGinEnv(learner="box", opponent=HeuristicPolicy(), reward_scale=0.5)
     _, info = env.reset(options={"deck": deck})
-    assert info["result"]["winner"] == "team" and not env.action_masks().any()
+    assert info["result"]["winner"] == "team" and env.action_masks().all()  # all True at the end
     with pytest.raises(RuntimeError, match="reset"):
         env.step(PASS)
 
@@ -101,8 +101,9 @@ def test_hands_decided_before_the_learner_acts_are_reported_and_redealt() -> Non
     for seed in range(20):
         _, info = env.reset(seed=seed)
         assert env.action_masks().any()
-        skipped += info.get("hands_decided_before_learner_acted", [])
-    assert skipped and all(r["knocker"] == "team" and r["winner"] is not None for r in skipped)
+        assert info["hands_decided_before_learner_acted"] == len(env.skipped_hands)
+        skipped += env.skipped_hands
+    assert skipped and all(r["knocker"] == "team" and r["winner"] != "" for r in skipped)
     always = ThreeHandedGinEnv(learner="box", opponent=KnockAtOnce(), knock_limit=100)
     with pytest.raises(RuntimeError, match="before the learner could act"):
         always.reset(seed=0)
@@ -146,13 +147,13 @@ def test_bad_arguments_and_options_are_refused() -> None:
         ThreeHandedGinEnv(render_mode="rgb_array_list")
     with pytest.raises(TypeError, match="render_mode"):  # what SB3's make_vec_env falls back on
         ThreeHandedGinEnv(render_mode="rgb_array_list")
-    with pytest.raises(ValueError, match=r"unknown keyword argument 'gin_bonsu' for ThreeHandedGin-v0 "
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'gin_bonsu' for ThreeHandedGin-v0 "
                                          r"\(did you mean 'gin_bonus'\?\)"):
         ThreeHandedGinEnv(gin_bonsu=20)
-    with pytest.raises(ValueError, match=r"^unknown keyword argument 'oponent' for ThreeHandedGin-v0 "
+    with pytest.raises(TypeError, match=r"^unexpected keyword argument 'oponent' for ThreeHandedGin-v0 "
                                          r"\(did you mean 'opponent'\?\)"):
         gym.make("gin3/ThreeHandedGin-v0", oponent="random")
-    with pytest.raises(ValueError, match=r"'learnr' for ThreeHandedGinMatch-v0 \(did you mean 'learner'\?\)"):
+    with pytest.raises(TypeError, match=r"'learnr' for ThreeHandedGinMatch-v0 \(did you mean 'learner'\?\)"):
         gym.make("gin3/ThreeHandedGinMatch-v0", learnr=0)
     env = ThreeHandedGinEnv(opponent="random")
     with pytest.raises(ValueError, match="unknown reset option"):
@@ -258,3 +259,21 @@ def test_duplicate_reward_subtracts_the_baselines_points_on_the_same_deal() -> N
         total, info = play_episode(env, rng, seed=seed)
         assert env.hand is not None and env.hand.result is not None
         assert total == env.hand.result.returns[env.player] - info["baseline_points"]
+
+
+def test_an_unknown_keyword_is_a_type_error_as_python_raises() -> None:
+    """Python refuses an unexpected keyword with a ``TypeError``; callers that retry without a
+    keyword on one (TorchRL's ``GymEnv`` passes ``frameskip`` and drops it) rely on that."""
+
+    def make_as_torchrl_does(env_id: str) -> gym.Env:
+        try:
+            return gym.make(env_id, frameskip=1)
+        except TypeError as err:
+            # TorchRL drops the keyword only when Python's own words are in the message
+            assert "unexpected keyword argument 'frameskip'" in str(err) and "it takes" in str(err)
+            return gym.make(env_id)
+
+    for env_id in ("gin3/ThreeHandedGin-v0", "gin3/ThreeHandedGinMatch-v0"):
+        make_as_torchrl_does(env_id).close()
+    with pytest.raises(TypeError, match=r"\(did you mean 'opponent'\?\); it takes num_envs, learner, opponent"):
+        gin3_env.vector_env(4, oponent="random")

@@ -27,6 +27,9 @@ from pettingzoo.utils import wrappers
 
 from gin3_env.envs import aec_hand, aec_match, wrapping
 
+# the fast stack runs on the PettingZoo line it reads the internals of; elsewhere env() is PettingZoo's own
+pytestmark = pytest.mark.skipif(not wrapping.FAST_STACK, reason="env() is PettingZoo's own stack on this PettingZoo")
+
 
 def stock(raw: Any) -> Any:
     """PettingZoo's classic stack, its out-of-bounds layer being ours: PettingZoo's own class whose
@@ -150,3 +153,19 @@ def test_agent_iter_answers_as_pettingzoos(module: Any) -> None:
         ours, theirs = drive_iter(module.env(), seed), drive_iter(stock(module.raw_env()), seed)
         assert theirs[0][1][0] == theirs[-1][1][0] == "AssertionError"  # PettingZoo's; ours are named (PLANNED)
         assert ours == planned(theirs)
+
+
+def test_the_wrapper_benchmark_times_both_stacks_in_one_run() -> None:
+    """``python -m gin3_env.benchmarks.wrappers`` plays both stacks and reports their ratio
+    (the figure, measured, is in docs/design.md §6; this checks only that it is produced)."""
+    from gin3_env.benchmarks import wrappers as bench
+
+    stacks = {name: make() for name, make in bench.STACKS.items()}
+    assert isinstance(stacks["ours"], wrapping._OrderEnforcing)
+    assert type(stacks["pettingzoo"]) is wrappers.OrderEnforcingWrapper
+    report = bench.run(seconds=0.05, rounds=2)
+    assert set(report["steps_per_cpu_s"]) == {"ours", "pettingzoo"}
+    assert all(len(rates) == 2 and min(rates) > 0 for rates in report["steps_per_cpu_s"].values())
+    assert report["ours_over_pettingzoo"] == pytest.approx(
+        report["median_steps_per_cpu_s"]["ours"] / report["median_steps_per_cpu_s"]["pettingzoo"])
+    assert "ours / pettingzoo's" in bench.format_report(report)

@@ -23,7 +23,6 @@ from pettingzoo import AECEnv
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import HandState, check_deck
 from ..engine.match import Roles, check_scores
-from ..engine.result import HandResult
 from ..engine.rules import Rules
 from ..errors import InvalidActionError, ResetNeededError
 from .errors import agent_index, check_action_value, check_seed, unknown_agent
@@ -119,14 +118,6 @@ def check_match_options(
     return checked, roles, scores
 
 
-def result_info(result: HandResult, names: Sequence[str]) -> dict[str, Any]:
-    """``HandResult.to_dict()`` with players named ``names[TEAM]``/``names[BOX]``."""
-    info = result.to_dict()
-    info["knocker"] = None if result.knocker is None else names[result.knocker]
-    info["winner"] = None if result.winner is None else names[result.winner]
-    if result.spreads is not None:
-        info["spreads"] = {names[p]: spread.to_dict() for p, spread in enumerate(result.spreads)}
-    return info
 
 
 def render_text(hand: HandState, **kwargs: Any) -> str:

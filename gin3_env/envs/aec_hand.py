@@ -41,7 +41,7 @@ the cards it took from the pile). `env.unwrapped.frame(agent)` draws any side.
 `rules`: a `gin3_env.Rules`; or the rules options as keywords (`gin_bonus`,
 `undercut_bonus`, `knock_limit`, `target_score`, `dead_stock`,
 `allow_discard_taken_card`, `max_turns`; the rule book's values by default), not both.
-An unknown keyword is a `ValueError` that names it and the closest known one.
+An unknown keyword is a `TypeError` (`UnknownKeywordError`) that names it and the closest known one.
 
 `reset(seed=None, options=None)`: a seeded reset deals the same hand every time;
 an unseeded one continues the env's random generator. `options` may hold
@@ -103,9 +103,12 @@ Zero-sum game points (times `reward_scale`), paid when the hand ends:
 
 Gin, knock, undercut and dead hands set `terminations`; the `max_turns` cap sets
 `truncations`. At the end `infos[agent]` holds the result: `outcome`, `knocker`
-and `winner` (`"team_0"`, `"box_0"` or `None`), `points`, `knocker_deadwood`,
+and `winner` (`"team_0"`, `"box_0"` or `""`), `points`, `knocker_deadwood`,
 `defender_deadwood`, `knock_discard`, `spreads` (per agent: melds, deadwood
-cards, deadwood, layoffs), `turns`. `env.unwrapped.result` is the engine's
+cards, deadwood, layoffs, as text), `turns`. The infos have these keys on every
+step from `reset` on, never `None`: before the end, and where a field does not
+apply (a dead hand's knocker), `""` for a text and `-1` for a deadwood, `0`
+points (the table in `gin3_env/envs/infos.py`). `env.unwrapped.result` is the engine's
 `HandResult`, `env.unwrapped.replay_log()` a JSON-able record (rules, deck,
 actions) that `replay(log)` plays back to the same end.
 
@@ -136,7 +139,8 @@ from ..engine.rules import Rules
 from ..observation.encoding import action_mask, encode
 from ..observation.layout import OBS_SIZE
 from ..observation.state import STATE_SIZE, encode_state
-from .aec_base import GinAECEnv, check_options, make_rules, render_frame, render_text, require_reset, result_info
+from .aec_base import GinAECEnv, check_options, make_rules, render_frame, render_text, require_reset
+from .infos import result_info
 from .keywords import factory_of, takes_rules_options
 from .wrapping import ActionSpace, wrap
 
@@ -174,6 +178,8 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         self._start(seed)
         self.hand = HandState.deal(self.rules, deck=deck, rng=self._rng)
         self.agent_selection = AGENTS[self.hand.player]
+        blank = {**result_info(None, AGENTS), "turns": 0}  # one schema from the first step (infos.py)
+        self.infos = {agent: dict(blank) for agent in AGENTS}
         if self.render_mode == "human":
             self.render()
 

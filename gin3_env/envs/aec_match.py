@@ -99,8 +99,13 @@ env with seats for players (`outcome`, `knocker`, `winner`, `points`,
 seat, `turns`), `hand_roles` (the roles it was played with), `seat_points`,
 `scores` (the three totals), `roles` (for the next hand, the form of the
 option), `hands_played`, `match_over` and `match_winner` (a seat name or
-`None`). At the match end all seats terminate; the last hand's winner is then
-the match winner, so `winner == match_winner`.
+`""`). Every seat's info has these keys on every step from `reset` on, never
+`None`: no hand ended since the seat last acted (or a field that does not apply,
+a dead hand's knocker) gives `""` for a text, `-1` for a deadwood, `0` points and
+turns, `[0, 0, 0]` seat points, the hand in play's roles; `spreads` names all
+three seats, the sitter's empty (the table in `gin3_env/envs/infos.py`). At
+the match end all seats terminate; the last hand's winner is then the match
+winner, so `winner == match_winner`.
 
 ### State
 
@@ -137,8 +142,8 @@ from .aec_base import (
     render_frame,
     render_text,
     require_reset,
-    result_info,
 )
+from .infos import result_info, spread_info
 from .keywords import factory_of, takes_rules_options
 from .wrapping import wrap
 
@@ -176,6 +181,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         self._start(seed)
         self.match = MatchState.start(self.rules, rng=self._rng, roles=roles, scores=scores, decks=decks)
         self._rewards_set = False
+        self.infos = {agent: self._blank_info() for agent in SEATS}
         seat = self.match.acting_seat
         assert seat is not None
         self.agent_selection = SEATS[seat]
@@ -194,8 +200,8 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
             self._clear_rewards()
             self._rewards_set = False
         self._cumulative_rewards[agent] = 0.0
-        if self.infos[agent]:
-            self.infos[agent] = {}
+        if self.infos[agent]["outcome"]:  # the last hand's result is cleared when the seat acts
+            self.infos[agent] = self._blank_info()
         if result is not None:
             self._hand_over(result, roles, hand.turns)
         seat = match.acting_seat
@@ -214,24 +220,36 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         self.rewards[SEATS[roles.sitter]] = 0.0
         self._rewards_set = True
         self._accumulate_rewards()
-        info = result_info(result, (SEATS[roles.captain], SEATS[roles.box]))
+        info = self._info_of(result, roles, turns, list(match.history[-1]["seat_points"]))
         over = match.is_over
-        info.update(
-            {
-                "turns": turns,
-                "hand_roles": roles.to_dict(),
-                "seat_points": list(match.history[-1]["seat_points"]),
-                "scores": list(match.scores),
-                "roles": match.roles.to_dict(),
-                "hands_played": len(match.history),
-                "match_over": over,
-                "match_winner": SEATS[match.winner] if match.winner is not None else None,
-            }
-        )
         for agent in SEATS:
             self.infos[agent] = dict(info)
             if over:
                 self.terminations[agent] = True
+
+    def _info_of(self, result: HandResult | None, roles: Roles, turns: int, seat_points: list[int]) -> dict[str, Any]:
+        """A seat's info in the one schema of the module doc (the spreads keyed by all three seats)."""
+        match = require_reset(self.match)
+        info = result_info(result, (SEATS[roles.captain], SEATS[roles.box]))
+        info["spreads"] = {seat: info["spreads"].get(seat, spread_info(None)) for seat in SEATS}
+        info.update(
+            {
+                "turns": turns,
+                "hand_roles": roles.to_dict(),
+                "seat_points": seat_points,
+                "scores": list(match.scores),
+                "roles": match.roles.to_dict(),
+                "hands_played": len(match.history),
+                "match_over": match.is_over,
+                "match_winner": SEATS[match.winner] if match.winner is not None else "",
+            }
+        )
+        return info
+
+    def _blank_info(self) -> dict[str, Any]:
+        """No hand has ended since the seat last acted: the result fields hold their sentinels."""
+        match = require_reset(self.match)
+        return self._info_of(None, match.hand_roles, 0, [0] * NUM_SEATS)
 
     def _state(self) -> np.ndarray:
         return encode_match_state(require_reset(self.match))

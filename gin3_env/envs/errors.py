@@ -18,7 +18,7 @@ these, and a refused call changes nothing:
   agent of ``agent_iter`` asked for without a ``step`` since the last one.
 - :class:`InvalidSeedError` (a ``ValueError``): a ``reset`` seed that is not
   ``None`` or an int ``>= 0``.
-- :class:`UnknownKeywordError` (a ``ValueError``): a constructor keyword that is neither
+- :class:`UnknownKeywordError` (a ``TypeError``, as Python's own): a constructor keyword that is neither
   one of the env's arguments nor a rules option, named with the env and the closest
   known keyword.
 
@@ -65,11 +65,11 @@ LEARNER_ROLES = ("team", "box", "either", "random")  # "either": a role drawn fo
 
 
 def unknown_keyword(key: str, env_name: str, known: Sequence[str]) -> UnknownKeywordError:
-    """``unknown keyword argument 'oponent' for ThreeHandedGin-v0 (did you mean 'opponent'?)``."""
+    """``unexpected keyword argument 'oponent' for ThreeHandedGin-v0 (did you mean 'opponent'?)``."""
     close = difflib.get_close_matches(key, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return UnknownKeywordError(
-        f"unknown keyword argument {key!r} for {env_name}{hint}; it takes {', '.join(known)}"
+        f"unexpected keyword argument {key!r} for {env_name}{hint}; it takes {', '.join(known)}"
     )
 
 

@@ -4,9 +4,10 @@ Every env of the package takes its own arguments and the rules options as keywor
 (``knock_limit=5``) or ``rules=Rules(...)``. :func:`takes_rules_options` decorates such an
 ``__init__(self, ..., rules=None, **rule_options)`` so that ``help()`` and
 ``inspect.signature`` list the rules options as keyword-only arguments with the rule book's
-defaults, and a keyword that is neither refuses with the env's name and the closest match::
+defaults, and a keyword that is neither refuses with the env's name and the closest match
+(an :class:`~gin3_env.errors.UnknownKeywordError`, a ``TypeError`` as Python's own)::
 
-    ValueError: unknown keyword argument 'oponent' for ThreeHandedGin-v0 (did you mean 'opponent'?); ...
+    UnknownKeywordError: unexpected keyword argument 'oponent' for ThreeHandedGin-v0 (did you mean 'opponent'?); ...
 """
 
 from __future__ import annotations

@@ -40,7 +40,9 @@ forkserver was already started before ``import gin3_env``, or with the
 ``spawn`` start method (the only one on Windows, the default on macOS), use
 the prefixed id ``"gin3_env:gin3/ThreeHandedGin-v0"``, which works in any
 process. PettingZoo 1.27 keeps its own registry (``pettingzoo.aec_registry``,
-filled by ``pettingzoo.register``), which ``pettingzoo.make`` reads.
+filled by ``pettingzoo.register``), which ``pettingzoo.make`` reads; PettingZoo 1.24 to 1.26
+have no registry (and no ``pettingzoo.make``), so there the AEC envs are only
+``gin3_env.env()`` and ``gin3_env.match_env()``.
 
 Entry points are ``"module:attr"`` strings, so registering imports nothing of
 the envs. Registering is idempotent: an id already registered with the same
@@ -53,6 +55,7 @@ from __future__ import annotations
 
 import multiprocessing
 import warnings
+from typing import Any
 
 PETTINGZOO_ENVS: dict[str, str] = {
     "gin3/three_handed_gin-v0": "gin3_env.envs.aec_hand:env",
@@ -69,6 +72,7 @@ __all__ = [
     "GYMNASIUM_ENVS",
     "GYMNASIUM_VECTOR_ENVS",
     "PETTINGZOO_ENVS",
+    "VectorKwargsForwarded",
     "add_gymnasium_env",
     "preload_in_forkserver",
     "register_all",
@@ -106,14 +110,44 @@ def set_vector_entry_point(env_id: str, entry_point: str) -> None:
 
 
 def register_pettingzoo() -> None:
-    """Register the AEC envs in PettingZoo's registry (idempotent)."""
+    """Register the AEC envs in PettingZoo's registry (idempotent), where the installed PettingZoo
+    has one (1.27 on: ``pettingzoo.aec_registry``); 1.24 to 1.26 have none, and nothing to do."""
     import pettingzoo
 
+    if not hasattr(pettingzoo, "aec_registry"):
+        return
     for env_id, entry_point in PETTINGZOO_ENVS.items():
         spec = pettingzoo.aec_registry.get(env_id)
         if spec is not None and _keep(env_id, spec.entry_point, entry_point):
             continue
         pettingzoo.register("aec", env_id, entry_point=entry_point)
+
+
+ENTRY_POINT_MODES = (None, "vector_entry_point")  # make_vec's modes that build the vector entry point
+
+
+class VectorKwargsForwarded(dict[str, Any]):
+    """The (empty) ``kwargs`` of an id's spec that has a vector entry point, so that
+    ``gymnasium.make_vec(id, n, vector_kwargs={"autoreset_mode": ...})``, the spelling Gymnasium
+    documents for its own vector envs, works as the plain keyword does.
+
+    Gymnasium refuses ``vector_kwargs`` for a vector entry point ("can be passed arguments only
+    through kwargs"). ``make_vec`` first pops ``vectorization_mode`` and then ``vector_kwargs``
+    from (a copy of) the spec's kwargs, their arguments as defaults: where the mode is that of
+    the entry point, the ``vector_kwargs`` are moved into the kwargs, which the entry point
+    receives. In ``"sync"``/``"async"`` mode they go to Gymnasium's vector env as before.
+    ``tests/test_make_vec.py`` holds both spellings to the same env."""
+
+    _mode: Any = None
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        value = super().pop(key, *default)
+        if key == "vectorization_mode":
+            self._mode = getattr(value, "value", value)
+        elif key == "vector_kwargs" and isinstance(value, dict) and value and self._mode in ENTRY_POINT_MODES:
+            self.update(value)
+            return {}
+        return value
 
 
 def register_gymnasium() -> None:
@@ -124,7 +158,13 @@ def register_gymnasium() -> None:
         spec = gymnasium.registry.get(env_id)
         if spec is not None and _keep(env_id, spec.entry_point, entry_point):
             continue
-        gymnasium.register(id=env_id, entry_point=entry_point, vector_entry_point=GYMNASIUM_VECTOR_ENVS.get(env_id))
+        vector_entry_point = GYMNASIUM_VECTOR_ENVS.get(env_id)
+        gymnasium.register(
+            id=env_id,
+            entry_point=entry_point,
+            vector_entry_point=vector_entry_point,
+            kwargs=VectorKwargsForwarded() if vector_entry_point else None,
+        )
 
 
 def preload_in_forkserver() -> None:

@@ -10,7 +10,7 @@ learner's turn again, so the learner only sees its own decisions.
 | Import | ``gymnasium.make("gin3/ThreeHandedGin-v0")`` after ``import gin3_env`` |
 | Observation | ``Box(0, 1, (374,), float32)`` (match: ``(380,)``); layout in ``observation/layout.py`` |
 | Actions | ``Discrete(107)``: 0 draw, 1 take discard, 2 pass, 3+c discard c, 55+c knock discarding c |
-| Action mask | ``env.action_masks()`` and ``info["action_mask"]``, the same bool (107,) array |
+| Action mask | ``env.action_masks()`` and ``info["action_mask"]``, one bool (107,) array; all True at the end |
 | State | ``env.unwrapped.state()`` in ``env.unwrapped.state_space`` (582; match 594): privileged |
 | Reward | the learner's game points at the end of a hand times ``reward_scale`` |
 
@@ -34,7 +34,7 @@ Arguments
   the whole table; ``render_view="table"`` shows both hands throughout (a spectator's view,
   for debugging).
 
-A keyword the env does not take is a ``ValueError`` naming it, the env and the closest known
+A keyword the env does not take is a ``TypeError`` (``UnknownKeywordError``) naming it, the env and the closest known
 keyword. An action outside ``0..106`` (or not an integer) raises ``ValueError`` naming it.
 An illegal action (the env checkers send unmasked samples) is not played: the episode
 ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale`` and
@@ -44,10 +44,23 @@ ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale
 ``reset(options=...)`` takes ``"deck"`` (hand env) or ``"decks"``/``"roles"``/``"scores"``
 (match env), and ``"learner"`` to fix the learner's role for that episode.
 
-At the end of a hand ``info["result"]`` holds the fields of the hand's result that apply
-(``outcome``, ``points``; ``knocker``, ``winner``, both deadwoods, ``knock_discard``
-and ``spreads`` only where the hand has them): a field that is absent rather than ``None``, so
-that Gymnasium's vector envs batch the infos (``info["result"]["_knocker"]`` says where it is).
+Infos: one schema, the same keys on every step from ``reset`` on, never ``None`` (so that
+Gymnasium's vector envs, Tianshou's buffers and TorchRL's info readers stack them):
+
+| key | hand env | match env |
+|---|---|---|
+| ``action_mask`` | bool (107,), as ``action_masks()`` | the same |
+| ``learner`` / ``seat`` | ``"team"`` or ``"box"`` | the learner's seat, 0..2 |
+| ``result`` | the hand's result (below); ``outcome`` ``""`` while the hand is played | |
+| ``scores``, ``roles`` | | the three totals; the roles of the next hand |
+| ``winner`` | | the match winner's seat, ``-1`` until the match ends |
+| ``illegal_action`` | True on the step an illegal action ended | the same |
+| ``hands_decided_before_learner_acted`` / ``matches_...`` | how many (see below), 0 but at ``reset`` | the same |
+| ``match_over_before_learner_acted`` | | True at ``reset`` with decks whose match is over at once |
+
+The result's fields are ``outcome``, ``knocker``, ``winner``, ``points``, both deadwoods,
+``knock_discard`` and ``spreads``; one that does not apply (a dead hand's knocker, the hand in play) holds a
+sentinel: ``""`` for a text, ``-1`` for a deadwood, ``0`` points (``gin3_env/envs/infos.py``).
 
 The privileged state (:mod:`gin3_env.observation.state`: both hands, the stock in order, the
 pile, phase, to-act; in the match the roles and the totals) is ``env.unwrapped.state()``, with
@@ -56,12 +69,13 @@ by way of the infos. For centralised critics and diagnosis only: never part of a
 
 An episode is a hand (a match) in which the learner decides at least once:
 a hand that the opponent ends before that (the captain takes the upcard and knocks
-at once against a learning box) is listed in
-``info["hands_decided_before_learner_acted"]`` and another hand is dealt, except
+at once against a learning box) is counted in
+``info["hands_decided_before_learner_acted"]`` (their results in ``env.unwrapped.skipped_hands``)
+and another hand is dealt, except
 with a given deck, where the episode is then over at reset. In the match env the
 points of such a hand are paid with the learner's next step, and a match the opponents
-finish before the learner acts is listed in ``info["matches_decided_before_learner_acted"]``
-and started again (with given decks it is over at reset).
+finish before the learner acts is counted in ``info["matches_decided_before_learner_acted"]``
+(listed in ``env.unwrapped.skipped_matches``) and started again (with given decks it is over at reset).
 
 Version history
 | version | change |
@@ -99,6 +113,7 @@ from .aec_base import (
     require_reset,
 )
 from .errors import check_action_value, check_illegal_penalty, check_learner_role, check_seed
+from .infos import result_info
 from .keywords import takes_rules_options
 from .opponents import OpponentPool
 
@@ -106,11 +121,14 @@ RENDER_VIEWS = ("learner", "table")
 MAX_REDEALS = 1000
 _NO_ACTIONS = np.zeros(NUM_ACTIONS, dtype=bool)
 _NO_ACTIONS.flags.writeable = False
+# a terminal observation's mask: any action (none is played), so a masked sampler never sees an empty one
+_ANY_ACTION = np.ones(NUM_ACTIONS, dtype=bool)
+_ANY_ACTION.flags.writeable = False
 
 
 def result_fields(result: Any) -> dict[str, Any]:
-    """A hand result's dict without the fields that do not apply to it (``None`` ones)."""
-    return {key: value for key, value in result.to_dict().items() if value is not None}
+    """A hand's result in the infos' one schema (``envs/infos.py``; ``None``: the hand in play)."""
+    return result_info(result, PLAYER_NAMES)
 
 
 class _LearnerEnv(gym.Env):
@@ -164,9 +182,15 @@ class _LearnerEnv(gym.Env):
         """What the learner knows now (a :class:`~gin3_env.engine.PlayerView`)."""
         return self._observed()[0]
 
+    def _mask(self) -> np.ndarray:
+        """The learner's legal actions; all True once the episode is over (docs/design.md §5:
+        a terminal observation's mask is all True in every Gymnasium door, as the batched core's)."""
+        return _ANY_ACTION if self._ended else self._observed()[2]
+
     def action_masks(self) -> np.ndarray:
-        """Bool mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it)."""
-        return self._observed()[2].copy()
+        """Bool mask of the learner's legal actions (sb3-contrib's MaskablePPO reads it); all True
+        at a terminal observation (any action is ignored there)."""
+        return self._mask().copy()
 
     def state(self) -> np.ndarray:
         """The privileged state (see the module doc), inside ``state_space``; never an observation."""
@@ -175,7 +199,8 @@ class _LearnerEnv(gym.Env):
     def _obs(self) -> np.ndarray:
         raise NotImplementedError
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, skipped: int = 0, illegal: bool = False) -> dict[str, Any]:
+        """The step's info, the same keys on every step (the module doc)."""
         raise NotImplementedError
 
     def _table(self) -> str:
@@ -198,8 +223,7 @@ class _LearnerEnv(gym.Env):
     def _illegal_step(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """End the episode on an unplayable action, with the documented penalty."""
         self._ended = True
-        info = self._info()
-        info["illegal_action"] = True
+        info = self._info(illegal=True)
         return self._obs(), -self.illegal_penalty * self.reward_scale, True, False, info
 
     def _draw_opponent(self, seed: int | None) -> None:
@@ -232,6 +256,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
             OBS_SIZE, STATE_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options, render_view
         )
         self.hand: HandState | None = None
+        self.skipped_hands: list[dict[str, Any]] = []  # the last reset's results, as counted in the info
         self.player = TEAM
 
     # ------------------------------------------------------------ gym API
@@ -250,7 +275,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         # A hand the opponent ends before the learner's first decision (the captain takes
         # the upcard and knocks at once against a learning box) holds nothing to learn:
         # it is reported in the info and another is dealt. With a given deck it is not
-        # redealt: the episode is over at once (``action_masks()`` all False).
+        # redealt: the episode is over at once (``action_masks()`` all True, as at every end).
         skipped: list[dict[str, Any]] = []
         while True:
             self.hand = HandState.deal(self.rules, deck=deck, rng=self.np_random)
@@ -259,17 +284,15 @@ class ThreeHandedGinEnv(_LearnerEnv):
             if not self.hand.is_over or deck is not None:
                 break
             assert self.hand.result is not None
-            skipped.append(self.hand.result.to_dict())
+            skipped.append(result_fields(self.hand.result))
             if len(skipped) >= MAX_REDEALS:
                 raise RuntimeError(
                     f"the opponent ended {MAX_REDEALS} hands in a row before the learner could act; "
                     "with these rules and this opponent the learner never plays"
                 )
         self._ended = self.hand.is_over
-        info = self._info()
-        if skipped:
-            info["hands_decided_before_learner_acted"] = skipped
-        return self._obs(), info
+        self.skipped_hands = skipped
+        return self._obs(), self._info(skipped=len(skipped))
 
     def step(self, action: int):
         hand = require_reset(self.hand)
@@ -329,12 +352,12 @@ class ThreeHandedGinEnv(_LearnerEnv):
     def _obs(self) -> np.ndarray:
         return self._observed()[1].copy()  # each call returns new data (Gymnasium's checker asks it)
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, skipped: int = 0, illegal: bool = False) -> dict[str, Any]:
         hand = require_reset(self.hand)
-        info: dict[str, Any] = {
-            "action_mask": self._observed()[2].copy(),
+        return {
+            "action_mask": self._mask().copy(),
             "learner": PLAYER_NAMES[self.player],
+            "result": result_fields(hand.result),
+            "illegal_action": illegal,
+            "hands_decided_before_learner_acted": skipped,
         }
-        if hand.result is not None:
-            info["result"] = result_fields(hand.result)
-        return info

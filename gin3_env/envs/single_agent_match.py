@@ -29,6 +29,7 @@ from .aec_base import (
     require_reset,
 )
 from .errors import check_action_value, check_seed
+from .infos import NOT_APPLICABLE
 from .keywords import takes_rules_options
 from .single_agent import _NO_ACTIONS, MAX_REDEALS, _LearnerEnv
 
@@ -65,6 +66,8 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
             render_view,
         )
         self.match: MatchState | None = None
+        self.skipped_matches: list[dict[str, Any]] = []  # the last reset's, as counted in the info
+        self._over_at_reset = False
         self.seat = 0
         self._pending = 0.0
 
@@ -105,13 +108,9 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
                     f"the opponents ended {MAX_REDEALS} matches in a row before the learner could act; "
                     "with these rules and scores the learner never plays"
                 )
-        self._ended = match_over = self.match.is_over
-        info = self._info()
-        if skipped:
-            info["matches_decided_before_learner_acted"] = skipped
-        if match_over:
-            info["match_over_before_learner_acted"] = True
-        return self._obs(), info
+        self._ended = self._over_at_reset = self.match.is_over
+        self.skipped_matches = skipped
+        return self._obs(), self._info(skipped=len(skipped))
 
     def step(self, action: int):
         match = require_reset(self.match)
@@ -180,15 +179,16 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     def _obs(self) -> np.ndarray:
         return self._observed()[1].copy()  # each call returns new data (Gymnasium's checker asks it)
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, skipped: int = 0, illegal: bool = False) -> dict[str, Any]:
         match = require_reset(self.match)
-        info: dict[str, Any] = {
-            "action_mask": self._observed()[2].copy(),
+        return {
+            "action_mask": self._mask().copy(),
             "seat": self.seat,
             "scores": list(match.scores),
             "roles": match.roles.to_dict(),
+            "winner": NOT_APPLICABLE if match.winner is None else int(match.winner),
+            "illegal_action": illegal,
+            "matches_decided_before_learner_acted": skipped,
+            "match_over_before_learner_acted": self._over_at_reset,  # only ever True at reset
         }
-        if match.is_over:
-            info["winner"] = match.winner
-        return info
 

@@ -480,23 +480,41 @@ def _space_text(entry: Any) -> str | None:
     return name
 
 
-def check_env_fit(file: Path, data: dict[str, Any], what: str = "model file") -> None:
+@dataclass(frozen=True)
+class EnvFit:
+    """The spaces a model file must have been made for: a float32 Box of one of ``sizes`` and
+    ``Discrete(actions)``, played by MaskablePPO; ``name`` says whose they are in a refusal."""
+
+    sizes: tuple[int, ...]
+    actions: int
+    name: str = "gin3's env"
+    box: str = "Box(0, 1)"
+
+    def text(self) -> str:
+        return (f"{self.name} has a float32 {self.box} of one of the sizes {list(self.sizes)} "
+                f"and Discrete({self.actions}), "
+                "played by sb3-contrib's MaskablePPO")
+
+
+GIN3_FIT = EnvFit(tuple(INPUT_SIZES), NUM_ACTIONS)  # the game's envs: every feature set, hand and match
+
+
+def check_env_fit(file: Path, data: dict[str, Any], what: str = "model file", fit: EnvFit = GIN3_FIT) -> None:
     """A :class:`ModelFileError` saying why, where the file's readable descriptions show a model made for
     another env (other spaces) or by another algorithm (plain PPO): trusting the file cannot help there."""
-    gin3 = (f"gin3's env has a float32 Box(0, 1) of one of the sizes {INPUT_SIZES} and Discrete({NUM_ACTIONS}), "
-            "played by sb3-contrib's MaskablePPO")
+    gin3 = fit.text()
     policy = data.get("policy_class")
     module = policy.get("__module__") if isinstance(policy, dict) else None
     if isinstance(module, str) and module.split(".")[0] in ("stable_baselines3", "sb3_contrib"):
         name = _class_name(policy) if isinstance(policy, dict) else None
         shown = ".".join(name) if name else module
         if name not in POLICY_CLASSES:
-            raise ModelFileError(file, f"is not a model for gin3's env: its policy class is {shown} (a plain PPO "
+            raise ModelFileError(file, f"is not a model for {fit.name}: its policy class is {shown} (a plain PPO "
                                  "or other stable-baselines3 model, without action masks); gin3 plays MaskablePPO "
                                  "models (MaskableActorCriticPolicy or gin3's CardAwarePolicy)", what)
     buffer = data.get("rollout_buffer_class")
     if isinstance(buffer, dict) and buffer.get("__module__") == "stable_baselines3.common.buffers":
-        raise ModelFileError(file, "is not a model for gin3's env: it is a plain PPO model (rollout buffer "
+        raise ModelFileError(file, f"is not a model for {fit.name}: it is a plain PPO model (rollout buffer "
                              "stable_baselines3.common.buffers.RolloutBuffer, no action masks); gin3 plays "
                              "MaskablePPO models", what)
     obs = _space_text(data.get("observation_space"))
@@ -504,28 +522,28 @@ def check_env_fit(file: Path, data: dict[str, Any], what: str = "model file") ->
         entry = data["observation_space"]
         shape = entry.get("_shape")
         if not (obs.startswith("a float32 Box") and isinstance(shape, list) and len(shape) == 1
-                and shape[0] in INPUT_SIZES):
-            raise ModelFileError(file, f"is not a model for gin3's env: its observation space is {obs}; {gin3}", what)
+                and shape[0] in fit.sizes):
+            raise ModelFileError(file, f"is not a model for {fit.name}: its observation space is {obs}; {gin3}", what)
     act = _space_text(data.get("action_space"))
-    if act is not None and act != f"Discrete({NUM_ACTIONS})":
-        raise ModelFileError(file, f"is not a model for gin3's env: its action space is {act}; {gin3}", what)
+    if act is not None and act != f"Discrete({fit.actions})":
+        raise ModelFileError(file, f"is not a model for {fit.name}: its action space is {act}; {gin3}", what)
 
 
-def check_loaded_fit(file: Path, model: Any, what: str = "model file") -> None:
+def check_loaded_fit(file: Path, model: Any, what: str = "model file", fit: EnvFit = GIN3_FIT) -> None:
     """The same check on a model SB3's own loader built (the trusted path)."""
     from sb3_contrib import MaskablePPO
 
-    gin3 = f"gin3's env has a float32 Box of one of the sizes {INPUT_SIZES} and Discrete({NUM_ACTIONS})"
+    gin3 = fit.text()
     if not isinstance(model, MaskablePPO):
-        raise ModelFileError(file, f"is not a model for gin3's env: it is a {type(model).__name__} model; gin3 "
+        raise ModelFileError(file, f"is not a model for {fit.name}: it is a {type(model).__name__} model; gin3 "
                              "plays MaskablePPO models", what)
     obs, act = model.observation_space, model.action_space
     shape = getattr(obs, "shape", None)
-    if type(obs).__name__ != "Box" or not shape or len(shape) != 1 or shape[0] not in INPUT_SIZES:
-        raise ModelFileError(file, f"is not a model for gin3's env: its observation space is {obs}; {gin3}", what)
-    if type(act).__name__ != "Discrete" or int(getattr(act, "n", -1)) != NUM_ACTIONS \
+    if type(obs).__name__ != "Box" or not shape or len(shape) != 1 or shape[0] not in fit.sizes:
+        raise ModelFileError(file, f"is not a model for {fit.name}: its observation space is {obs}; {gin3}", what)
+    if type(act).__name__ != "Discrete" or int(getattr(act, "n", -1)) != fit.actions \
             or int(getattr(act, "start", 0)) != 0:
-        raise ModelFileError(file, f"is not a model for gin3's env: its action space is {act}; {gin3}", what)
+        raise ModelFileError(file, f"is not a model for {fit.name}: its action space is {act}; {gin3}", what)
 
 
 # ------------------------------------------------------------- the weights
@@ -608,7 +626,8 @@ class ModelFile:
 
 
 def read_model_file(path: str | os.PathLike[str], what: str = "model file", *, weights: bool = True,
-                    overrides: frozenset[str] = frozenset(), trusted: bool | None = None) -> ModelFile:
+                    overrides: frozenset[str] = frozenset(), trusted: bool | None = None,
+                    fit: EnvFit = GIN3_FIT) -> ModelFile:
     """Read ``path`` once (one open, within :data:`MEMBER_LIMIT` and :data:`TOTAL_LIMIT`) and check it:
     a complete zip with ``data`` and ``policy.pth``, made for this env (:func:`check_env_fit`), every
     serialized field known (:func:`describe`) and, with ``weights``, every ``.pth`` member plain and finite
@@ -618,7 +637,7 @@ def read_model_file(path: str | os.PathLike[str], what: str = "model file", *, w
     raw = _read_bytes(file, what)
     members = _read_members(file, raw, what)
     data = _parse_data(file, members["data"], what)
-    check_env_fit(file, data, what)
+    check_env_fit(file, data, what, fit)
     if trusted is None:
         trusted = is_trusted(file)
     desc = None if trusted else describe(data, file, what, overrides)
@@ -736,6 +755,7 @@ def load_sb3_model(
     trust_pickle: bool = False,
     what: str = "model file",
     problem: str = "cannot be loaded as a MaskablePPO model",
+    fit: EnvFit = GIN3_FIT,
     **kwargs: Any,
 ) -> Any:
     """A ``MaskablePPO`` trainer of ``path`` (to train on or save again) with nothing in the file executed:
@@ -746,8 +766,8 @@ def load_sb3_model(
 
     ``overrides`` replace fields of the file (the config's PPO settings on resume); ``kwargs`` go to
     ``MaskablePPO.load``; a file SB3 cannot load raises :class:`ModelFileError` with ``problem`` and
-    SB3's reason. ``trust_pickle`` (or :func:`trust_model_file`) lets SB3's loader unpickle the file's
-    fields, which runs code from the file; the env checks are made either way. A player needs none of
+    SB3's reason. ``fit``: the spaces the model must be for (gin3's envs by default). ``trust_pickle``
+    (or :func:`trust_model_file`) lets SB3's loader unpickle the file's fields, which runs code from the file; the env checks are made either way. A player needs none of
     this: :func:`gin3_env.policies.player.load_player` builds the network alone."""
     given = dict(overrides or {})
     if isinstance(path, ModelFile):  # already read and checked (the resumed checkpoint); its overrides are ours
@@ -756,7 +776,7 @@ def load_sb3_model(
             model.description = describe(model.data, model.path, model.what, frozenset(given))
     else:
         trusted = trust_pickle or is_trusted(path)
-        model = read_model_file(path, what, overrides=frozenset(given), trusted=trusted)
+        model = read_model_file(path, what, overrides=frozenset(given), trusted=trusted, fit=fit)
     file = model.path
     try:
         from sb3_contrib import MaskablePPO
@@ -773,5 +793,5 @@ def load_sb3_model(
         loaded = MaskablePPO.load(io.BytesIO(sb3_zip(model)), env=env, device=device, custom_objects=custom, **kwargs)
     except Exception as exc:  # sb3 raises many kinds on a file that does not fit
         raise ModelFileError(file, f"{problem} ({short_error(exc)})", what) from None
-    check_loaded_fit(file, loaded, what)
+    check_loaded_fit(file, loaded, what, fit)
     return loaded

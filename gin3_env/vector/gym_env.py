@@ -30,7 +30,14 @@
   call but ``close`` after ``close()`` ``ClosedEnvError``;
   actions that are not one int ``0..106`` per slot an ``InvalidActionError`` naming the slot
   (hand) and the action (:mod:`gin3_env.errors`); a bad seed ``InvalidSeedError``;
-  an unknown keyword a ``ValueError`` naming it; nothing changes.
+  an unknown keyword a ``TypeError`` (``UnknownKeywordError``) naming it; nothing changes.
+- Infos: one schema, the same keys on every ``step`` (``reset`` has the first two):
+  ``action_mask`` (bool ``(n, 107)``), ``learner`` (int ``(n,)``, 0 team, 1 box), then in
+  NEXT_STEP ``outcome`` (str ``(n,)``, ``""`` where no episode ended), ``points``,
+  ``baseline_points`` (float ``(n,)``), ``illegal_action`` (bool ``(n,)``), each with its
+  ``_key`` bool mask of the slots that ended; in SAME_STEP ``final_obs`` (float32 ``(n, 374)``,
+  zeros where none ended), ``_final_obs`` and ``final_info`` (those four, with their masks).
+  Never ``None``; the masks say where a value applies.
 - Reward: the learner's game points at the end of its hand (minus the baseline's with
   ``reward_baseline``), times ``reward_scale``.
 
@@ -223,11 +230,10 @@ class GinVectorEnv(VectorEnv):
     def _step_same(self, acts: np.ndarray):
         obs, rewards, terminated, truncated, extra = self.core.step(acts)
         infos = self._info()
-        ended = extra["ended"]
-        if ended.any():
-            infos["final_obs"] = extra["final_obs"]
-            infos["_final_obs"] = ended
-            infos["final_info"] = self._results(extra)
+        # one schema: the keys on every step, ``_final_obs`` False (and zeros) where nothing ended
+        infos["final_obs"] = extra["final_obs"]
+        infos["_final_obs"] = extra["ended"]
+        infos["final_info"] = self._results(extra)
         return obs, rewards, terminated, truncated, infos
 
     def _step_next(self, acts: np.ndarray):
@@ -239,7 +245,7 @@ class GinVectorEnv(VectorEnv):
         if ended.any():
             obs[ended] = extra["final_obs"][ended]
             infos["learner"][ended] = extra["learner"][ended]
-            infos.update(self._results(extra))
+        infos.update(self._results(extra))  # on every step (one schema), ``_outcome`` False where nothing ended
         return obs, rewards, terminated, truncated, infos
 
     @staticmethod
@@ -259,6 +265,7 @@ class GinVectorEnv(VectorEnv):
         return out
 
     def _info(self) -> dict[str, Any]:
+        """The keys every step has (and ``reset``): the step adds the results' (see the module doc)."""
         return {"action_mask": self._masks(), "learner": self.core.learner_player.copy()}
 
     def _masks(self) -> np.ndarray:
