@@ -768,7 +768,8 @@ def load_sb3_model(
     ``MaskablePPO.load``; a file SB3 cannot load raises :class:`ModelFileError` with ``problem`` and
     SB3's reason. ``fit``: the spaces the model must be for (gin3's envs by default). ``trust_pickle``
     (or :func:`trust_model_file`) lets SB3's loader unpickle the file's fields, which runs code from the
-    file; the env checks are made either way. A player needs none of this: :func:`gin3_env.policies.player.load_player` builds the network alone."""
+    file; the env checks are made either way. A player needs none of this:
+    :func:`gin3_env.policies.player.load_player` builds the network alone."""
     given = dict(overrides or {})
     if isinstance(path, ModelFile):  # already read and checked (the resumed checkpoint); its overrides are ours
         model = path
