@@ -45,8 +45,8 @@ def _forward_error_bound(net: CardNet, cards: torch.Tensor) -> torch.Tensor:
     terms' magnitudes, the sigmoid or tanh by a few ulps plus its input's error times its slope (at most 1),
     and the second layer carries that error through its weights (the fused form's doubled weights and
     folded bias included)."""
-    w1, b1 = net.hidden_layer.weight.double().abs(), net.hidden_layer.bias.double().abs()
-    w2, b2 = net.output_layer.weight.double().abs(), net.output_layer.bias.double().abs()
+    w1, b1 = net.hidden_layer.weight.detach().double().abs(), net.hidden_layer.bias.detach().double().abs()
+    w2, b2 = net.output_layer.weight.detach().double().abs(), net.output_layer.bias.detach().double().abs()
     x = cards.double().abs().reshape(cards.shape[0], PER_CARD, PLANE).transpose(1, 2)  # (B, 52, PER_CARD)
     hidden_error = _gamma(PER_CARD + 1) * (x @ (2 * w1).T + 2 * b1) + 4 * UNIT_ROUNDOFF  # (B, 52, hidden)
     size = w2.shape[1]
