@@ -32,7 +32,8 @@ class TrainConfig:
     """Arguments of one training run (CleanRL style: one flat, typed record). Each field says what
     it means; ``gin3 train --help`` shows that with its type and default (:mod:`.options`)."""
 
-    run_name: str = option("gin3", "name of the run: its files go to OUT_DIR/RUN_NAME (one plain folder name)")
+    run_name: str = option("gin3", "name of the run: its files go to OUT_DIR/RUN_NAME (one plain folder name; "
+                           "a run not named by this flag goes to RUN_NAME_2, _3, ... when that folder holds a run)")
     out_dir: str = option("runs", "folder that holds the run folders")
     seed: int = option(1, "seed of the envs, the network and the evaluation deals")
     total_timesteps: int = option(200_000, "PPO environment steps (rounded up to whole rollouts of "

@@ -84,6 +84,24 @@ def existing_run_files(run_dir: Path) -> list[str]:
     return [name for name in (*RUN_FILES, *RUN_FOLDERS) if (run_dir / name).exists()]
 
 
+def numbered_run_name(out_dir: Path, name: str) -> str:
+    """The name of a new run that was not named on the command line: ``name`` while ``out_dir/name``
+    holds no run (and no lock), else ``name_N`` with ``N`` one more than the highest number taken
+    (``quick``, ``quick_2``, ``quick_3``, ...), as SB3 numbers its TensorBoard runs. A linked folder keeps
+    its name, so that the run is refused (:func:`check_no_links`), not moved aside."""
+    base = out_dir / name
+    if base.is_symlink() or not base.exists() or (base.is_dir() and not existing_run_files(base)
+                                                 and not (base / LOCK_NAME).exists()):
+        return name
+    taken = [1]
+    prefix = f"{name}_"
+    for entry in out_dir.iterdir():
+        suffix = entry.name[len(prefix):]
+        if entry.name.startswith(prefix) and suffix.isdigit() and suffix == str(int(suffix)):
+            taken.append(int(suffix))
+    return f"{name}_{max(taken) + 1}"
+
+
 def prepare_run_dir(run_dir: Path, *, resume: str = "", overwrite: bool = False) -> list[str]:
     """Create ``run_dir`` for a run; return what ``overwrite`` deleted (usually nothing).
 
