@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -140,3 +141,27 @@ def check_illegal_penalty(illegal_penalty: float) -> float:
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"illegal_penalty must be a finite number >= 0 (game points), got {illegal_penalty!r}")
     return value
+
+
+LEARNER_ROLES = ("team", "box", "either")  # "either": a role drawn at each reset (for each hand in the batched envs)
+OLD_EITHER = "random"  # the older spelling of "either", accepted with a FutureWarning
+
+
+def check_learner_role(role: Any, stacklevel: int = 3) -> str:
+    """The learner's role of the single-agent and batched learner envs: ``"team"``, ``"box"`` or ``"either"``;
+    ``"random"``, the older spelling of ``"either"``, is taken as ``"either"`` with a ``FutureWarning`` (it
+    names a role, not the random policy, which is ``opponent="random"``); anything else is a ``ValueError``."""
+    if isinstance(role, str) and role == OLD_EITHER:
+        warnings.warn(
+            "learner='random' is the older spelling of learner='either' (a role drawn at each reset), and will "
+            "go; write learner='either' (the random policy is opponent='random')",
+            FutureWarning,
+            stacklevel=stacklevel,
+        )
+        return "either"
+    if not isinstance(role, str) or role not in LEARNER_ROLES:
+        raise ValueError(
+            f"learner must be 'team', 'box' or 'either' (a role drawn at each reset), got {role!r}; "
+            "the random policy is opponent='random'"
+        )
+    return role

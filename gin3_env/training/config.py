@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
+from ..envs.errors import check_learner_role
 from ..observation.features import FEATURE_NAMES
 from .options import add_option_flags, option, option_overrides
 from .run_dir import check_run_name
@@ -44,8 +45,8 @@ class TrainConfig:
                           "scaled so that a rollout holds n_steps x n_envs samples as with the scalar envs), "
                           "subproc (one process per env) or dummy (scalar envs in this process)")
     batched_envs: int = option(64, "with vec_env batched: how many hands are stepped together")
-    learner: str = option("random", "the learner's seat: team, box, or either (a role drawn for every hand; "
-                          "random is its older name)")
+    learner: str = option("either", "the learner's seat: team, box, or either (a role drawn for every hand; "
+                          "random, its older spelling, warns)")
     reward_scale: float = option(0.02, "reward per game point")
     duplicate_reward: bool = option(False, "reward = points minus the heuristic's on the same deal (cuts the "
                                     "luck of the cards)")
@@ -181,8 +182,10 @@ def validate(cfg: TrainConfig) -> None:
         raise ValueError(f"config key 'policy' must be 'card' or 'mlp', got {cfg.policy!r}")
     if cfg.policy == "card" and cfg.features != "augmented":
         raise ValueError("config key 'policy': 'card' needs features: augmented")
-    if cfg.learner not in ("team", "box", "random"):
-        raise ValueError(f"config key 'learner' must be team, box or random, got {cfg.learner!r}")
+    try:
+        cfg.learner = check_learner_role(cfg.learner, stacklevel=5)
+    except ValueError:
+        raise ValueError(f"config key 'learner' must be team, box or either, got {cfg.learner!r}") from None
     for name in ("learning_rate", "bc_learning_rate"):
         if not 0 < getattr(cfg, name) < 1:
             raise ValueError(f"config key {name!r} must be in (0, 1), got {getattr(cfg, name)}")

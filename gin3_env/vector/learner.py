@@ -23,13 +23,12 @@ import numpy as np
 from ..engine.hand import PLAYER_NAMES
 from ..engine.result import TRUNCATED
 from ..engine.rules import Rules
-from ..envs.errors import check_illegal_penalty
+from ..envs.errors import check_illegal_penalty, check_learner_role
 from ..errors import check_seed
 from ..kernels.hands import VectorHands, action_array, check_decks
 from ..observation.features import FEATURE_NAMES, feature_set
 from .players import as_batch
 
-LEARNER_ROLES = ("team", "box", "either", "random")  # "either" (a role drawn per hand), "random" its older name
 FEATURES = FEATURE_NAMES
 MAX_SKIPS = 1000
 
@@ -54,7 +53,7 @@ class LearnerHands:
     def __init__(
         self,
         num_envs: int,
-        learner: str = "random",
+        learner: str = "either",
         opponent: Any = "heuristic",
         weights: Sequence[float] | None = None,
         reward_baseline: Any = None,
@@ -65,11 +64,7 @@ class LearnerHands:
         rules: Rules | None = None,
         **rule_options: Any,
     ) -> None:
-        if learner not in LEARNER_ROLES:
-            raise ValueError(
-                f"learner must be 'team', 'box' or 'either' (a role drawn for each hand; 'random' means the same), "
-                f"got {learner!r}; the random policy is opponent='random'"
-            )
+        learner = check_learner_role(learner, stacklevel=4)
         if features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
         self.feature_set = feature_set(features)
@@ -124,7 +119,7 @@ class LearnerHands:
 
     def _draw(self, rows: np.ndarray) -> None:
         k = len(rows)
-        if self.learner_role in ("either", "random"):
+        if self.learner_role == "either":
             self.learner_player[rows] = self._rng.integers(2, size=k)
         else:
             self.learner_player[rows] = 0 if self.learner_role == "team" else 1
