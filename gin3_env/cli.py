@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .argparsing import OneLineErrorParser
 from .policies.loading import policy_spec_help
 from .policies.model_file import add_trust_flag, trust_from_args
 from .signals import Interrupted, exit_code, raise_on_stop_signals
@@ -96,7 +97,7 @@ def _load(command: str, target: tuple[str, str, str], argv: list[str]) -> Callab
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="gin3",
         description="Three-handed gin rummy ('in the box'): train, evaluate, benchmark, play, replay.",
     )
