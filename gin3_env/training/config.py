@@ -222,13 +222,22 @@ def check_schedule(schedule: list[dict[str, Any]]) -> None:
 
 
 def resolve_config_path(spec: str, folder: Path = CONFIG_DIR, kind: str = "config") -> Path:
-    """A config file path, or the name of a shipped config in ``folder`` (``quick``, ``default``, ...)."""
+    """A config file path, or the name of a shipped config in ``folder`` (``quick``, ``default``, ...); a
+    relative path through a ``configs`` folder that is not found from here is the shipped file it names
+    (``configs/quick.yaml`` works from any folder)."""
     path = Path(spec)
     if path.is_file():
         return path
     shipped = folder / f"{spec}.yaml"
     if shipped.is_file():
         return shipped
+    if not path.is_absolute() and "configs" in path.parts:
+        # a checkout's path (configs/quick.yaml, configs/rllib/quick.yaml) typed from another folder: the
+        # shipped file it names, wherever the command runs
+        parts = path.parts
+        rest = parts[len(parts) - parts[::-1].index("configs"):]
+        if rest and (CONFIG_DIR.joinpath(*rest)).is_file():
+            return CONFIG_DIR.joinpath(*rest)
     names = sorted(p.stem for p in folder.glob("*.yaml"))
     raise FileNotFoundError(f"no {kind} file {spec!r} (shipped {kind}s: {', '.join(names)})")
 
