@@ -18,15 +18,18 @@ def _blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README.read_text(), flags=re.S)
 
 
-def test_each_python_example_runs_in_a_fresh_interpreter() -> None:
+def test_the_readme_has_its_python_examples() -> None:
+    assert len(_blocks("python")) >= 4
+
+
+@pytest.mark.parametrize("i", range(len(_blocks("python"))))  # one test each: the workers share them out
+def test_each_python_example_runs_in_a_fresh_interpreter(i: int) -> None:
     """A reader copies one snippet, not the page: each runs alone, in a new process."""
     pytest.importorskip("sb3_contrib")
-    blocks = _blocks("python")
-    assert len(blocks) >= 4
+    block = _blocks("python")[i]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}  # the torch snippets: one thread is faster on a shared machine
-    for i, block in enumerate(blocks):
-        done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300, env=env)
-        assert done.returncode == 0, f"README python example {i + 1} fails on its own:\n{block}\n{done.stderr[-3000:]}"
+    done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, f"README python example {i + 1} fails on its own:\n{block}\n{done.stderr[-3000:]}"
 
 
 def test_one_table_of_illegal_and_out_of_range_actions() -> None:
