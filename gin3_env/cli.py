@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .argparsing import OneLineErrorParser
 from .policies.loading import policy_spec_help
 from .policies.model_file import add_trust_flag, trust_from_args
 from .signals import Interrupted, exit_code, raise_on_stop_signals
@@ -81,6 +82,20 @@ def _run(command: str, target: tuple[str, str, str], argv: list[str]) -> int:
     return code if isinstance(code, int) else 0
 
 
+# the extra each command needs: only that one is named (the 'bench' extra's OpenSpiel and RLCard, say, have
+# no place in the RLlib virtual environment, whose pins the 'train' extra keeps)
+COMMAND_EXTRAS = {"train": "train", "bench": "bench", "train --backend rllib": "rllib"}
+
+
+def _install_hint(command: str) -> str:
+    extra = COMMAND_EXTRAS.get(command)
+    if extra is None:
+        return "Reinstall or update the package."
+    where = " in a virtual environment of its own (see the README)" if extra == "rllib" else ""
+    return (f"Install its extra{where}: pip install 'gin3_env[{extra}]' (in a checkout: pip install -e '.[{extra}]'), "
+            "or update the package.")
+
+
 def _load(command: str, target: tuple[str, str, str], argv: list[str]) -> Callable[[list[str]], Any] | int:
     """The command's function, or the exit code when its module cannot be loaded (said on stderr)."""
     module_name, func_name, summary = target
@@ -91,7 +106,7 @@ def _load(command: str, target: tuple[str, str, str], argv: list[str]) -> Callab
         print(
             f"gin3 {command}: {summary}.\n"
             f"gin3 {command} is not available: {module_name}.{func_name} could not be loaded ({exc}).\n"
-            f"Install the extras (pip install 'gin3_env[train,bench]') or update the package.",
+            f"{_install_hint(command)}",
             file=sys.stderr,
         )
         return 0 if any(a in ("-h", "--help") for a in argv) else 2
@@ -99,7 +114,7 @@ def _load(command: str, target: tuple[str, str, str], argv: list[str]) -> Callab
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="gin3",
         description="Three-handed gin rummy ('in the box'): train, evaluate, benchmark, play, replay.",
     )

@@ -18,6 +18,21 @@ from typing import Any
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
+def check_output_file(path: str | os.PathLike[str], flag: str, suffixes: tuple[str, ...] = ()) -> None:
+    """Refuse, with a ``ValueError`` naming ``flag``, an output file that could not be written: a name
+    without one of ``suffixes`` (when given), a folder where the file would go, or a folder that does not
+    exist (an output flag writes into an existing folder and creates none). Commands call it before they
+    play or compute anything."""
+    text = os.fspath(path)
+    if suffixes and not text.lower().endswith(suffixes):
+        raise ValueError(f"{flag} file name must end in {' or '.join(suffixes)}, got {text!r}")
+    if os.path.isdir(text):
+        raise ValueError(f"{flag} {text}: is a folder; give a file name")
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{flag} {text}: no such folder {folder} (create it first)")
+
+
 def save_json(path: str | os.PathLike[str], data: Any, indent: int = 2) -> None:
     """Write ``data`` as JSON atomically: a temporary file beside ``path``, then ``os.replace``."""
     folder = os.path.dirname(os.path.abspath(path))

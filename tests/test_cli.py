@@ -361,3 +361,26 @@ def test_color_and_symbol_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     assert use_symbols(False, FakeStream(True))
     assert not use_symbols(False, FakeStream(True, "ascii"))
     assert not use_symbols(True, FakeStream(True))
+
+
+@pytest.mark.parametrize(("argv", "extra"), [(["train"], "train"), (["bench"], "bench"),
+                                             (["train", "--backend", "rllib"], "rllib")])
+def test_a_command_whose_extra_is_missing_names_that_extra_only(
+    argv: list[str], extra: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In the RLlib virtual environment, gin3 train (SB3) names the 'train' extra, not extras that clash with
+    Ray's pins."""
+    import gin3_env.cli as cli
+
+    real = cli.importlib.import_module
+
+    def missing(name: str, *args: object) -> object:
+        if name.startswith(("gin3_env.training", "gin3_env.benchmarks")):
+            raise ImportError(f"No module named {name!r} (as without the extra)")
+        return real(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli.importlib, "import_module", missing)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"pip install 'gin3_env[{extra}]'" in err and f"pip install -e '.[{extra}]'" in err, err
+    assert "train,bench" not in err and all(f"[{other}]" not in err for other in {"train", "bench", "rllib"} - {extra})

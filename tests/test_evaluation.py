@@ -156,7 +156,7 @@ def test_matches_equal_players_seat_cycle() -> None:
 
 # ------------------------------------------------------------------ CLI
 def test_cli_writes_json_matching_the_text(tmp_path, capsys) -> None:
-    out = tmp_path / "sub" / "eval.json"
+    out = tmp_path / "eval.json"  # into an existing folder: a missing one is refused before play
     code = cli_main(["heuristic", "random", "--hands", "8", "--matches", "3", "--seed", "1", "--json", str(out)])
     assert code == 0
     text = capsys.readouterr().out

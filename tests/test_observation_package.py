@@ -99,7 +99,7 @@ def test_run_match_reports_each_hand_with_the_roles_it_was_played_with() -> None
 
 
 def test_single_agent_match_env_checks_options_and_shows_the_last_hands_roles() -> None:
-    env = ThreeHandedGinMatchEnv(learner=0, opponent="heuristic", target_score=15)
+    env = ThreeHandedGinMatchEnv(learner=0, opponent="heuristic", target_score=15, render_mode="ansi")
     with pytest.raises(ValueError, match=r"decks'\]\[0\]"):
         env.reset(options={"decks": [[0, 1, 2]]})
     with pytest.raises(ValueError, match="decks"):

@@ -350,3 +350,35 @@ def test_ismcts_takes_the_gin_it_is_offered() -> None:
     king = parse_cards("KD")[0]
     assert DISCARD_BASE + king in state.legal_actions()
     assert bot.step(state) == KNOCK_BASE + king
+
+
+CPP_ISMCTS = """
+import numpy as np, pyspiel
+import gin3_env.interop.openspiel_game
+game = pyspiel.load_game("python_gin3_hand")
+state = game.new_initial_state()
+for card in np.random.default_rng(0).permutation(52):
+    state.apply_action(int(card))
+bot = pyspiel.ISMCTSBot(0, pyspiel.RandomRolloutEvaluator(1, 0), 10.0, 10, 10,
+                        pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
+print(bot.step(state))
+"""
+
+
+def test_the_docs_warn_that_the_cpp_ismcts_bot_crashes_on_the_python_game(tmp_path) -> None:
+    """OpenSpiel's C++ ISMCTSBot cannot play a game written in Python (it dies with SIGSEGV); the OpenSpiel page
+    says so where it shows the package's own ismcts_bot. Should OpenSpiel lift the limit, this fails and the
+    sentence goes."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "openspiel.md").read_text(encoding="utf-8")
+    block = readme[readme.index("from gin3_env.interop.ismcts import ismcts_bot"):]
+    block = block[: block.index("```")]
+    assert "pyspiel.ISMCTSBot segfaults on a Python game" in block
+    assert "the C++ bot crashes the interpreter with a segmentation fault" in " ".join(readme.split())
+    done = subprocess.run([sys.executable, "-c", CPP_ISMCTS], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == -signal.SIGSEGV, (done.returncode, done.stderr[-2000:])

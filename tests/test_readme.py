@@ -23,28 +23,34 @@ def _blocks(language: str, page: Path = README) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", page.read_text(), flags=re.S)
 
 
-def _run_each(page: Path, skip: tuple[str, ...] = ()) -> None:
-    """A reader copies one snippet, not the page: each runs alone, in a new process (but those in ``skip``)."""
+def _run_block(page: Path, i: int) -> None:
+    """A reader copies one snippet, not the page: each runs alone, in a new process."""
+    pytest.importorskip("sb3_contrib")
+    block = _blocks("python", page)[i]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}  # the torch snippets: one thread is faster on a shared machine
-    for i, block in enumerate(_blocks("python", page)):
-        if block in skip:
-            continue
-        done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300, env=env,
-                              cwd=ROOT)
-        where = f"{page.relative_to(ROOT)}: python example {i + 1}"
-        assert done.returncode == 0, f"{where} fails on its own:\n{block}\n{done.stderr[-3000:]}"
+    done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300, env=env,
+                          cwd=ROOT)
+    where = f"{page.relative_to(ROOT)}: python example {i + 1}"
+    assert done.returncode == 0, f"{where} fails on its own:\n{block}\n{done.stderr[-3000:]}"
 
 
-def test_each_python_example_runs_in_a_fresh_interpreter() -> None:
-    pytest.importorskip("sb3_contrib")
+def test_the_readme_has_its_python_examples() -> None:
     assert len(_blocks("python")) >= 4
-    _run_each(README)
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if _blocks("python", p)], ids=lambda p: str(p.relative_to(ROOT)))
-def test_each_python_example_of_the_docs_runs_in_a_fresh_interpreter(page: Path) -> None:
-    pytest.importorskip("sb3_contrib")
-    _run_each(page, skip=tuple(_blocks("python")))  # a block also in the README runs in the README's test
+@pytest.mark.parametrize("i", range(len(_blocks("python"))))  # one test each: the workers share them out
+def test_each_python_example_runs_in_a_fresh_interpreter(i: int) -> None:
+    _run_block(README, i)
+
+
+# the docs pages' examples, one test each, but those also in the README (run by the test above)
+DOCS_EXAMPLES = [(page, i) for page in PAGES for i, block in enumerate(_blocks("python", page))
+                 if block not in _blocks("python")]
+
+
+@pytest.mark.parametrize(("page", "i"), DOCS_EXAMPLES, ids=[f"{p.relative_to(ROOT)}-{i + 1}" for p, i in DOCS_EXAMPLES])
+def test_each_python_example_of_the_docs_runs_in_a_fresh_interpreter(page: Path, i: int) -> None:
+    _run_block(page, i)
 
 
 def test_the_moved_examples_are_still_tested() -> None:

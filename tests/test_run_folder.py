@@ -330,3 +330,42 @@ def test_save_logs_and_replay_never_write_through_a_linked_file(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     assert not page.is_symlink() and "<html" in page.read_text().lower()
     assert (victim / "precious.txt").read_text() == "keep" and (victim / "events").read_text() == "keep"
+
+
+# ----------------------------------------------------- a run not named on the command line
+def _started(monkeypatch: pytest.MonkeyPatch, *argv: str) -> str:
+    """The run name ``gin3 train ARGV`` would train under (the training itself is not run)."""
+    from gin3_env.training.sb3 import train as train_module
+
+    seen: list[str] = []
+    monkeypatch.setattr(train_module, "run_train", lambda cfg, argv: seen.append(cfg.run_name) or 0)
+    assert train_module.main(list(argv)) == 0
+    return seen[0]
+
+
+def test_a_run_not_named_gets_the_next_numbered_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "runs"
+    argv = ("--config", "quick", "--out-dir", str(out))
+    assert _started(monkeypatch, *argv) == "quick"  # no run yet
+    (out / "quick").mkdir(parents=True)
+    assert _started(monkeypatch, *argv) == "quick"  # an empty folder holds no run
+    (out / "quick" / "config.json").write_text("{}")
+    assert _started(monkeypatch, *argv) == "quick_2"
+    assert f"{out / 'quick'} holds a run: this run goes to {out / 'quick_2'}" in capsys.readouterr().out
+    (out / "quick_2").mkdir()
+    (out / "quick_7").mkdir()
+    (out / "quick_x").mkdir()
+    assert _started(monkeypatch, *argv) == "quick_8"
+    assert _started(monkeypatch, *argv, "--overwrite") == "quick"  # --overwrite and --resume mean that run
+    assert _started(monkeypatch, *argv, "--resume", str(out / "quick" / "checkpoint.zip")) == "quick"
+    assert _started(monkeypatch, *argv, "--run-name", "quick") == "quick"  # named: refused below
+
+
+def test_a_named_run_that_exists_is_still_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "out" / "run"
+    run.mkdir(parents=True)
+    (run / "final.zip").write_text("earlier")
+    code, err = train(capsys, "--out-dir", str(tmp_path / "out"), "--run-name", "run")
+    assert code == 2 and "already holds a run" in one_line(err)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["run"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pickle
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -213,7 +215,7 @@ def test_learner_either_is_a_role_drawn_each_hand_and_the_error_says_so() -> Non
         env.reset(seed=seed)
         roles.add(env.player)
     assert roles == {0, 1}
-    with pytest.raises(ValueError, match="'either' \\(a role drawn at each reset; 'random' means the same\\)"):
+    with pytest.raises(ValueError, match="'either' \\(a role drawn at each reset\\), got 'sitter'"):
         ThreeHandedGinEnv(learner="sitter")
 
 
@@ -277,3 +279,43 @@ def test_an_unknown_keyword_is_a_type_error_as_python_raises() -> None:
         make_as_torchrl_does(env_id).close()
     with pytest.raises(TypeError, match=r"\(did you mean 'opponent'\?\); it takes num_envs, learner, opponent"):
         gin3_env.vector_env(4, oponent="random")
+
+
+@pytest.mark.parametrize("make", [lambda: ThreeHandedGinEnv(opponent="random"),
+                                  lambda: ThreeHandedGinMatchEnv(opponent="random", learner=0)])
+def test_render_without_a_render_mode_warns_and_returns_none_as_gymnasium_does(make: Callable[[], Any]) -> None:
+    env = make()
+    env.reset(seed=1)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert env.render() is None
+
+
+def test_the_learner_is_either_role_by_default_and_random_is_its_older_spelling_that_warns() -> None:
+    import warnings
+
+    from gin3_env.training.sb3.config import TrainConfig
+    from gin3_env.vector.learner import LearnerHands
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the default spelling warns nowhere
+        assert ThreeHandedGinEnv().learner_role == "either"
+        assert LearnerHands(2, opponent="random").learner_role == "either"
+        assert TrainConfig().learner == "either"
+        roles = set()
+        env = ThreeHandedGinEnv(opponent="random")
+        for seed in range(12):
+            env.reset(seed=seed)
+            roles.add(env.player)
+        assert roles == {0, 1}  # either role is drawn
+    with pytest.warns(FutureWarning, match="learner='random' is the older spelling of learner='either'"):
+        assert ThreeHandedGinEnv(learner="random").learner_role == "either"
+    with pytest.warns(FutureWarning, match="older spelling"):
+        ThreeHandedGinEnv().reset(seed=0, options={"learner": "random"})
+    with pytest.warns(FutureWarning, match="older spelling"):
+        assert LearnerHands(2, learner="random", opponent="random").learner_role == "either"
+    with pytest.warns(FutureWarning, match="older spelling"):
+        assert TrainConfig(learner="random").learner == "either"
+    with pytest.raises(ValueError, match="learner must be 'team', 'box' or 'either'"):
+        ThreeHandedGinEnv(learner="captain")
+    with pytest.raises(ValueError, match="config key 'learner' must be team, box or either"):
+        TrainConfig(learner="captain")

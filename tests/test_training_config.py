@@ -75,3 +75,26 @@ def test_opponent_pool_follows_the_schedule() -> None:
     specs, weights = opponent_pool(cfg, 0.7, ["a.zip", "b.zip"])
     assert specs == ["heuristic", "a.zip", "b.zip"]
     assert weights == [1.0, 1.0, 1.0]
+
+
+def test_a_checkout_config_path_works_from_any_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    from gin3_env.training.sb3.config import CONFIG_DIR
+
+    monkeypatch.chdir(tmp_path)  # not the repository root: configs/quick.yaml is not a path from here
+    assert resolve_config_path("configs/quick.yaml") == CONFIG_DIR / "quick.yaml"
+    assert resolve_config_path("configs/rllib/quick.yaml", CONFIG_DIR / "rllib") == CONFIG_DIR / "rllib" / "quick.yaml"
+    assert load_config("configs/quick.yaml").run_name == "quick"
+    with pytest.raises(FileNotFoundError, match=r"no config file 'configs/nope\.yaml'"):
+        resolve_config_path("configs/nope.yaml")
+    (tmp_path / "configs").mkdir()  # a configs folder here wins: the path means what it says
+    (tmp_path / "configs" / "quick.yaml").write_text("run_name: mine\n")
+    assert load_config("configs/quick.yaml").run_name == "mine"
+    script = Path(__file__).resolve().parents[1] / "training" / "train.py"
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    done = subprocess.run([sys.executable, str(script), "--config", "configs/quick.yaml", "--learning-rate", "5"],
+                          cwd=other, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "'learning_rate' must be in (0, 1)" in done.stderr, done.stderr  # read, checked

@@ -58,11 +58,11 @@ def test_episodes_match_the_scalar_gymnasium_env(role: str) -> None:
 
 
 def test_gymnasium_vector_env_conventions() -> None:
-    env = gin3_env.vector_env(8, opponent="random", learner="random", seed=3)
+    env = gin3_env.vector_env(8, opponent="random", learner="either", seed=3)
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert env.observation_space.shape == (8, 374) and env.single_action_space.n == 107
     obs, info = env.reset(seed=3)
-    again, _ = gin3_env.vector_env(8, opponent="random", learner="random").reset(seed=3)
+    again, _ = gin3_env.vector_env(8, opponent="random", learner="either").reset(seed=3)
     assert data_equivalence(obs, again, exact=True)
     assert obs in env.observation_space
     player = RandomBatch(0)

@@ -14,14 +14,14 @@ Figures are for one machine: the ratios are what carry over.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..files import save_json
+from ..argparsing import OneLineErrorParser
+from ..files import check_output_file, save_json
 
 SUITES = ("engine", "envs", "vector", "train", "labels")
 
@@ -39,7 +39,7 @@ def _load(name: str) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``gin3 bench [--quick] [--only engine|envs] [--json PATH]``."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="gin3 bench",
         description="Speed benchmarks: the meld engine against OpenSpiel and RLCard (engine), "
         "random play through the environments against OpenSpiel and gin_rummy_v4 (envs), the batched core "
@@ -57,6 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "$GIN3_BENCH_ENV); alone, only build it",
     )
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.json is not None:
+        try:
+            check_output_file(args.json, "--json")  # before the benchmarks, not after them
+        except ValueError as exc:
+            parser.error(str(exc))
     if args.setup:
         from .side_env import setup_side_env
 
@@ -77,7 +82,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         formatter = getattr(module, "format_report", None)
         print(formatter(report) if formatter else json.dumps(report, indent=2), end="\n\n", flush=True)
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
         save_json(args.json, results)
         print(f"results written to {args.json}")
     return 0

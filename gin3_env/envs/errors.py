@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -58,10 +59,6 @@ __all__ = [
     "describe_action",
     "unknown_agent",
 ]
-
-# The learner's seat of the single-agent envs, the scalar ones and the batched ones alike.
-LEARNER_ROLES = ("team", "box", "either", "random")  # "either": a role drawn for each hand; "random": its older name
-
 
 
 def unknown_keyword(key: str, env_name: str, known: Sequence[str]) -> UnknownKeywordError:
@@ -123,17 +120,6 @@ def unknown_agent(agent: object, agents: Sequence[str]) -> UnknownAgentError:
     return UnknownAgentError(f"unknown agent {agent!r:.60}; the agents are {', '.join(agents)}")
 
 
-def check_learner_role(role: Any) -> str:
-    """``role`` if it is one of :data:`LEARNER_ROLES`, else a ``ValueError`` naming it (and the
-    random policy, which is an opponent, not a role)."""
-    if not isinstance(role, str) or role not in LEARNER_ROLES:
-        raise ValueError(
-            f"learner must be 'team', 'box' or 'either' (a role drawn at each reset; 'random' means the same), "
-            f"got {role!r}; the random policy is opponent='random'"
-        )
-    return role
-
-
 def check_illegal_penalty(illegal_penalty: float) -> float:
     """``illegal_penalty`` as a float if it is a finite number >= 0 (game points taken for an illegal
     action), else a ``ValueError`` naming it: NaN would make the reward NaN, a negative one pay for
@@ -144,3 +130,28 @@ def check_illegal_penalty(illegal_penalty: float) -> float:
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"illegal_penalty must be a finite number >= 0 (game points), got {illegal_penalty!r}")
     return value
+
+
+# The learner's role of the single-agent envs, the scalar ones and the batched ones alike.
+LEARNER_ROLES = ("team", "box", "either")  # "either": a role drawn at each reset (for each hand in the batched envs)
+OLD_EITHER = "random"  # the older spelling of "either", accepted with a FutureWarning
+
+
+def check_learner_role(role: Any, stacklevel: int = 3) -> str:
+    """The learner's role of the single-agent and batched learner envs: ``"team"``, ``"box"`` or ``"either"``;
+    ``"random"``, the older spelling of ``"either"``, is taken as ``"either"`` with a ``FutureWarning`` (it
+    names a role, not the random policy, which is ``opponent="random"``); anything else is a ``ValueError``."""
+    if isinstance(role, str) and role == OLD_EITHER:
+        warnings.warn(
+            "learner='random' is the older spelling of learner='either' (a role drawn at each reset), and will "
+            "go; write learner='either' (the random policy is opponent='random')",
+            FutureWarning,
+            stacklevel=stacklevel,
+        )
+        return "either"
+    if not isinstance(role, str) or role not in LEARNER_ROLES:
+        raise ValueError(
+            f"learner must be 'team', 'box' or 'either' (a role drawn at each reset), got {role!r}; "
+            "the random policy is opponent='random'"
+        )
+    return role

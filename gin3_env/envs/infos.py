@@ -26,8 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..engine.cards import card_str
-from ..engine.hand import HandResult
-from ..engine.result import Spread
+from ..engine.result import HandResult, Spread
 
 NOT_APPLICABLE = -1  # the int sentinel (a deadwood that does not apply); "" for the str fields
 

@@ -15,10 +15,10 @@ learner's turn again, so the learner only sees its own decisions.
 | Reward | the learner's game points at the end of a hand times ``reward_scale`` |
 
 Arguments
-- ``learner``: ``"team"`` (captain), ``"box"`` or ``"either"`` (a role drawn at each reset;
-  ``"random"`` is the older name of the same and the default; it names the learner's role, not
-  the random policy, which is ``opponent="random"``). The match env takes the learner's seat
-  ``0..2`` or ``"random"`` (a seat drawn at each reset).
+- ``learner``: ``"team"`` (captain), ``"box"`` or ``"either"`` (a role drawn at each reset; the
+  default). ``"random"``, its older spelling, still means ``"either"`` and warns (``FutureWarning``):
+  it named the learner's role, not the random policy, which is ``opponent="random"``. The match env
+  takes the learner's seat ``0..2`` or ``"random"`` (a seat drawn at each reset).
 - ``opponent``: ``"random"``, ``"heuristic"``, ``"trained"``, a saved model's path, an object with
   ``act(observation_dict) -> int``, or a list of these (one is drawn at each reset).
   ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``); the pool is
@@ -210,8 +210,8 @@ class _LearnerEnv(gym.Env):
         raise NotImplementedError
 
     def render(self) -> str | np.ndarray | None:
-        # without a render mode: the table as text, as in "ansi" mode
-        return render_in_mode(self.render_mode or "ansi", self._frame, self._table)
+        # without a render mode: Gymnasium's behaviour (a warning through gymnasium.logger, and None), as the AEC envs
+        return render_in_mode(self.render_mode, self._frame, self._table)
 
     def set_opponent(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
         """One opponent, or a pool (list) drawn from at each reset, uniformly or by ``weights``."""
@@ -242,7 +242,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
     @takes_rules_options("ThreeHandedGin-v0")
     def __init__(
         self,
-        learner: str = "random",
+        learner: str = "either",
         opponent: Any = "heuristic",
         render_mode: str | None = None,
         reward_scale: float = 1.0,
@@ -268,7 +268,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
             deck = check_deck(deck)
         role = check_learner_role(options.get("learner", self.learner_role))
         super().reset(seed=check_seed(seed))
-        if role in ("either", "random"):
+        if role == "either":
             role = PLAYER_NAMES[int(self.np_random.integers(2))]
         self.player = TEAM if role == "team" else BOX
         self._draw_opponent(seed)

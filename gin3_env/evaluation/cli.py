@@ -21,7 +21,7 @@ from typing import Any
 
 from ..argparsing import OneLineErrorParser
 from ..engine.rules import Rules
-from ..files import save_json
+from ..files import check_output_file, save_json
 from ..policies import check_policy_spec, policy_spec_help
 from ..policies.model_file import add_trust_flag, trust_from_args
 from ..signals import Interrupted, raise_on_stop_signals
@@ -139,23 +139,48 @@ def _labelled(report: Report, a: str, b: str | None) -> Report:
     return dataclasses.replace(report, policy_a=a, policy_b=b if b is not None else report.policy_b)
 
 
-def run(args: argparse.Namespace) -> Evaluation:
-    """Run the evaluations an argument namespace asks for."""
+def check_args(args: argparse.Namespace) -> Rules | None:
+    """Every refusal of ``gin3 evaluate`` that its flags alone decide, before anything is loaded or played:
+    a ``ValueError`` (or ``ImportError`` for a missing extra) naming the flag; returns the rules."""
     if args.hands < 0 or args.matches < 0:
         raise ValueError("--hands and --matches must be >= 0")
     if args.hands == 0 and args.matches == 0:
         raise ValueError("nothing to play: --hands and --matches are both 0")
     if args.b is None and not args.vs_openspiel:
         raise ValueError(f"give policy B (or {OPPONENT_NAME}, or --vs-openspiel)")
-    if args.seat_baseline and (args.b is None or args.b == OPPONENT_NAME):
+    ours = args.b is not None and args.b != OPPONENT_NAME  # B is a policy of this package
+    if args.seat_baseline and not ours:
         raise ValueError("--seat-baseline needs a policy B of this package (B plays itself on every deal)")
     rules = parse_rules(args.rules)
+    vs_openspiel = args.vs_openspiel or args.b == OPPONENT_NAME
+    if vs_openspiel and rules is not None:
+        raise ValueError("--rules does not apply to OpenSpiel's game (knock 10, gin 25, undercut 10)")
+    if args.save_logs:
+        if not ours:
+            raise ValueError("--save-logs needs a policy B of this package (the logs are of our own game)")
+        if args.log_games < 1:
+            raise ValueError(f"--log-games must be >= 1, got {args.log_games}")
+        from .logs import check_log_folder
+
+        check_log_folder(args.save_logs)
+    if args.json:
+        check_output_file(args.json, "--json")
     for spec in (args.a, args.b):  # every spec refused before any is loaded (loading a model takes seconds)
         if spec is not None and spec != OPPONENT_NAME:
             check_policy_spec(spec)
+    if vs_openspiel:
+        from ..interop.openspiel import import_pyspiel
+
+        import_pyspiel()  # the extra is missing: said now, not after A has played B
+    return rules
+
+
+def run(args: argparse.Namespace) -> Evaluation:
+    """Run the evaluations an argument namespace asks for (its flags checked first: :func:`check_args`);
+    the game logs of ``--save-logs`` are written by :func:`save_logs`."""
+    rules = check_args(args)
     policy_a = _load(args.a, args.seed, rules)
     result = Evaluation(args.a, args.b, args.seed)
-    vs_openspiel = args.vs_openspiel or args.b == OPPONENT_NAME
     if args.b is not None and args.b != OPPONENT_NAME:
         policy_b = _load(args.b, args.seed + 1, rules)
         if args.hands:
@@ -164,26 +189,7 @@ def run(args: argparse.Namespace) -> Evaluation:
             )
         if args.matches:
             result.reports.append(evaluate_matches(policy_a, policy_b, args.matches, args.seed, rules, args.progress))
-    if args.save_logs:
-        if args.b is None or args.b == OPPONENT_NAME:
-            raise ValueError("--save-logs needs a policy B of this package (the logs are of our own game)")
-        if args.log_games < 1:
-            raise ValueError(f"--log-games must be >= 1, got {args.log_games}")
-        from .logs import save_game_logs
-
-        result.log_files = save_game_logs(
-            args.save_logs,
-            _load(args.a, args.seed, rules),
-            _load(args.b, args.seed + 1, rules),
-            hands=min(args.log_games, args.hands),
-            matches=min(args.log_games, args.matches),
-            seed=args.seed,
-            rules=rules,
-            names=(args.a, args.b),
-        )
-    if vs_openspiel:
-        if rules is not None:
-            raise ValueError("--rules does not apply to OpenSpiel's game (knock 10, gin 25, undercut 10)")
+    if args.vs_openspiel or args.b == OPPONENT_NAME:
         if args.hands:
             result.reports.append(evaluate_openspiel_hands(policy_a, args.hands, args.seed, args.progress))
         if args.matches:
@@ -192,8 +198,28 @@ def run(args: argparse.Namespace) -> Evaluation:
     return result
 
 
+def save_logs(args: argparse.Namespace, result: Evaluation) -> None:
+    """``--save-logs``: replay the first deals and matches and write their logs (``result.log_files``)."""
+    from .logs import save_game_logs
+
+    rules = parse_rules(args.rules)
+    result.log_files = save_game_logs(
+        args.save_logs,
+        _load(args.a, args.seed, rules),
+        _load(args.b, args.seed + 1, rules),
+        hands=min(args.log_games, args.hands),
+        matches=min(args.log_games, args.matches),
+        seed=args.seed,
+        rules=rules,
+        names=(args.a, args.b),
+    )
+
+
 def cli_main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``gin3 evaluate``; returns the exit status."""
+    """Entry point of ``gin3 evaluate``; returns the exit status.
+
+    Every flag is checked before anything is played; the report is printed as soon as it is measured, so a
+    JSON file or a log folder that cannot be written afterwards costs that file, not the results."""
     parser = build_parser()
     args = parser.parse_args(argv)
     trust_from_args(args)
@@ -206,13 +232,28 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
     except Interrupted as exc:
         print(f"\ngin3 evaluate: {exc}; nothing was reported or written", file=sys.stderr)
         return exc.exit_code
-    print(result.to_text())
+    print(result.to_text(), flush=True)
+    status = 0
     if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_json(path, result.to_dict())
-        print(f"results written to {path}")
+        try:
+            save_json(args.json, result.to_dict())
+        except OSError as exc:
+            print(f"gin3 evaluate: error: cannot write --json {args.json} ({exc}); the results are above",
+                  file=sys.stderr)
+            status = 1
+        else:
+            print(f"results written to {args.json}")
+    if args.save_logs:
+        try:
+            with raise_on_stop_signals():
+                save_logs(args, result)
+        except (ValueError, OSError) as exc:
+            print(f"gin3 evaluate: error: the game logs were not written ({exc})", file=sys.stderr)
+            return 1
+        except Interrupted as exc:
+            print(f"\ngin3 evaluate: {exc}; the game logs were not all written", file=sys.stderr)
+            return exc.exit_code
     if result.log_files:
         folder = result.log_files[0].parent
         print(f"{len(result.log_files)} game logs written to {folder} (gin3 replay FILE [--html OUT.html])")
-    return 0
+    return status

@@ -32,6 +32,17 @@ from .matches import play_seats
 __all__ = ["save_game_logs"]
 
 
+def check_log_folder(folder: str | Path) -> Path:
+    """The ``--save-logs`` folder as a path, or a ``ValueError``: a symbolic link, or a file, is refused
+    (checked before anything is played; :func:`save_game_logs` checks it again)."""
+    folder = Path(folder)
+    if folder.is_symlink():
+        raise ValueError(f"--save-logs {folder}: is a symbolic link; the logs are written only into a real folder")
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--save-logs {folder}: exists and is not a folder")
+    return folder
+
+
 def save_game_logs(
     folder: str | Path,
     policy_a: Policy,
@@ -49,11 +60,7 @@ def save_game_logs(
     for name, value in (("hands", hands), ("matches", matches)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ValueError(f"{name} must be an int >= 0, got {value!r}")
-    folder = Path(folder)
-    if folder.is_symlink():
-        raise ValueError(f"--save-logs {folder}: is a symbolic link; the logs are written only into a real folder")
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"--save-logs {folder}: exists and is not a folder")
+    folder = check_log_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     rules = rules or Rules()
     written: list[Path] = []

@@ -14,7 +14,7 @@ from ..engine.cards import card_str
 from ..engine.hand import BOX, TEAM, HandState
 from ..engine.match import MatchState, Roles, draw_roles
 from ..engine.rules import Rules
-from ..files import save_json
+from ..files import check_output_file, save_json
 from ..game.policy import Policy
 from ..render import says
 from .console import Console, Quit, play_hand, play_match
@@ -161,6 +161,8 @@ def run_play(args: argparse.Namespace) -> int:
     if not args.match and args.role == "sitter":
         raise ValueError("--role sitter needs --match (a single hand has only the captain and the box)")
     check_opponent(args.opponent)  # before anything is shown or loaded
+    if args.save_log:
+        check_output_file(args.save_log, "--save-log")  # before the game, not after it
     base_seed = args.seed
     log: dict[str, Any] | None = None
     try:

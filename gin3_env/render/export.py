@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..files import check_output_file
 from .steps import log_steps
 
 __all__ = ["export_replay"]
-
-
-def _check_output(path: str, what: str, suffixes: tuple[str, ...]) -> None:
-    if not path.lower().endswith(suffixes):
-        raise ValueError(f"{what} file name must end in {' or '.join(suffixes)}, got {path!r}")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"cannot write {path}: no such folder {folder}")
 
 
 def export_replay(
@@ -37,9 +29,9 @@ def export_replay(
     if video is None and html is None:
         raise ValueError("give --video FILE and/or --html FILE")
     if video is not None:
-        _check_output(video, "--video", VIDEO_SUFFIXES)
+        check_output_file(video, "--video", VIDEO_SUFFIXES)
     if html is not None:
-        _check_output(html, "--html", (".html", ".htm"))
+        check_output_file(html, "--html", (".html", ".htm"))
     steps = log_steps(log)  # a bad log is refused before anything is written
     if html is not None:
         from .html import write_html

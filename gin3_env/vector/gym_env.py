@@ -161,7 +161,7 @@ class GinVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 64,
-        learner: str = "random",
+        learner: str = "either",
         opponent: Any = "heuristic",
         weights: Sequence[float] | None = None,
         reward_baseline: Any = None,

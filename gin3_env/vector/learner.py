@@ -53,7 +53,7 @@ class LearnerHands:
     def __init__(
         self,
         num_envs: int,
-        learner: str = "random",
+        learner: str = "either",
         opponent: Any = "heuristic",
         weights: Sequence[float] | None = None,
         reward_baseline: Any = None,
@@ -64,7 +64,7 @@ class LearnerHands:
         rules: Rules | None = None,
         **rule_options: Any,
     ) -> None:
-        check_learner_role(learner)
+        learner = check_learner_role(learner, stacklevel=4)
         if features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
         self.feature_set = feature_set(features)
@@ -119,7 +119,7 @@ class LearnerHands:
 
     def _draw(self, rows: np.ndarray) -> None:
         k = len(rows)
-        if self.learner_role in ("either", "random"):
+        if self.learner_role == "either":
             self.learner_player[rows] = self._rng.integers(2, size=k)
         else:
             self.learner_player[rows] = 0 if self.learner_role == "team" else 1

@@ -34,7 +34,6 @@ leaving the last complete checkpoint.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -45,6 +44,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from ...argparsing import OneLineErrorParser
 from ...files import save_json
 from ...signals import Interrupted, exit_code, signal_name
 from ..run.folder import RunFolderError
@@ -392,7 +392,7 @@ def train_loop(algo: Any, cfg: RLlibConfig, state: dict[str, Any], stop: Gracefu
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="gin3 train --backend rllib",
         description="Train with Ray RLlib (PPO: self-play on the multi-agent env, or against the heuristic in the "
         "batched core; needs the 'rllib' extra). Configs: quick (default), selfplay, per_seat, vs_heuristic, match "

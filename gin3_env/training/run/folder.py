@@ -313,6 +313,24 @@ def existing_run_files(run_dir: Path) -> list[str]:
     return found + ([MANIFEST] if (run_dir / MANIFEST).exists() and not found else [])
 
 
+
+def numbered_run_name(out_dir: Path, name: str) -> str:
+    """The name of a new run that was not named on the command line: ``name`` while ``out_dir/name``
+    holds no run (and no lock), else ``name_N`` with ``N`` one more than the highest number taken
+    (``quick``, ``quick_2``, ``quick_3``, ...), as SB3 numbers its TensorBoard runs. A linked folder keeps
+    its name, so that the run is refused (:func:`check_no_links`), not moved aside."""
+    base = out_dir / name
+    if base.is_symlink() or not base.exists() or (base.is_dir() and not existing_run_files(base)
+                                                 and not (base / LOCK_NAME).exists()):
+        return name
+    taken = [1]
+    prefix = f"{name}_"
+    for entry in out_dir.iterdir():
+        suffix = entry.name[len(prefix):]
+        if entry.name.startswith(prefix) and suffix.isdigit() and suffix == str(int(suffix)):
+            taken.append(int(suffix))
+    return f"{name}_{max(taken) + 1}"
+
 def _user_files(run_dir: Path, recorded: set[str]) -> list[str]:
     """Every file under ``run_dir`` that no run recorded (links listed, not followed)."""
     out = []

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
+from ...envs.errors import check_learner_role
 from ...observation.features import FEATURE_NAMES
 from ..options import add_option_flags, option, option_overrides
 from ..run.folder import check_run_name
@@ -34,7 +35,8 @@ class TrainConfig:
     """Arguments of one training run (CleanRL style: one flat, typed record). Each field says what
     it means; ``gin3 train --help`` shows that with its type and default (:mod:`gin3_env.training.options`)."""
 
-    run_name: str = option("gin3", "name of the run: its files go to OUT_DIR/RUN_NAME (one plain folder name)")
+    run_name: str = option("gin3", "name of the run: its files go to OUT_DIR/RUN_NAME (one plain folder name; "
+                           "a run not named by this flag goes to RUN_NAME_2, _3, ... when that folder holds a run)")
     out_dir: str = option("runs", "folder that holds the run folders")
     seed: int = option(1, "seed of the envs, the network and the evaluation deals")
     total_timesteps: int = option(200_000, "PPO environment steps (rounded up to whole rollouts of "
@@ -45,8 +47,8 @@ class TrainConfig:
                           "scaled so that a rollout holds n_steps x n_envs samples as with the scalar envs), "
                           "subproc (one process per env) or dummy (scalar envs in this process)")
     batched_envs: int = option(64, "with vec_env batched: how many hands are stepped together")
-    learner: str = option("random", "the learner's seat: team, box, or either (a role drawn for every hand; "
-                          "random is its older name)")
+    learner: str = option("either", "the learner's seat: team, box, or either (a role drawn for every hand; "
+                          "random, its older spelling, warns)")
     reward_scale: float = option(0.02, "reward per game point")
     duplicate_reward: bool = option(False, "reward = points minus the heuristic's on the same deal (cuts the "
                                     "luck of the cards)")
@@ -182,8 +184,10 @@ def validate(cfg: TrainConfig) -> None:
         raise ValueError(f"config key 'policy' must be 'card' or 'mlp', got {cfg.policy!r}")
     if cfg.policy == "card" and cfg.features != "augmented":
         raise ValueError("config key 'policy': 'card' needs features: augmented")
-    if cfg.learner not in ("team", "box", "random"):
-        raise ValueError(f"config key 'learner' must be team, box or random, got {cfg.learner!r}")
+    try:
+        cfg.learner = check_learner_role(cfg.learner, stacklevel=5)
+    except ValueError:
+        raise ValueError(f"config key 'learner' must be team, box or either, got {cfg.learner!r}") from None
     for name in ("learning_rate", "bc_learning_rate"):
         if not 0 < getattr(cfg, name) < 1:
             raise ValueError(f"config key {name!r} must be in (0, 1), got {getattr(cfg, name)}")
@@ -222,13 +226,22 @@ def check_schedule(schedule: list[dict[str, Any]]) -> None:
 
 
 def resolve_config_path(spec: str, folder: Path = CONFIG_DIR, kind: str = "config") -> Path:
-    """A config file path, or the name of a shipped config in ``folder`` (``quick``, ``default``, ...)."""
+    """A config file path, or the name of a shipped config in ``folder`` (``quick``, ``default``, ...); a
+    relative path through a ``configs`` folder that is not found from here is the shipped file it names
+    (``configs/quick.yaml`` works from any folder)."""
     path = Path(spec)
     if path.is_file():
         return path
     shipped = folder / f"{spec}.yaml"
     if shipped.is_file():
         return shipped
+    if not path.is_absolute() and "configs" in path.parts:
+        # a checkout's path (configs/quick.yaml, configs/rllib/quick.yaml) typed from another folder: the
+        # shipped file it names, wherever the command runs
+        parts = path.parts
+        rest = parts[len(parts) - parts[::-1].index("configs"):]
+        if rest and (CONFIG_DIR.joinpath(*rest)).is_file():
+            return CONFIG_DIR.joinpath(*rest)
     names = sorted(p.stem for p in folder.glob("*.yaml"))
     raise FileNotFoundError(f"no {kind} file {spec!r} (shipped {kind}s: {', '.join(names)})")
 

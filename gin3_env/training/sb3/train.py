@@ -53,7 +53,7 @@ from ..run.checkpoints import (
     remove_partial_files,
     write_json,
 )
-from ..run.folder import RunExistsError, RunFolderError, left_by_overwrite, prepare_run_dir
+from ..run.folder import RunExistsError, RunFolderError, left_by_overwrite, numbered_run_name, prepare_run_dir
 from ..run.lock import RunLock, RunLockedError
 from ..run.signals import GracefulStop, TrainingStopped
 from ..run.workers import stop_workers
@@ -336,9 +336,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     trust_from_args(args)
     try:
-        cfg = load_config(args.config, flag_overrides(args))
+        overrides = flag_overrides(args)
+        cfg = load_config(args.config, overrides)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
+    if "run_name" not in overrides and not cfg.resume and not cfg.overwrite:
+        # a run not named on the command line never collides with an earlier one: it gets the next number
+        name = numbered_run_name(Path(cfg.out_dir), cfg.run_name)
+        if name != cfg.run_name:
+            print(f"{cfg.run_dir} holds a run: this run goes to {Path(cfg.out_dir) / name} "
+                  "(--run-name NAME names a run; a named run that exists is refused)", flush=True)
+            cfg.run_name = name
     return run_train(cfg, list(sys.argv[1:] if argv is None else argv))
 
 
