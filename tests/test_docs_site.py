@@ -38,6 +38,10 @@ def test_observation_table_is_the_layout(env_id: str) -> None:
     table, problems = gin3_docs.observation_markdown(env_id)
     assert problems == []
     rows = table.splitlines()[2:]
+    features = gin3_docs.own_features(env_id)
+    if features is not None:  # a learner env with a feature vector of its own (the knock learner)
+        assert [row.split("|")[3].strip() for row in rows] == list(features)
+        return
     layout = MATCH_LAYOUT if "Match" in env_id or "match" in env_id else LAYOUT
     assert len(rows) == len(layout)
     for row, (name, start, stop, _) in zip(rows, map(gin3_docs.layout_row, layout), strict=True):
@@ -66,6 +70,10 @@ def test_action_table_covers_every_action() -> None:
 @pytest.mark.parametrize("env_id", IDS)
 def test_header_and_signature_read_the_env(env_id: str) -> None:
     header = gin3_docs.header_markdown(env_id)
+    features = gin3_docs.own_features(env_id)
+    if features is not None:  # the knock learner: its own features, hold or knock
+        assert f"`({len(features)},)`" in header and "`Discrete(2)`" in header
+        return
     size = 380 if "atch" in env_id else 374
     assert f"`({size},)`" in header and "`Discrete(107)`" in header
     assert "knock_limit=10" in gin3_docs.signature_markdown(env_id)

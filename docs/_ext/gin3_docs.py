@@ -58,8 +58,19 @@ def entry_point(env_id: str) -> tuple[str, Any]:
 
 
 def env_docstring(env_id: str) -> str:
+    """The docstring of the module of an id's env: the first along its classes' order (the env, then the
+    classes it stands on) that has a version history, so an env documented with its base class reads there."""
     _, target = entry_point(env_id)
-    return inspect.cleandoc(sys.modules[target.__module__].__doc__ or "")
+    docs = [inspect.cleandoc(sys.modules[cls.__module__].__doc__ or "")
+            for cls in getattr(target, "__mro__", (target,)) if cls.__module__ in sys.modules]
+    return next((doc for doc in docs if re.search(r"^Version [Hh]istory$", doc, re.M)), docs[0])
+
+
+def own_features(env_id: str) -> tuple[str, ...] | None:
+    """The feature meanings of an env whose observation is no layout of the game's vector but a short
+    feature vector of its own (its module's ``OBSERVATION_FEATURES``), else None."""
+    _, target = entry_point(env_id)
+    return getattr(sys.modules[target.__module__], "OBSERVATION_FEATURES", None)
 
 
 def facade_name(target: Any) -> str | None:
@@ -82,7 +93,7 @@ def spaces(env_id: str) -> dict[str, Any]:
 
         env = gymnasium.make(env_id)
         info = {"agents": None, "action": env.action_space, "observation": env.observation_space,
-                "state": env.unwrapped.state_space}
+                "state": getattr(env.unwrapped, "state_space", None)}
     env.close()
     return info
 
@@ -118,6 +129,11 @@ def slice_label(start: int, stop: int) -> str:
 def observation_markdown(env_id: str) -> tuple[str, list[str]]:
     """The observation table of an id (index, feature, meaning) and the problems found (drift, gaps)."""
     size = int(spaces(env_id)["observation"].shape[0])
+    features = own_features(env_id)
+    if features is not None:  # a feature vector of its own: one row per feature, its meaning in the code
+        rows = [f"| {i} | `f{i}` | {meaning} |" for i, meaning in enumerate(features)]
+        problems = [] if len(features) == size else [f"{env_id}: {len(features)} features for {size} entries"]
+        return "\n".join(["| index | feature | meaning |", "|---|---|---|", *rows]), problems
     own = docstring_table(env_docstring(env_id))
     pettingzoo_ids, _, _ = env_tables()
     others = [row for other in pettingzoo_ids for row in docstring_table(env_docstring(other))]
@@ -212,8 +228,9 @@ def header_markdown(env_id: str) -> str:
         ("Action Shape", f"`{info['action']}`"),
         ("Observation Shape", f"`{tuple(info['observation'].shape)}`"),
         ("Observation Values", f"[{info['observation'].low.min():g}, {info['observation'].high.max():g}]"),
-        ("State Shape", f"`{tuple(info['state'].shape)}` (privileged: for centralised critics)"),
     ]
+    if info["state"] is not None:
+        rows.append(("State Shape", f"`{tuple(info['state'].shape)}` (privileged: for centralised critics)"))
     return "\n".join(["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
 
 

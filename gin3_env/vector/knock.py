@@ -26,6 +26,16 @@ exactly what its holds gain.
 :class:`~gin3_env.vector.learner.LearnerHands`, so :class:`~.knock_sb3.KnockSB3VecEnv` is the
 SB3 learner env over it); :class:`KnockGateBatch` plays a gate (any function from gate
 features to knock/hold) as a full batched player, for evaluation on duplicate deals.
+
+Arguments
+``decide``: the decisions the agent makes, ``"knock"`` (the only kind so far); ``learner``:
+``"team"``, ``"box"`` or ``"either"`` (a role drawn at each reset); ``reward_scale``; the rules
+options as keywords (``knock_limit=...``), as in ``gin3/ThreeHandedGin-v0``.
+
+Version history
+| version | change |
+|---|---|
+| v0 | first release: the knock decisions, rewarded against the heuristic's own play of the deal |
 """
 
 from __future__ import annotations
@@ -73,6 +83,7 @@ GATE_FEATURES = (
     "1 if gin (deadwood 0)",
 )
 GATE_SIZE = len(GATE_FEATURES)
+OBSERVATION_FEATURES = GATE_FEATURES  # the meanings the env's documentation page lists, one per entry
 _CARD0 = OBS_SIZE  # the augmented per-card planes: deadwood without c, in meld, outs, danger
 _SCALARS = OBS_SIZE + 4 * PLANE
 
