@@ -16,7 +16,7 @@ from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
 from gin3_env.policies import load_policy
 from gin3_env.policies.gated import GatedPolicy, KnockGate, load_gate
-from gin3_env.policies.model_file import MissingModelFileError, ModelFileError
+from gin3_env.policies.model_fields import MissingModelFileError, ModelFileError
 from gin3_env.training.gate.labels import LabelRun, _decks, label_chunk, run_labels
 from gin3_env.training.gate.train import GateConfig, train_gate
 from gin3_env.vector import HeuristicBatch, VectorHands

@@ -28,11 +28,8 @@ from gin3_env import cli  # noqa: E402
 from gin3_env.envs.single_agent import ThreeHandedGinEnv  # noqa: E402
 from gin3_env.policies import load_policy  # noqa: E402
 from gin3_env.policies.loading import PPO_MODEL, SB3Policy, check_model_file  # noqa: E402
-from gin3_env.policies.model_file import (  # noqa: E402
-    ModelFileError,
-    load_sb3_model,
-    pickle_globals,
-)
+from gin3_env.policies.model_fields import ModelFileError, pickle_globals  # noqa: E402
+from gin3_env.policies.model_file import load_sb3_model  # noqa: E402
 from gin3_env.policies.rllib_policy import MODULE_DIR, MODULE_STATE, SIDECAR  # noqa: E402
 
 TINY_TRAIN = ["--config", "quick", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64", "--batch-size", "64",

@@ -29,10 +29,11 @@ from test_model_files import _data, _one_line, _rewrite  # noqa: E402
 import gin3_env  # noqa: E402
 from gin3_env import cli  # noqa: E402
 from gin3_env.envs.single_agent import ThreeHandedGinEnv  # noqa: E402
-from gin3_env.policies import load_policy  # noqa: E402
+from gin3_env.policies import load_policy, model_fields  # noqa: E402
 from gin3_env.policies import model_file as mf  # noqa: E402
 from gin3_env.policies.loading import PPO_MODEL, check_model_file  # noqa: E402
-from gin3_env.policies.model_file import ModelFileError, load_sb3_model  # noqa: E402
+from gin3_env.policies.model_fields import ModelFileError  # noqa: E402
+from gin3_env.policies.model_file import load_sb3_model  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +114,7 @@ def test_a_pickle_is_checked_by_whole_global_names(plain: Path, tmp_path: Path,
     raw = b"\x80\x02cnumpy.f2py.os\nsystem\nq\x00X" + len(command).to_bytes(4, "little") + command + b"\x85R."
     import base64
 
-    assert mf.pickle_globals(raw) == ["numpy.f2py.os.system"]
+    assert model_fields.pickle_globals(raw) == ["numpy.f2py.os.system"]
     data = _data(plain)
     data["clip_range"] = {**data["clip_range"], ":serialized:": base64.b64encode(raw).decode()}
     path = _rewrite(plain, tmp_path / "prefix.zip", data)

@@ -25,7 +25,7 @@ pytest.importorskip("sb3_contrib")
 from gin3_env import cli
 from gin3_env.policies import load_policy
 from gin3_env.policies.loading import check_model_file
-from gin3_env.policies.model_file import MissingModelFileError, ModelFileError
+from gin3_env.policies.model_fields import MissingModelFileError, ModelFileError
 from gin3_env.training.run import checkpoints
 from gin3_env.training.run.checkpoints import RunWriteError, read_checkpoint, remove_partial_files, write_checkpoint
 from gin3_env.training.run.folder import RunExistsError, prepare_run_dir

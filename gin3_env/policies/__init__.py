@@ -18,7 +18,7 @@ of :mod:`gin3_env.observation.layout`, possibly with match features appended),
 from ..kernels.heuristic_params import HeuristicConfig
 from .heuristic import SIMPLE, HeuristicPolicy
 from .loading import BUILTIN_SPECS, SB3Policy, check_model_file, load_model_policy, load_policy, policy_spec_help
-from .model_file import ModelFileError
+from .model_fields import ModelFileError
 from .random_policy import RandomPolicy
 from .search import SearchConfig, SearchPolicy
 from .specs import check_policy_spec

@@ -33,7 +33,7 @@ from ..kernels.heuristic_params import HeuristicConfig, heuristic_config, heuris
 from ..kernels.threads import use_threads
 from ..observation.decoding import check_observation
 from ..observation.layout import OBS_SIZE
-from .model_file import MissingModelFileError, ModelFileError
+from .model_fields import MissingModelFileError, ModelFileError
 
 __all__ = ["GATE_FORMAT", "GatedPolicy", "KnockGate", "load_gate", "no_gate_arrays"]
 

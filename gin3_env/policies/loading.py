@@ -47,13 +47,8 @@ from ..observation.decoding import check_observation
 from ..observation.features import FEATURE_NAMES, FeatureSet, feature_set, features_for_size
 from ..observation.layout import OBS_SIZE
 from .heuristic import HeuristicPolicy
-from .model_file import (
-    ModelFileError,
-    is_trusted,
-    load_sb3_model,
-    read_model_file,
-    short_error,
-)
+from .model_fields import ModelFileError
+from .model_file import is_trusted, load_sb3_model, read_model_file, short_error
 from .random_policy import RandomPolicy
 
 __all__ = [

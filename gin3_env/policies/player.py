@@ -36,7 +36,8 @@ from torch import nn
 
 from ..engine.actions import NUM_ACTIONS
 from ..observation.features import AUGMENTED_SIZE
-from .model_file import SERIALIZED, ModelFile, ModelFileError, read_model_file
+from .model_fields import SERIALIZED, ModelFileError
+from .model_file import ModelFile, read_model_file
 from .network import CARD_HIDDEN, CardAwareActorHead, CardNet, card_feature_index
 
 __all__ = ["PlayerNetwork", "build_player", "load_player", "network_spec"]

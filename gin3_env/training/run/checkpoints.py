@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ...files import save_json
-from ...policies.model_file import ModelFile, ModelFileError, read_model_file
+from ...policies.model_fields import ModelFileError
+from ...policies.model_file import ModelFile, read_model_file
 from .folder import PARTIAL, RUN_FILES, SIDECARS, read_manifest, run_folder_of, write_in_run
 
 STATE_MEMBER = "gin3_state.json"

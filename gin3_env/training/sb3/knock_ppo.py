@@ -133,7 +133,8 @@ def load_gate_model(path: str | Path) -> Any:
     """A saved gate (``knock_ppo.zip``) read as data, never unpickled (the model-file rules)."""
     from gymnasium import spaces
 
-    from ...policies.model_file import EnvFit, load_sb3_model
+    from ...policies.model_fields import EnvFit
+    from ...policies.model_file import load_sb3_model
     from ...vector.knock import GATE_SIZE
 
     shape = {"observation_space": spaces.Box(0.0, 10.0, (GATE_SIZE,), np.float32), "action_space": spaces.Discrete(2)}

@@ -35,14 +35,8 @@ import numpy as np
 from ...argparsing import OneLineErrorParser
 from ...evaluation.stats import signed
 from ...policies.loading import SB3Policy
-from ...policies.model_file import (
-    ModelFile,
-    ModelFileError,
-    add_trust_flag,
-    load_sb3_model,
-    read_model_file,
-    trust_from_args,
-)
+from ...policies.model_fields import ModelFileError
+from ...policies.model_file import ModelFile, add_trust_flag, load_sb3_model, read_model_file, trust_from_args
 from ...policies.sb3_network import CardAwarePolicy
 from ...signals import Interrupted
 from ..quick_eval import quick_evaluate, step_zero_point
