@@ -71,16 +71,6 @@ F_DW = 0
 
 
 @njit(cache=True)
-def _single(m: int) -> int:
-    if m == 0:
-        return -1
-    n = 51
-    while not (m >> n) & 1:
-        n -= 1
-    return n
-
-
-@njit(cache=True)
 def hold_action(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray) -> int:
     """The heuristic's choice on row ``k`` with the knock actions taken out of the mask."""
     m = np.zeros((1, NUM_ACTIONS), np.int8)
