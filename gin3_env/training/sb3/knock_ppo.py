@@ -121,10 +121,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def check_out(folder: Path) -> None:
+def check_out(folder: Path, names: tuple[str, ...] = (MODEL_NAME, REPORT_NAME)) -> None:
+    """Refuse ``--out`` before anything runs: a file, or a folder that already holds one of ``names``."""
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--out {folder} is a file; give a folder")
-    for name in (MODEL_NAME, REPORT_NAME):
+    for name in names:
         if (folder / name).exists():
             raise ValueError(f"--out {folder} already holds {name}; give a new folder")
 

@@ -29,7 +29,7 @@ from ...argparsing import OneLineErrorParser
 from ...engine.actions import NUM_ACTIONS
 from ...files import atomic_output, save_json
 from ...observation.layout import OBS_SIZE
-from .knock_ppo import evaluate_gate
+from .knock_ppo import check_out, evaluate_gate
 
 MODEL_NAME = "residual_ppo.zip"
 REPORT_NAME = "residual_ppo.json"
@@ -166,11 +166,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.steps < 1 or args.envs < 1 or args.eval_hands < 0:
         raise ValueError("--steps and --envs must be >= 1, --eval-hands >= 0")
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} is a file; give a folder")
-    for name in (MODEL_NAME, REPORT_NAME):
-        if (out / name).exists():
-            raise ValueError(f"--out {out} already holds {name}; give a new folder")
+    check_out(out, (MODEL_NAME, REPORT_NAME))
     env = HeuristicHint(GinSB3VecEnv(args.envs, learner="either", opponent="heuristic", reward_baseline="heuristic",
                                      reward_scale=args.reward_scale, seed=args.seed))
     model = make_model(env, args.seed, args.bonus)
