@@ -178,7 +178,8 @@ def test_the_labels_benchmark_reports_decisions_per_second() -> None:
 
     report = labels.run(quick=True)
     assert report["decisions"] > 50 and report["decisions_per_s"] > 0
-    assert "labelled decisions/s" in labels.format_report(report)
+    assert report["draw"]["decisions"] > 20 and report["draw"]["decisions_per_s"] > 0
+    assert "labelled decisions/s" in labels.format_report(report) and "draw labels:" in labels.format_report(report)
 
 
 def test_the_training_command_refuses_a_bad_config_value_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,17 +38,19 @@ __all__ = ["DECISIONS", "LabelRun", "load_labels", "run_labels"]
 @dataclass(frozen=True)
 class Decision:
     """What a label run labels: the kernel's kind, the features, the names of the values in a shard
-    (alternative, its standard error, the heuristic's choice) and the most decisions per deal."""
+    (alternative, its standard error, the heuristic's choice), the most decisions per deal and the
+    moves played out ``K`` times per decision (a knock is played once)."""
 
     kind: int
     features: tuple[str, ...]
     values: tuple[str, str, str]
     max_decisions: int
+    played_out: int
 
 
 DECISIONS = {
-    "knock": Decision(KNOCK, GATE_FEATURES, ("hold_v", "hold_se", "knock_v"), 8),
-    "draw": Decision(DRAW, DRAW_FEATURES, ("alt_v", "alt_se", "base_v"), 16),
+    "knock": Decision(KNOCK, GATE_FEATURES, ("hold_v", "hold_se", "knock_v"), 8, 1),
+    "draw": Decision(DRAW, DRAW_FEATURES, ("alt_v", "alt_se", "base_v"), 16, 2),
 }
 
 
@@ -157,7 +159,7 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | 
             np.savez(f, **content)
         n = len(arrays["D"])
         say(f"labels chunk {c + 1}/{run.chunks}: {n} decisions in {dt:.1f}s ({n / dt:.1f} decisions/s, "
-            f"{n * run.shuffles / dt:.0f} continuations/s)")
+            f"{n * run.shuffles * DECISIONS[run.decision].played_out / dt:.0f} continuations/s)")
     return paths
 
 
