@@ -51,7 +51,7 @@ def knock_rows(n_deals: int, seed: int) -> tuple[VectorHands, list[int]]:
 
 
 def test_the_gate_reads_only_the_observation_and_the_mask() -> None:
-    for fn in (gk.gate_features, gk.gated_act_row, gk.hold_action):
+    for fn in (gk.gate_features, gk.gated_act_row, gk.gates_act_row, gk.hold_action):
         names = list(inspect.signature(fn.py_func).parameters)
         assert names[:3] == ["obs", "mask", "k"], names
         assert not {"S", "M", "deck", "pile", "hands"} & set(names)
@@ -98,6 +98,9 @@ def test_a_gate_that_never_holds_is_the_heuristic_and_one_that_always_holds_play
     assert (heur >= KNOCK_BASE).all()
     np.testing.assert_array_equal(GatedPolicy(linear_gate(1e9)).act_batch(obs, mask), heur)
     held = GatedPolicy(linear_gate(-1e9)).act_batch(obs, mask)
+    fp, ip = heuristic_params(HeuristicConfig())  # the knock gate alone, flat arguments: the same choice
+    flat = [gk.gated_act_row(obs, mask, k, fp, ip, *linear_gate(-1e9).arrays()) for k in range(len(rows))]
+    np.testing.assert_array_equal(flat, held)
     plain = mask.copy()
     plain[:, KNOCK_BASE:] = 0
     expect = HeuristicBatch().act(obs, plain)

@@ -14,10 +14,11 @@ two kinds of decision:
 
 The features (:data:`GATE_FEATURES`, :data:`DRAW_FEATURES`, in this order) are computed from
 the observation row and the legal mask, nothing else, so the same function serves the player,
-the label run (:mod:`.knock_labels`) and the continuations of the label run. Each gate is the
-tuple ``(mean, scale, W1, b1, w2, b2, threshold, min_dw)`` (``mean`` empty: no gate; the draw
-gate ignores ``min_dw``). The scorer is a one-hidden-layer ReLU network on standardised
-features; with no hidden units it is linear (a ridge fit):
+the label run (:mod:`.knock_labels`) and the continuations of the label run.
+:func:`gates_act_row` plays both gates, each given as the tuple ``(mean, scale, W1, b1, w2, b2,
+threshold, min_dw)`` (``mean`` empty: no such gate; the draw gate ignores ``min_dw``);
+:func:`gated_act_row` plays the knock gate alone, from its fields as separate arguments. The
+scorer is a one-hidden-layer ReLU network on standardised features; with no hidden units it is linear (a ridge fit):
 
     z = (x - mean) / scale
     y = w2 . relu(W1 z + b1) + b2      (H > 0)
@@ -317,26 +318,10 @@ def gate_score(x: np.ndarray, mean: np.ndarray, scale: np.ndarray, W1: np.ndarra
 
 
 @njit(cache=True)
-def gated_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, kg: tuple,
-                  dg: tuple) -> int:
-    """The gated player on row ``k`` (the knock gate ``kg``, the draw gate ``dg``; see the module
-    doc): the heuristic's action, or its plain discard where it would knock with at least
-    ``min_dw`` deadwood and the knock gate predicts holding gains over its threshold, or the
-    other move of a take-or-not choice where the draw gate predicts that gains over its threshold."""
-    a = act_row(obs, mask, k, fp, ip)
-    if a < DISCARD_BASE:
-        dmean, dscale, dW1, db1, dw2, db2, dthreshold, _ = dg
-        if dmean.shape[0] == 0:
-            return a
-        alt = draw_alternative(mask, k, a)
-        if alt < 0:
-            return a
-        y = np.zeros(NUM_DRAW_FEATURES, np.float64)
-        draw_features(obs, mask, k, a, y)
-        if gate_score(y, dmean, dscale, dW1, db1, dw2, db2) > dthreshold:
-            return alt
-        return a
-    mean, scale, W1, b1, w2, b2, threshold, min_dw = kg
+def _knock_gated(a: int, obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray,
+                 mean: np.ndarray, scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float,
+                 threshold: float, min_dw: int) -> int:
+    """The knock gate's choice on row ``k`` where the heuristic plays ``a``."""
     if a < KNOCK_BASE or mean.shape[0] == 0:
         return a
     hold = hold_action(obs, mask, k, fp, ip)
@@ -352,17 +337,51 @@ def gated_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip:
 
 
 @njit(cache=True)
+def gated_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, mean: np.ndarray,
+                  scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float, threshold: float,
+                  min_dw: int) -> int:
+    """The player with the knock gate alone on row ``k``: the heuristic's action, or its plain discard
+    where it would knock with at least ``min_dw`` deadwood and the gate predicts holding gains over
+    ``threshold``. (:func:`gates_act_row` plays both gates.)"""
+    a = act_row(obs, mask, k, fp, ip)
+    return _knock_gated(a, obs, mask, k, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
+
+
+@njit(cache=True)
+def gates_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, kg: tuple,
+                  dg: tuple) -> int:
+    """The gated player on row ``k`` (the knock gate ``kg``, the draw gate ``dg``; see the module
+    doc): the knock gate's choice (:func:`gated_act_row`), or, at a take-or-not choice, the other
+    move where the draw gate predicts that it gains over its threshold."""
+    a = act_row(obs, mask, k, fp, ip)
+    if a < DISCARD_BASE:
+        dmean, dscale, dW1, db1, dw2, db2, dthreshold, _ = dg
+        if dmean.shape[0] == 0:
+            return a
+        alt = draw_alternative(mask, k, a)
+        if alt < 0:
+            return a
+        y = np.zeros(NUM_DRAW_FEATURES, np.float64)
+        draw_features(obs, mask, k, a, y)
+        if gate_score(y, dmean, dscale, dW1, db1, dw2, db2) > dthreshold:
+            return alt
+        return a
+    mean, scale, W1, b1, w2, b2, threshold, min_dw = kg
+    return _knock_gated(a, obs, mask, k, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
+
+
+@njit(cache=True)
 def gated_act_serial(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple,
                      out: np.ndarray) -> None:
     for k in range(obs.shape[0]):
-        out[k] = gated_act_row(obs, mask, k, fp, ip, kg, dg)
+        out[k] = gates_act_row(obs, mask, k, fp, ip, kg, dg)
 
 
 @njit(cache=True, parallel=True)
 def gated_act_parallel(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple,
                        out: np.ndarray) -> None:
     for k in prange(obs.shape[0]):
-        out[k] = gated_act_row(obs, mask, k, fp, ip, kg, dg)
+        out[k] = gates_act_row(obs, mask, k, fp, ip, kg, dg)
 
 
 @njit(cache=True)

@@ -32,7 +32,7 @@ from numba import prange
 from ..engine.actions import DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS
 from ..engine.cards import NUM_CARDS
 from . import hand_kernels as hk
-from .gate_kernels import draw_alternative, draw_features, gate_features, gated_act_row, hold_action
+from .gate_kernels import draw_alternative, draw_features, gate_features, gates_act_row, hold_action
 from .heuristic_kernels import act_row
 from .jit import njit
 
@@ -64,7 +64,7 @@ def _finish(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, ma
     hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
     while S[0, hk.PHASE] != hk.OVER:
         hk.observe_rows(one, who, S, M, pile, R, obs)
-        act[0] = gated_act_row(obs, mask, 0, fp, ip, kg, dg)
+        act[0] = gates_act_row(obs, mask, 0, fp, ip, kg, dg)
         hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
     return rewards[0, p]
 
@@ -156,7 +156,7 @@ def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: f
         j = 0
         while S[0, hk.PHASE] != hk.OVER:
             hk.observe_rows(one, who, S, M, pile, R, obs)
-            a = gated_act_row(obs, mask, 0, fp, ip, kg, dg)
+            a = gates_act_row(obs, mask, 0, fp, ip, kg, dg)
             if j < max_dec:
                 base, alt = _candidates(kind, obs, mask, S[0, hk.PHASE], fp, ip, x)
                 if base >= 0 and (rate >= 1.0 or np.random.random() < rate):
