@@ -195,10 +195,10 @@ def test_the_training_command_refuses_a_bad_config_value_in_one_line(capsys: pyt
     assert "shuffles must be at least 2" in err[-1]
 
 
-def draw_gate(threshold: float, weights: np.ndarray | None = None) -> DrawGate:
+def draw_gate(threshold: float, weights: np.ndarray | None = None, only_take: bool = False) -> DrawGate:
     w = np.zeros(FD) if weights is None else weights
     return DrawGate(mean=np.zeros(FD), scale=np.ones(FD), W1=np.zeros((0, FD)), b1=np.zeros(0), w2=w, b2=0.0,
-                    threshold=threshold)
+                    threshold=threshold, only_take=only_take)
 
 
 def with_draw(draw: DrawGate) -> KnockGate:
@@ -284,6 +284,8 @@ def test_a_draw_gate_that_never_switches_is_the_trained_player_and_one_that_alwa
                                   np.where(offer, PASS, DRAW_STOCK)[trained == TAKE_DISCARD])
     assert (other[trained != TAKE_DISCARD] == TAKE_DISCARD).all()
     assert mask[np.arange(len(obs)), other].all()
+    takes_more = GatedPolicy(with_draw(draw_gate(-1e9, only_take=True))).act_batch(obs, mask)  # never declines
+    assert (takes_more == TAKE_DISCARD).all()
 
 
 def test_draw_labels_value_both_moves_on_the_same_shuffles_and_repeat_with_the_seed() -> None:
@@ -304,7 +306,7 @@ def test_the_two_gate_file_round_trips_and_a_bad_draw_gate_is_one_clear_error(tm
     path = tmp_path / "g2.json"
     gate.save(path)
     back = load_gate(path)
-    assert back.draw is not None and back.draw.threshold == 0.25
+    assert back.draw is not None and back.draw.threshold == 0.25 and back.draw.only_take is False
     np.testing.assert_array_equal(back.draw.w2, gate.draw.w2)  # type: ignore[union-attr]
     np.testing.assert_array_equal(back.w2, gate.w2)
     assert load_policy(str(path)).gate.draw is not None  # a gate file is a policy spec
@@ -316,7 +318,7 @@ def test_the_two_gate_file_round_trips_and_a_bad_draw_gate_is_one_clear_error(tm
     bad = tmp_path / "bad.json"
     for change, match in (({"features": ["a"]}, "draw_gate was fitted on other features"),
                           ({"w2": [1.0]}, "w2 must have"), ({"threshold": None}, "threshold"),
-                          ({"mean": "x"}, "not arrays of numbers")):
+                          ({"mean": "x"}, "not arrays of numbers"), ({"only_take": 1}, "only_take")):
         bad.write_text(json.dumps({**data, "draw_gate": {**data["draw_gate"], **change}}))
         with pytest.raises(ModelFileError, match=match):
             load_gate(bad)

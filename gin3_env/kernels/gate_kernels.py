@@ -16,7 +16,8 @@ The features (:data:`GATE_FEATURES`, :data:`DRAW_FEATURES`, in this order) are c
 the observation row and the legal mask, nothing else, so the same function serves the player,
 the label run (:mod:`.knock_labels`) and the continuations of the label run.
 :func:`gates_act_row` plays both gates, each given as the tuple ``(mean, scale, W1, b1, w2, b2,
-threshold, min_dw)`` (``mean`` empty: no such gate; the draw gate ignores ``min_dw``);
+threshold, min_dw)`` (``mean`` empty: no such gate; for the draw gate the last entry is
+``only_take``: 1 where it acts only when the heuristic would not take the face-up card);
 :func:`gated_act_row` plays the knock gate alone, from its fields as separate arguments. The
 scorer is a one-hidden-layer ReLU network on standardised features; with no hidden units it is linear (a ridge fit):
 
@@ -351,12 +352,13 @@ def gated_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip:
 def gates_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, kg: tuple,
                   dg: tuple) -> int:
     """The gated player on row ``k`` (the knock gate ``kg``, the draw gate ``dg``; see the module
-    doc): the knock gate's choice (:func:`gated_act_row`), or, at a take-or-not choice, the other
-    move where the draw gate predicts that it gains over its threshold."""
+    doc): the knock gate's choice (:func:`gated_act_row`), or, at a take-or-not choice (where the
+    heuristic would not take, with ``only_take``), the other move where the draw gate predicts that
+    it gains over its threshold."""
     a = act_row(obs, mask, k, fp, ip)
     if a < DISCARD_BASE:
-        dmean, dscale, dW1, db1, dw2, db2, dthreshold, _ = dg
-        if dmean.shape[0] == 0:
+        dmean, dscale, dW1, db1, dw2, db2, dthreshold, only_take = dg
+        if dmean.shape[0] == 0 or (only_take and a == TAKE_DISCARD):
             return a
         alt = draw_alternative(mask, k, a)
         if alt < 0:

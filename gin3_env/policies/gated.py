@@ -6,8 +6,9 @@ decision from the player's own observation and legal mask
 (:data:`gin3_env.kernels.gate_kernels.GATE_FEATURES`) and, where the predicted gain of
 holding is above the gate's threshold, the player plays the heuristic's best plain discard
 instead; and, where the file has one, the draw gate scores each choice between taking the
-face-up card and not (:data:`~gin3_env.kernels.gate_kernels.DRAW_FEATURES`) and plays the other
-move where its predicted gain is above its threshold. Each gate is a ridge fit or a
+face-up card and not (:data:`~gin3_env.kernels.gate_kernels.DRAW_FEATURES`; with ``only_take``,
+only those where the heuristic would not take it) and plays the other move where its predicted
+gain is above its threshold. Each gate is a ridge fit or a
 one-hidden-layer network (:func:`gin3_env.kernels.gate_kernels.gate_score`), fitted on labels
 computed on the true deal (``gin3 train-gate``, docs/beating_the_heuristic.md).
 
@@ -15,10 +16,11 @@ The model file is JSON: ``format`` (``"gin3-knock-gate"``), ``version``, ``featu
 names, which must be this package's), ``mean``, ``scale``, ``W1``, ``b1``, ``w2``, ``b2``,
 ``threshold``, ``min_deadwood``, ``heuristic`` (the base player's options), ``provenance``
 (how it was made) and, optionally, ``draw_gate``: an object of its own ``features``
-(:data:`~gin3_env.kernels.gate_kernels.DRAW_FEATURES`), ``mean`` ... ``b2``, ``threshold`` and
-``provenance`` (a file without it is the knock gate alone). It is read as data; a file that is
-missing, not JSON, of another format, or whose arrays do not fit the features is one
-:class:`ModelFileError`.
+(:data:`~gin3_env.kernels.gate_kernels.DRAW_FEATURES`), ``mean`` ... ``b2``, ``threshold``,
+``only_take`` (true: the draw gate acts only where the heuristic would not take the face-up card,
+so it can only add takes) and ``provenance`` (a file without it is the knock gate alone). It is
+read as data; a file that is missing, not JSON, of another format, or whose arrays do not fit the
+features is one :class:`ModelFileError`.
 """
 
 from __future__ import annotations
@@ -118,28 +120,32 @@ class DrawGate:
     w2: np.ndarray
     b2: float
     threshold: float
+    only_take: bool = True  # acts only where the heuristic would not take the face-up card
     provenance: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         _check_scorer(self, len(DRAW_FEATURES))
+        if not isinstance(self.only_take, bool):
+            raise ValueError(f"draw gate only_take must be true or false, got {self.only_take!r:.60}")
 
     @property
     def kind(self) -> str:
         return _kind(self.W1)
 
     def arrays(self) -> tuple[Any, ...]:
-        """The kernel argument ``(mean, scale, W1, b1, w2, b2, threshold, 0)``."""
-        return self.mean, self.scale, self.W1, self.b1, self.w2, self.b2, self.threshold, 0
+        """The kernel argument ``(mean, scale, W1, b1, w2, b2, threshold, only_take)``."""
+        return self.mean, self.scale, self.W1, self.b1, self.w2, self.b2, self.threshold, int(self.only_take)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**_scorer_dict(self, DRAW_FEATURES), "provenance": self.provenance}
+        return {**_scorer_dict(self, DRAW_FEATURES), "only_take": self.only_take, "provenance": self.provenance}
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "draw gate") -> DrawGate:
         if not isinstance(data, dict):
             raise ValueError(f"{where} must be a JSON object, got {type(data).__name__}")
         prov = data.get("provenance", {})
-        return cls(**_scorer_fields(data, DRAW_FEATURES, where), provenance=prov if isinstance(prov, dict) else {})
+        return cls(**_scorer_fields(data, DRAW_FEATURES, where), only_take=data.get("only_take", True),
+                   provenance=prov if isinstance(prov, dict) else {})
 
 
 @dataclass

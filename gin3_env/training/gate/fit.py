@@ -4,7 +4,8 @@ cross-validated gain.
 Both models predict ``D`` (value of the gate's alternative minus value of the heuristic's
 choice, points) from the gate features: for the knock gate (:func:`fit_gate`) holding against
 knocking, on decisions with at least ``min_deadwood`` knock deadwood; for the draw gate
-(:func:`fit_draw_gate`) the other move of a take-or-not choice against the heuristic's.
+(:func:`fit_draw_gate`) the other move of a take-or-not choice against the heuristic's (by
+default only where the heuristic would not take the face-up card: taking it is the alternative).
 Out-of-fold predictions (folds by deal, so a deal's decisions never sit on both sides) give each
 model's cross-validated gain at each threshold ``t``: the mean of ``D`` over the decisions where
 the prediction exceeds ``t`` (switching there, the heuristic's choice elsewhere), per labelled
@@ -20,12 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ...kernels.gate_kernels import GATE_FEATURES
+from ...kernels.gate_kernels import DRAW_FEATURES, GATE_FEATURES
 from ...policies.gated import DrawGate, KnockGate
 
 __all__ = ["FitReport", "fit_draw_gate", "fit_gate"]
 
 F_DW = GATE_FEATURES.index("knock_deadwood")
+F_TAKES = DRAW_FEATURES.index("heuristic_takes")
 THRESHOLDS = np.round(np.arange(-1.0, 4.01, 0.1), 2)
 
 
@@ -173,11 +175,15 @@ def fit_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "
 
 
 def fit_draw_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "mlp"), folds: int = 5,
-                  options: dict[str, Any] | None = None,
-                  progress: Callable[[str], None] | None = None) -> tuple[DrawGate, FitReport]:
-    """The draw gate of the kind with the best cross-validated gain, refitted on all the labels."""
+                  options: dict[str, Any] | None = None, progress: Callable[[str], None] | None = None,
+                  only_take: bool = True) -> tuple[DrawGate, FitReport]:
+    """The draw gate of the kind with the best cross-validated gain, refitted on all the labels (with
+    ``only_take``, on the decisions where the heuristic does not take the face-up card: the gate's
+    alternative there is always to take it). The report's gains are per decision fitted."""
     options = dict(options or {})
     keep = _finite(labels)
+    if only_take:
+        keep &= labels["feats"][:, F_TAKES] == 0
     model, report = _fit_scorer(labels["feats"][keep], labels["D"][keep], labels["deal"][keep], kinds, folds,
                                 options, progress or (lambda s: None), "draw gate")
-    return DrawGate(**model, provenance={"fit": report.to_dict(), "options": options}), report
+    return DrawGate(**model, only_take=only_take, provenance={"fit": report.to_dict(), "options": options}), report

@@ -56,11 +56,14 @@ class GateConfig:
     draw_seed: int = option(2000, "seed of the draw gate's label run")
     draw_rate: float = option(0.25, "share of the take-or-not choices labelled")
     draw_shuffles: int = option(64, "continuations per draw decision (the same for both moves)")
+    draw_only_take: bool = option(True, "the draw gate acts only where the heuristic would not take the face-up card")
 
     def __post_init__(self) -> None:
         if isinstance(self.draw_rate, bool) or not isinstance(self.draw_rate, int | float) or not (
                 0 < self.draw_rate <= 1):
             raise ValueError(f"train-gate draw_rate must be a number in (0, 1], got {self.draw_rate!r}")
+        if not isinstance(self.draw_only_take, bool):
+            raise ValueError(f"train-gate draw_only_take must be true or false, got {self.draw_only_take!r}")
         for name in ("draw_shuffles",):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 2:
@@ -144,7 +147,8 @@ def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, opti
     t0 = time.perf_counter()
     labels = load_labels(run_labels(folder / "labels_draw", run, gate, progress=say))
     t_labels = time.perf_counter() - t0
-    draw, report = fit_draw_gate(labels, tuple(cfg.kinds), cfg.folds, options, progress=say)
+    draw, report = fit_draw_gate(labels, tuple(cfg.kinds), cfg.folds, options, progress=say,
+                                 only_take=cfg.draw_only_take)
     draw.provenance = {"labels": asdict(run), "decisions": len(labels["D"]),
                        "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
     out = KnockGate(gate.mean, gate.scale, gate.W1, gate.b1, gate.w2, gate.b2, gate.threshold, gate.min_deadwood,
