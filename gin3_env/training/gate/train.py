@@ -86,6 +86,13 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
+def _weights_digest(gate: KnockGate) -> str:
+    """A digest of what the gated player plays by (weights, threshold, features, base player), not of
+    the file's provenance: a rebuild of the same gate has the same digest."""
+    data = {k: v for k, v in gate.to_dict().items() if k not in ("provenance", "draw_gate")}
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
     """Run (or resume) the pipeline; returns the path of ``OUT/gate.json``."""
     say = progress or (lambda s: None)
@@ -122,7 +129,7 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
     assert gate is not None
     method = "the heuristic with a knock gate fitted on labels on the true deal (gin3 train-gate)"
     if cfg.draw_deals:
-        gate = _draw_gate(cfg, folder, gate, _digest(folder / f"gate_r{cfg.rounds}.json"), options, say)
+        gate = _draw_gate(cfg, folder, gate, _weights_digest(gate), options, say)
         method = ("the heuristic with a knock gate and a draw gate fitted on labels on the true deal "
                   "(gin3 train-gate)")
     gate.provenance = {"method": method, "config": asdict(cfg), "rounds": rounds}
@@ -135,7 +142,8 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
 def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, options: dict[str, Any],
                say: Any) -> KnockGate:
     """``gate`` with a draw gate fitted on the take-or-not choices of its own play (resumed from
-    ``OUT/gate_draw.json`` where that exists)."""
+    ``OUT/gate_draw.json`` where that exists). The shards are keyed by the digest of the gate's
+    weights, so shards labelled with the same knock gate are accepted whichever run fitted it."""
     path = folder / "gate_draw.json"
     if path.exists():
         say(f"draw gate: {path} already fitted")
