@@ -86,11 +86,22 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return float(f"{value:.10g}")
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
 def _weights_digest(gate: KnockGate) -> str:
     """A digest of what the gated player plays by (weights, threshold, features, base player), not of
-    the file's provenance: a rebuild of the same gate has the same digest."""
+    the file's provenance, the numbers to 10 significant digits: a rebuild of the same gate has the
+    same digest (the MLP's fit repeats to about 1e-15, not always to the last bit: numpy's BLAS)."""
     data = {k: v for k, v in gate.to_dict().items() if k not in ("provenance", "draw_gate")}
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps(_rounded(data), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
