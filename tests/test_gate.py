@@ -147,7 +147,7 @@ def test_the_shipped_trained_player_loads_and_plays_legal_moves() -> None:
     from gin3_env.evaluation import evaluate_hands
 
     policy = load_policy("trained")
-    assert isinstance(policy, GatedPolicy)
+    assert isinstance(policy, GatedPolicy) and policy.gate.draw is not None and policy.gate.draw.only_take
     report = evaluate_hands(policy, load_policy("heuristic"), 60, seed=1, batched=True)
     assert report.n_deals == 60
     hands, rows = knock_rows(30, 9)
@@ -201,8 +201,8 @@ def draw_gate(threshold: float, weights: np.ndarray | None = None, only_take: bo
                     threshold=threshold, only_take=only_take)
 
 
-def with_draw(draw: DrawGate) -> KnockGate:
-    """The shipped knock gate with ``draw`` added."""
+def with_draw(draw: DrawGate | None) -> KnockGate:
+    """The shipped knock gate with ``draw`` in place of its own draw gate (None: the knock gate alone)."""
     g = load_policy("trained").gate
     return KnockGate(g.mean, g.scale, g.W1, g.b1, g.w2, g.b2, g.threshold, g.min_deadwood, g.heuristic, draw=draw)
 
@@ -268,15 +268,16 @@ def test_the_draw_labels_features_are_those_of_the_players_own_view_and_ignore_h
     np.testing.assert_array_equal(before, policy.act_batch(obs2, mask))
 
 
-def test_a_draw_gate_that_never_switches_is_the_trained_player_and_one_that_always_does_plays_the_other_move() -> None:
+def test_a_draw_gate_that_never_switches_is_the_knock_gate_alone_and_one_that_always_does_plays_the_other() -> None:
     hands = VectorHands(40)  # the opening offer, then a turn's draw
     hands.reset(decks=_decks(6, 0, 40))
     offer_obs, offer_mask = hands.observe_rows(np.arange(40)), np.ascontiguousarray(hands.mask_view[:40])
     hands, rows = draw_rows(40, 6, 3)
     obs = np.concatenate([offer_obs, hands.observe_rows(np.array(rows))])
     mask = np.concatenate([offer_mask, np.ascontiguousarray(hands.mask_view[rows])])
-    trained = load_policy("trained").act_batch(obs, mask)
+    trained = GatedPolicy(with_draw(None)).act_batch(obs, mask)  # the heuristic's choices here
     assert set(trained.tolist()) <= {TAKE_DISCARD, PASS, DRAW_STOCK} and TAKE_DISCARD in trained
+    np.testing.assert_array_equal(HeuristicBatch().act(obs, mask), trained)
     np.testing.assert_array_equal(GatedPolicy(with_draw(draw_gate(1e9))).act_batch(obs, mask), trained)
     other = GatedPolicy(with_draw(draw_gate(-1e9))).act_batch(obs, mask)
     offer = mask[:, PASS] == 1
@@ -313,7 +314,9 @@ def test_the_two_gate_file_round_trips_and_a_bad_draw_gate_is_one_clear_error(tm
     from gin3_env.policies.specs import check_policy_spec
 
     check_policy_spec(str(path))
-    assert load_policy("trained").gate.draw is None  # a file of the knock gate alone still loads
+    alone = tmp_path / "knock_only.json"  # a file of the knock gate alone (the earlier format) still loads
+    alone.write_text(json.dumps({k: v for k, v in json.loads(path.read_text()).items() if k != "draw_gate"}))
+    assert load_gate(alone).draw is None and load_gate(alone).threshold == gate.threshold
     data = json.loads(path.read_text())
     bad = tmp_path / "bad.json"
     for change, match in (({"features": ["a"]}, "draw_gate was fitted on other features"),
