@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -50,6 +51,37 @@ def knock_rows(n_deals: int, seed: int) -> tuple[VectorHands, list[int]]:
     return hands, [int(i) for i in np.flatnonzero(at)]
 
 
+def swap_hidden_with_stock(hands: VectorHands, rows: list[int], ahead: int) -> None:
+    """Swap one of the opponent's hidden cards (of the player to act) with the stock card ``ahead``
+    places from its top, in each row: nothing the player has seen changes."""
+    for r in rows:
+        p = int(hands.players_view[r])
+        opp = int(hands._M[r, 1 - p]) & ~int(hands._M[r, hk.KNOWN0 + 1 - p])
+        if not opp:
+            continue
+        c_opp = (opp & -opp).bit_length() - 1
+        j = int(hands._S[r, hk.POS]) + ahead
+        c_stock = int(hands._deck[r, j])
+        hands._M[r, 1 - p] = int(hands._M[r, 1 - p]) & ~(1 << c_opp) | (1 << c_stock)
+        hands._deck[r, j] = c_opp
+
+
+def assert_blind_to_hidden_cards(hands: VectorHands, rows: list[int], ahead: int, feats: np.ndarray,
+                                 features_rows: Any, policy: GatedPolicy) -> None:
+    """Swap one of the opponent's hidden cards with a stock card: the player's observation, its
+    features (``feats``, by ``features_rows``) and the policy's choice stay the same."""
+    obs = hands.observe_rows(np.array(rows))
+    mask = np.ascontiguousarray(hands.mask_view[rows])
+    before = policy.act_batch(obs, mask)
+    swap_hidden_with_stock(hands, rows, ahead)
+    obs2 = hands.observe_rows(np.array(rows))
+    np.testing.assert_array_equal(obs, obs2)
+    feats2 = np.zeros_like(feats)
+    features_rows(obs2, mask, *heuristic_params(HeuristicConfig()), feats2)
+    np.testing.assert_array_equal(feats, feats2)
+    np.testing.assert_array_equal(before, policy.act_batch(obs2, mask))
+
+
 def test_the_gate_reads_only_the_observation_and_the_mask() -> None:
     for fn in (gk.gate_features, gk.gated_act_row, gk.gates_act_row, gk.hold_action):
         names = list(inspect.signature(fn.py_func).parameters)
@@ -69,26 +101,8 @@ def test_the_label_runs_features_are_those_of_the_players_own_view_and_ignore_hi
     gk.features_rows(obs, mask, fp, ip, feats)
     first = {int(d): labels["feats"][np.flatnonzero(labels["deal"] == d)[0]] for d in rows}
     np.testing.assert_allclose(feats, np.array([first[d] for d in rows]))
-    # swap one of the opponent's hidden cards with a stock card: the player's features and choice stay
     gate = GatedPolicy(linear_gate(-1.0, np.eye(F)[gk.GATE_FEATURES.index("gin_outs")]))
-    before = gate.act_batch(obs, mask)
-    for r in rows:
-        p = int(hands.players_view[r])
-        opp = int(hands._M[r, 1 - p]) & ~int(hands._M[r, hk.KNOWN0 + 1 - p])
-        pos = int(hands._S[r, hk.POS])
-        if not opp:
-            continue
-        c_opp = (opp & -opp).bit_length() - 1
-        j = pos + 1
-        c_stock = int(hands._deck[r, j])
-        hands._M[r, 1 - p] = (opp | int(hands._M[r, hk.KNOWN0 + 1 - p])) & ~(1 << c_opp) | (1 << c_stock)
-        hands._deck[r, j] = c_opp
-    obs2 = hands.observe_rows(np.array(rows))
-    np.testing.assert_array_equal(obs, obs2)
-    feats2 = np.zeros_like(feats)
-    gk.features_rows(obs2, mask, fp, ip, feats2)
-    np.testing.assert_array_equal(feats, feats2)
-    np.testing.assert_array_equal(before, gate.act_batch(obs2, mask))
+    assert_blind_to_hidden_cards(hands, rows, 1, feats, gk.features_rows, gate)
 
 
 def test_a_gate_that_never_holds_is_the_heuristic_and_one_that_always_holds_plays_its_plain_discard() -> None:
@@ -247,25 +261,8 @@ def test_the_draw_labels_features_are_those_of_the_players_own_view_and_ignore_h
     assert np.isfinite(feats).all()
     for r, x in zip(rows, feats, strict=True):  # the label run met the same decision and saw the same features
         assert (labels["feats"][labels["deal"] == r] == x).all(axis=1).any()
-    # swap one of the opponent's hidden cards with a stock card: the player's features and choice stay
     policy = GatedPolicy(with_draw(draw_gate(-1.0, np.eye(FD)[gk.DRAW_FEATURES.index("draw_mean_deadwood")])))
-    before = policy.act_batch(obs, mask)
-    for r in rows:
-        p = int(hands.players_view[r])
-        opp = int(hands._M[r, 1 - p]) & ~int(hands._M[r, hk.KNOWN0 + 1 - p])
-        pos = int(hands._S[r, hk.POS])
-        if not opp:
-            continue
-        c_opp = (opp & -opp).bit_length() - 1
-        c_stock = int(hands._deck[r, pos])
-        hands._M[r, 1 - p] = int(hands._M[r, 1 - p]) & ~(1 << c_opp) | (1 << c_stock)
-        hands._deck[r, pos] = c_opp
-    obs2 = hands.observe_rows(np.array(rows))
-    np.testing.assert_array_equal(obs, obs2)
-    feats2 = np.zeros_like(feats)
-    gk.draw_features_rows(obs2, mask, fp, ip, feats2)
-    np.testing.assert_array_equal(feats, feats2)
-    np.testing.assert_array_equal(before, policy.act_batch(obs2, mask))
+    assert_blind_to_hidden_cards(hands, rows, 0, feats, gk.draw_features_rows, policy)
 
 
 def test_a_draw_gate_that_never_switches_is_the_knock_gate_alone_and_one_that_always_does_plays_the_other() -> None:

@@ -46,7 +46,7 @@ from ..observation.layout import (
     TOP_PLANE,
     TURN_INDEX,
 )
-from .heuristic_kernels import _single, act_row, danger, meld_outs, obs_plane
+from .heuristic_kernels import _single, act_row, danger, meld_outs, obs_plane, take_drop
 from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .tables import POINTS
@@ -224,17 +224,7 @@ def draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, out: np.nda
     order = np.zeros(NUM_CARDS, np.int64)
     now = deadwood(hand)
     with_top = hand | (np.int64(1) << top)
-    n = knock_deadwoods(with_top, kd, order)
-    after = 1 << 30
-    drop = -1
-    for j in range(n):  # the least deadwood and the card dropped for it, as wants_take reckons them
-        c = order[j]
-        if c == top:
-            continue
-        if kd[c] < after:
-            after = kd[c]
-        if drop < 0 or kd[c] < kd[drop] or (kd[c] == kd[drop] and -POINTS[c] < -POINTS[drop]):
-            drop = c
+    after, drop = take_drop(with_top, top, kd, order)  # as the heuristic's wants_take reckons them
     kept = with_top & ~(np.int64(1) << drop)
     melds = not (best_deadwood_cards(kept) >> top) & 1
     draw_total = 0

@@ -109,9 +109,8 @@ def _scorer_fields(data: dict[str, Any], features: tuple[str, ...], where: str) 
 
 
 @dataclass
-class DrawGate:
-    """A fitted draw gate: where its score of a take-or-not choice exceeds ``threshold``, the
-    other move is played (see the module doc)."""
+class _Scorer:
+    """The fields every gate has: its scorer (see the module doc) and its threshold."""
 
     mean: np.ndarray
     scale: np.ndarray
@@ -120,6 +119,13 @@ class DrawGate:
     w2: np.ndarray
     b2: float
     threshold: float
+
+
+@dataclass
+class DrawGate(_Scorer):
+    """A fitted draw gate: where its score of a take-or-not choice exceeds ``threshold``, the
+    other move is played (see the module doc)."""
+
     only_take: bool = True  # acts only where the heuristic would not take the face-up card
     provenance: dict[str, Any] = field(default_factory=dict)
 
@@ -149,16 +155,9 @@ class DrawGate:
 
 
 @dataclass
-class KnockGate:
+class KnockGate(_Scorer):
     """A fitted knock gate, with an optional draw gate (see the module doc for the fields)."""
 
-    mean: np.ndarray
-    scale: np.ndarray
-    W1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: float
-    threshold: float
     min_deadwood: int = 1
     heuristic: HeuristicConfig = field(default_factory=HeuristicConfig)
     provenance: dict[str, Any] = field(default_factory=dict)
