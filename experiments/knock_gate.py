@@ -1,10 +1,11 @@
-"""Knock gates measured in play: ``python -m experiments.knock_gate GATE.json ... --hands N --seed S``.
+"""Gates measured in play: ``python -m experiments.knock_gate GATE.json ... --hands N --seed S [--against B]``.
 
 Each gate file (``gin3 train-gate`` output) plays as :class:`~gin3_env.policies.gated.GatedPolicy`
-against the heuristic over the same duplicate deals with the seat baseline (each seat also
-against the heuristic's own play of it), on the batched core. The JSON holds, per gate, its
-kind, threshold, the cross-validated fit of its round (from the file's provenance) and the
-play report (:meth:`~gin3_env.evaluation.hands_report.HandsReport.to_dict`).
+against ``B`` (a policy spec, default the heuristic; ``trained`` for the shipped gated player)
+over the same duplicate deals with the seat baseline (each seat also against B's own play of
+it), on the batched core. The JSON holds, per gate, its kind, threshold, the cross-validated fit
+of its round and of its draw gate (from the file's provenance) and the play report
+(:meth:`~gin3_env.evaluation.hands_report.HandsReport.to_dict`).
 """
 
 from __future__ import annotations
@@ -16,19 +17,23 @@ from typing import Any
 
 from gin3_env.evaluation import evaluate_hands
 from gin3_env.files import save_json
+from gin3_env.policies import load_policy
 from gin3_env.policies.gated import GatedPolicy, load_gate
-from gin3_env.policies.heuristic import HeuristicPolicy
 
 
-def measure(paths: Sequence[str], hands: int, seed: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"hands": hands, "seed": seed, "gates": {}}
+def measure(paths: Sequence[str], hands: int, seed: int, against: str = "heuristic") -> dict[str, Any]:
+    out: dict[str, Any] = {"hands": hands, "seed": seed, "against": against, "gates": {}}
     for p in paths:
         gate = load_gate(p)
-        report = evaluate_hands(GatedPolicy(gate, name=Path(p).stem), HeuristicPolicy(), hands, seed=seed,
+        report = evaluate_hands(GatedPolicy(gate, name=Path(p).stem), load_policy(against), hands, seed=seed,
                                 seat_baseline=True)
         rounds = gate.provenance.get("rounds") or [gate.provenance.get("round", {})]
         out["gates"][p] = {"kind": gate.kind, "threshold": gate.threshold, "fit": rounds[-1].get("fit"),
                            "labels": rounds[-1].get("labels"), "play": report.to_dict()}
+        if gate.draw is not None:
+            out["gates"][p]["draw"] = {"kind": gate.draw.kind, "threshold": gate.draw.threshold,
+                                       "fit": gate.draw.provenance.get("fit"),
+                                       "labels": gate.draw.provenance.get("labels")}
         print(report.to_text(), flush=True)
     return out
 
@@ -38,9 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("gates", nargs="+", help="gate model files (gin3 train-gate output)")
     parser.add_argument("--hands", type=int, default=2000, help="duplicate deals (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    parser.add_argument("--against", default="heuristic", help="the opponent's policy spec (default heuristic)")
     parser.add_argument("--json", type=Path, default=None, help="write the results as JSON here")
     args = parser.parse_args(list(argv) if argv is not None else None)
-    result = measure(args.gates, args.hands, args.seed)
+    result = measure(args.gates, args.hands, args.seed, args.against)
     if args.json is not None:
         save_json(args.json, result)
     return 0

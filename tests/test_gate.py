@@ -1,27 +1,29 @@
-"""The knock gate: its inputs are the player's own view, its player is the heuristic elsewhere,
-its labels and model file, and the training command on a tiny config."""
+"""The gates: their inputs are the player's own view, their player is the heuristic elsewhere,
+their labels and model file, and the training command on a tiny config."""
 
 from __future__ import annotations
 
 import inspect
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from gin3_env.engine.actions import DISCARD_BASE, KNOCK_BASE
+from gin3_env.engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin3_env.kernels import gate_kernels as gk
 from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
 from gin3_env.policies import load_policy
-from gin3_env.policies.gated import GatedPolicy, KnockGate, load_gate
+from gin3_env.policies.gated import DrawGate, GatedPolicy, KnockGate, load_gate
 from gin3_env.policies.model_fields import MissingModelFileError, ModelFileError
 from gin3_env.training.gate.labels import LabelRun, _decks, label_chunk, run_labels
 from gin3_env.training.gate.train import GateConfig, train_gate
 from gin3_env.vector import HeuristicBatch, VectorHands
 
 F = gk.NUM_GATE_FEATURES
+FD = gk.NUM_DRAW_FEATURES
 
 
 def linear_gate(threshold: float, weights: np.ndarray | None = None) -> KnockGate:
@@ -49,8 +51,39 @@ def knock_rows(n_deals: int, seed: int) -> tuple[VectorHands, list[int]]:
     return hands, [int(i) for i in np.flatnonzero(at)]
 
 
+def swap_hidden_with_stock(hands: VectorHands, rows: list[int], ahead: int) -> None:
+    """Swap one of the opponent's hidden cards (of the player to act) with the stock card ``ahead``
+    places from its top, in each row: nothing the player has seen changes."""
+    for r in rows:
+        p = int(hands.players_view[r])
+        opp = int(hands._M[r, 1 - p]) & ~int(hands._M[r, hk.KNOWN0 + 1 - p])
+        if not opp:
+            continue
+        c_opp = (opp & -opp).bit_length() - 1
+        j = int(hands._S[r, hk.POS]) + ahead
+        c_stock = int(hands._deck[r, j])
+        hands._M[r, 1 - p] = int(hands._M[r, 1 - p]) & ~(1 << c_opp) | (1 << c_stock)
+        hands._deck[r, j] = c_opp
+
+
+def assert_blind_to_hidden_cards(hands: VectorHands, rows: list[int], ahead: int, feats: np.ndarray,
+                                 features_rows: Any, policy: GatedPolicy) -> None:
+    """Swap one of the opponent's hidden cards with a stock card: the player's observation, its
+    features (``feats``, by ``features_rows``) and the policy's choice stay the same."""
+    obs = hands.observe_rows(np.array(rows))
+    mask = np.ascontiguousarray(hands.mask_view[rows])
+    before = policy.act_batch(obs, mask)
+    swap_hidden_with_stock(hands, rows, ahead)
+    obs2 = hands.observe_rows(np.array(rows))
+    np.testing.assert_array_equal(obs, obs2)
+    feats2 = np.zeros_like(feats)
+    features_rows(obs2, mask, *heuristic_params(HeuristicConfig()), feats2)
+    np.testing.assert_array_equal(feats, feats2)
+    np.testing.assert_array_equal(before, policy.act_batch(obs2, mask))
+
+
 def test_the_gate_reads_only_the_observation_and_the_mask() -> None:
-    for fn in (gk.gate_features, gk.gated_act_row, gk.hold_action):
+    for fn in (gk.gate_features, gk.gated_act_row, gk.gates_act_row, gk.hold_action):
         names = list(inspect.signature(fn.py_func).parameters)
         assert names[:3] == ["obs", "mask", "k"], names
         assert not {"S", "M", "deck", "pile", "hands"} & set(names)
@@ -68,26 +101,8 @@ def test_the_label_runs_features_are_those_of_the_players_own_view_and_ignore_hi
     gk.features_rows(obs, mask, fp, ip, feats)
     first = {int(d): labels["feats"][np.flatnonzero(labels["deal"] == d)[0]] for d in rows}
     np.testing.assert_allclose(feats, np.array([first[d] for d in rows]))
-    # swap one of the opponent's hidden cards with a stock card: the player's features and choice stay
     gate = GatedPolicy(linear_gate(-1.0, np.eye(F)[gk.GATE_FEATURES.index("gin_outs")]))
-    before = gate.act_batch(obs, mask)
-    for r in rows:
-        p = int(hands.players_view[r])
-        opp = int(hands._M[r, 1 - p]) & ~int(hands._M[r, hk.KNOWN0 + 1 - p])
-        pos = int(hands._S[r, hk.POS])
-        if not opp:
-            continue
-        c_opp = (opp & -opp).bit_length() - 1
-        j = pos + 1
-        c_stock = int(hands._deck[r, j])
-        hands._M[r, 1 - p] = (opp | int(hands._M[r, hk.KNOWN0 + 1 - p])) & ~(1 << c_opp) | (1 << c_stock)
-        hands._deck[r, j] = c_opp
-    obs2 = hands.observe_rows(np.array(rows))
-    np.testing.assert_array_equal(obs, obs2)
-    feats2 = np.zeros_like(feats)
-    gk.features_rows(obs2, mask, fp, ip, feats2)
-    np.testing.assert_array_equal(feats, feats2)
-    np.testing.assert_array_equal(before, gate.act_batch(obs2, mask))
+    assert_blind_to_hidden_cards(hands, rows, 1, feats, gk.features_rows, gate)
 
 
 def test_a_gate_that_never_holds_is_the_heuristic_and_one_that_always_holds_plays_its_plain_discard() -> None:
@@ -97,6 +112,9 @@ def test_a_gate_that_never_holds_is_the_heuristic_and_one_that_always_holds_play
     assert (heur >= KNOCK_BASE).all()
     np.testing.assert_array_equal(GatedPolicy(linear_gate(1e9)).act_batch(obs, mask), heur)
     held = GatedPolicy(linear_gate(-1e9)).act_batch(obs, mask)
+    fp, ip = heuristic_params(HeuristicConfig())  # the knock gate alone, flat arguments: the same choice
+    flat = [gk.gated_act_row(obs, mask, k, fp, ip, *linear_gate(-1e9).arrays()) for k in range(len(rows))]
+    np.testing.assert_array_equal(flat, held)
     plain = mask.copy()
     plain[:, KNOCK_BASE:] = 0
     expect = HeuristicBatch().act(obs, plain)
@@ -143,7 +161,7 @@ def test_the_shipped_trained_player_loads_and_plays_legal_moves() -> None:
     from gin3_env.evaluation import evaluate_hands
 
     policy = load_policy("trained")
-    assert isinstance(policy, GatedPolicy)
+    assert isinstance(policy, GatedPolicy) and policy.gate.draw is not None and policy.gate.draw.only_take
     report = evaluate_hands(policy, load_policy("heuristic"), 60, seed=1, batched=True)
     assert report.n_deals == 60
     hands, rows = knock_rows(30, 9)
@@ -153,17 +171,21 @@ def test_the_shipped_trained_player_loads_and_plays_legal_moves() -> None:
 
 
 def test_the_training_command_rebuilds_a_model_file_and_resumes(tmp_path: Path) -> None:
-    cfg = GateConfig(seed=4, deals=120, round_deals=60, chunk=60, shuffles=4, rounds=1, folds=2, epochs=1, hidden=4)
+    cfg = GateConfig(seed=4, deals=120, round_deals=60, chunk=60, shuffles=4, rounds=1, folds=2, epochs=1, hidden=4,
+                     draw_deals=40, draw_rate=0.5, draw_shuffles=2)
     said: list[str] = []
     path = train_gate(cfg, tmp_path / "run", progress=said.append)
     gate = load_gate(path)
     assert gate.provenance["config"]["deals"] == 120 and len(gate.provenance["rounds"]) == 2
-    assert any("round 1: labelling" in s for s in said)
+    assert any("round 1: labelling" in s for s in said) and any("draw gate: labelling" in s for s in said)
+    assert gate.draw is not None and gate.draw.provenance["labels"]["decision"] == "draw"
+    np.testing.assert_array_equal(gate.w2, load_gate(tmp_path / "run" / "gate_r1.json").w2)
     assert sorted(p.name for p in (tmp_path / "run" / "labels_r0").iterdir()) == ["labels_00000.npz",
                                                                                  "labels_00001.npz"]
     said.clear()
     again = train_gate(cfg, tmp_path / "run", progress=said.append)
     assert any("already fitted" in s for s in said) and load_gate(again).threshold == gate.threshold
+    assert load_gate(again).draw.threshold == gate.draw.threshold  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="shuffles=4, this run has 5"):
         run_labels(tmp_path / "run" / "labels_r0", LabelRun(seed=4, deals=120, chunk=60, shuffles=5))
 
@@ -173,7 +195,8 @@ def test_the_labels_benchmark_reports_decisions_per_second() -> None:
 
     report = labels.run(quick=True)
     assert report["decisions"] > 50 and report["decisions_per_s"] > 0
-    assert "labelled decisions/s" in labels.format_report(report)
+    assert report["draw"]["decisions"] > 20 and report["draw"]["decisions_per_s"] > 0
+    assert "labelled decisions/s" in labels.format_report(report) and "draw labels:" in labels.format_report(report)
 
 
 def test_the_training_command_refuses_a_bad_config_value_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -184,3 +207,124 @@ def test_the_training_command_refuses_a_bad_config_value_in_one_line(capsys: pyt
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert "shuffles must be at least 2" in err[-1]
+
+
+def draw_gate(threshold: float, weights: np.ndarray | None = None, only_take: bool = False) -> DrawGate:
+    w = np.zeros(FD) if weights is None else weights
+    return DrawGate(mean=np.zeros(FD), scale=np.ones(FD), W1=np.zeros((0, FD)), b1=np.zeros(0), w2=w, b2=0.0,
+                    threshold=threshold, only_take=only_take)
+
+
+def with_draw(draw: DrawGate | None) -> KnockGate:
+    """The shipped knock gate with ``draw`` in place of its own draw gate (None: the knock gate alone)."""
+    g = load_policy("trained").gate
+    return KnockGate(g.mean, g.scale, g.W1, g.b1, g.w2, g.b2, g.threshold, g.min_deadwood, g.heuristic, draw=draw)
+
+
+def draw_rows(n_deals: int, seed: int, turns: int) -> tuple[VectorHands, list[int]]:
+    """Hands played by the trained player to the first take-or-draw choice after ``turns`` turns."""
+    hands = VectorHands(n_deals)
+    hands.reset(decks=_decks(seed, 0, n_deals))
+    trained = load_policy("trained")
+    at = np.zeros(n_deals, dtype=bool)
+    for _ in range(400):
+        live = np.flatnonzero((hands.phase != hk.OVER) & ~at)
+        if not len(live):
+            break
+        mask = hands.mask_view[live]
+        here = (hands.phase[live] == hk.DRAW) & (mask[:, TAKE_DISCARD] == 1) & (hands._S[live, hk.TURNS] >= turns)
+        at[live[here]] = True
+        go = live[~here]
+        if len(go):
+            hands.apply(go, trained.act_batch(hands.observe_rows(go), hands.mask_view[go]))
+    return hands, [int(i) for i in np.flatnonzero(at)]
+
+
+def test_the_draw_gate_reads_only_the_observation_and_the_mask() -> None:
+    for fn in (gk.draw_features, gk.draw_alternative):
+        names = list(inspect.signature(fn.py_func).parameters)
+        assert names[:2] in (["obs", "mask"], ["mask", "k"]), names
+        assert not {"S", "M", "deck", "pile", "hands"} & set(names)
+
+
+def test_the_draw_labels_features_are_those_of_the_players_own_view_and_ignore_hidden_cards() -> None:
+    seed, n = 12, 30
+    labels = label_chunk(LabelRun(seed=seed, deals=n, chunk=n, shuffles=2, decision="draw"), 0,
+                         load_policy("trained").gate)
+    hands, rows = draw_rows(n, seed, 2)
+    assert len(rows) > 10
+    fp, ip = heuristic_params(HeuristicConfig())
+    obs = hands.observe_rows(np.array(rows))
+    mask = np.ascontiguousarray(hands.mask_view[rows])
+    feats = np.zeros((len(rows), FD))
+    gk.draw_features_rows(obs, mask, fp, ip, feats)
+    assert np.isfinite(feats).all()
+    for r, x in zip(rows, feats, strict=True):  # the label run met the same decision and saw the same features
+        assert (labels["feats"][labels["deal"] == r] == x).all(axis=1).any()
+    policy = GatedPolicy(with_draw(draw_gate(-1.0, np.eye(FD)[gk.DRAW_FEATURES.index("draw_mean_deadwood")])))
+    assert_blind_to_hidden_cards(hands, rows, 0, feats, gk.draw_features_rows, policy)
+
+
+def test_a_draw_gate_that_never_switches_is_the_knock_gate_alone_and_one_that_always_does_plays_the_other() -> None:
+    hands = VectorHands(40)  # the opening offer, then a turn's draw
+    hands.reset(decks=_decks(6, 0, 40))
+    offer_obs, offer_mask = hands.observe_rows(np.arange(40)), np.ascontiguousarray(hands.mask_view[:40])
+    hands, rows = draw_rows(40, 6, 3)
+    obs = np.concatenate([offer_obs, hands.observe_rows(np.array(rows))])
+    mask = np.concatenate([offer_mask, np.ascontiguousarray(hands.mask_view[rows])])
+    trained = GatedPolicy(with_draw(None)).act_batch(obs, mask)  # the heuristic's choices here
+    assert set(trained.tolist()) <= {TAKE_DISCARD, PASS, DRAW_STOCK} and TAKE_DISCARD in trained
+    np.testing.assert_array_equal(HeuristicBatch().act(obs, mask), trained)
+    np.testing.assert_array_equal(GatedPolicy(with_draw(draw_gate(1e9))).act_batch(obs, mask), trained)
+    other = GatedPolicy(with_draw(draw_gate(-1e9))).act_batch(obs, mask)
+    offer = mask[:, PASS] == 1
+    np.testing.assert_array_equal(other[trained == TAKE_DISCARD],
+                                  np.where(offer, PASS, DRAW_STOCK)[trained == TAKE_DISCARD])
+    assert (other[trained != TAKE_DISCARD] == TAKE_DISCARD).all()
+    assert mask[np.arange(len(obs)), other].all()
+    takes_more = GatedPolicy(with_draw(draw_gate(-1e9, only_take=True))).act_batch(obs, mask)  # never declines
+    assert (takes_more == TAKE_DISCARD).all()
+
+
+def test_draw_labels_value_both_moves_on_the_same_shuffles_and_repeat_with_the_seed() -> None:
+    run = LabelRun(seed=3, deals=12, chunk=12, shuffles=4, decision="draw", rate=0.5)
+    gate = load_policy("trained").gate
+    a, b = label_chunk(run, 0, gate), label_chunk(run, 0, gate)
+    for key in ("feats", "D", "alt_v", "base_v"):
+        np.testing.assert_array_equal(a[key], b[key])
+    np.testing.assert_allclose(a["D"], a["alt_v"] - a["base_v"])
+    assert a["feats"].shape[1] == FD and len(a["D"]) > 12
+    assert set(np.unique(a["feats"][:, 0])) <= {0.0, 1.0} and (a["alt_se"] > 0).any()
+    with pytest.raises(ValueError, match="decision must be one of"):
+        LabelRun(decision="discard")
+
+
+def test_the_two_gate_file_round_trips_and_a_bad_draw_gate_is_one_clear_error(tmp_path: Path) -> None:
+    gate = with_draw(draw_gate(0.25, np.arange(FD, dtype=float)))
+    path = tmp_path / "g2.json"
+    gate.save(path)
+    back = load_gate(path)
+    assert back.draw is not None and back.draw.threshold == 0.25 and back.draw.only_take is False
+    np.testing.assert_array_equal(back.draw.w2, gate.draw.w2)  # type: ignore[union-attr]
+    np.testing.assert_array_equal(back.w2, gate.w2)
+    assert load_policy(str(path)).gate.draw is not None  # a gate file is a policy spec
+    from gin3_env.policies.specs import check_policy_spec
+
+    check_policy_spec(str(path))
+    alone = tmp_path / "knock_only.json"  # a file of the knock gate alone (the earlier format) still loads
+    alone.write_text(json.dumps({k: v for k, v in json.loads(path.read_text()).items() if k != "draw_gate"}))
+    assert load_gate(alone).draw is None and load_gate(alone).threshold == gate.threshold
+    data = json.loads(path.read_text())
+    bad = tmp_path / "bad.json"
+    for change, match in (({"features": ["a"]}, "draw_gate was fitted on other features"),
+                          ({"w2": [1.0]}, "w2 must have"), ({"threshold": None}, "threshold"),
+                          ({"mean": "x"}, "not arrays of numbers"), ({"only_take": 1}, "only_take")):
+        bad.write_text(json.dumps({**data, "draw_gate": {**data["draw_gate"], **change}}))
+        with pytest.raises(ModelFileError, match=match):
+            load_gate(bad)
+    bad.write_text(json.dumps({**data, "draw_gate": [1]}))
+    with pytest.raises(ModelFileError, match="draw_gate must be a JSON object"):
+        load_gate(bad)
+    with pytest.raises(ModelFileError, match="draw_gate lacks b2"):
+        bad.write_text(json.dumps({**data, "draw_gate": {k: v for k, v in data["draw_gate"].items() if k != "b2"}}))
+        load_gate(bad)

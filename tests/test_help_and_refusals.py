@@ -17,7 +17,7 @@ from gin3_env.evaluation.cli import build_parser as evaluate_parser
 from gin3_env.files import save_json
 from gin3_env.policies import HeuristicPolicy, check_policy_spec, policy_spec_help
 
-SPECS = ("random", "heuristic", "search", "trained", "ppo", "rllib:PATH", ".zip")
+SPECS = ("random", "heuristic", "search", "trained", "ppo", "rllib:PATH", ".json", ".zip")
 
 
 def flat(text: str) -> str:
@@ -78,6 +78,8 @@ def test_check_policy_spec_refuses_without_loading(tmp_path: Path) -> None:
         check_policy_spec(f"rllib:{tmp_path / 'none'}")
     with pytest.raises(ValueError, match="bad search option"):
         check_policy_spec("search:nonsense=1")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        check_policy_spec(str(tmp_path / "gate.json"))  # a gate model file (gin3 train-gate)
     not_zip = tmp_path / "model.zip"
     not_zip.write_text("{}")
     with pytest.raises(policies.ModelFileError, match="not a zip file"):

@@ -1,10 +1,12 @@
-"""Labelled knock decisions per second: ``gin3 bench --only labels [--quick]``.
+"""Labelled gate decisions per second: ``gin3 bench --only labels [--quick]``.
 
 Runs one chunk of a knock-gate label run (:mod:`gin3_env.training.gate.labels`: deals played
 by the heuristic, each knock decision valued on the true deal by ``K`` = 64 continuations of
 both moves) after a warm-up chunk that compiles the kernels, and reports the labelled
 decisions and the continuations (hands played to their end) per wall-clock second, with
-numba's thread count beside them.
+numba's thread count beside them; then the same for a chunk of a draw-gate label run (deals
+played by the shipped ``trained`` player, a quarter of its take-or-not choices valued by ``K``
+continuations of each move, that player in the continuations), under ``"draw"``.
 """
 
 from __future__ import annotations
@@ -16,26 +18,42 @@ SHUFFLES = 64
 
 
 def run(quick: bool = False) -> dict[str, Any]:
-    import numba
-
+    from ..policies.gated import load_gate
+    from ..policies.loading import GATE_MODEL
     from ..training.gate.labels import LabelRun, label_chunk
 
     label_chunk(LabelRun(seed=7, deals=8, chunk=8, shuffles=4), 0, None)  # compile
     deals = 100 if quick else 1000
-    run_ = LabelRun(seed=8, deals=deals, chunk=deals, shuffles=SHUFFLES)
+    report = _measure(LabelRun(seed=8, deals=deals, chunk=deals, shuffles=SHUFFLES), None, 1)
+    deals = 20 if quick else 200
+    report["draw"] = _measure(LabelRun(seed=8, deals=deals, chunk=deals, shuffles=SHUFFLES, decision="draw", rate=0.25),
+                              load_gate(GATE_MODEL), 2)
+    return report
+
+
+def _measure(run_: Any, gate: Any, played_out: int) -> dict[str, Any]:
+    import numba
+
+    from ..training.gate.labels import label_chunk
+
     t0 = time.perf_counter()
     cpu0 = time.process_time()
-    out = label_chunk(run_, 0, None)
+    out = label_chunk(run_, 0, gate)
     wall = time.perf_counter() - t0
     cpu = time.process_time() - cpu0
     n = len(out["D"])
-    return {"deals": deals, "shuffles": SHUFFLES, "decisions": n, "seconds": wall, "cpu_seconds": cpu,
+    return {"deals": run_.deals, "shuffles": SHUFFLES, "decisions": n, "seconds": wall, "cpu_seconds": cpu,
             "threads": int(numba.get_num_threads()), "decisions_per_s": n / max(wall, 1e-9),
-            "continuations_per_s": n * SHUFFLES / max(wall, 1e-9), "decisions_per_cpu_s": n / max(cpu, 1e-9)}
+            "continuations_per_s": n * SHUFFLES * played_out / max(wall, 1e-9),
+            "decisions_per_cpu_s": n / max(cpu, 1e-9)}
 
 
 def format_report(report: dict[str, Any]) -> str:
-    return (f"knock labels: {report['decisions']} decisions from {report['deals']} deals x {report['shuffles']} "
-            f"shuffles in {report['seconds']:.1f}s on {report['threads']} thread(s): "
-            f"{report['decisions_per_s']:.0f} labelled decisions/s ({report['continuations_per_s']:.0f} "
-            f"continuations/s; {report['decisions_per_cpu_s']:.0f} per CPU second)")
+    lines = []
+    for what, r in (("knock", report), ("draw", report.get("draw"))):
+        if r:
+            lines.append(f"{what} labels: {r['decisions']} decisions from {r['deals']} deals x {r['shuffles']} "
+                         f"shuffles in {r['seconds']:.1f}s on {r['threads']} thread(s): "
+                         f"{r['decisions_per_s']:.0f} labelled decisions/s ({r['continuations_per_s']:.0f} "
+                         f"continuations/s; {r['decisions_per_cpu_s']:.0f} per CPU second)")
+    return "\n".join(lines)

@@ -1,15 +1,25 @@
-"""The knock gate compiled: public features of a knock decision, a small scorer, the gated choice.
+"""The gates compiled: public features of a decision, a small scorer, the gated choice.
 
 A *gated* player is the heuristic (:func:`.heuristic_kernels.act_row`) everywhere except at
-one decision: when the heuristic would knock, the gate scores the decision from the acting
-player's observation and legal mask only, and where the predicted gain of holding exceeds its
-threshold the player plays the heuristic's best plain discard instead (the choice the
-heuristic makes with the knock actions taken out of the mask).
+two kinds of decision:
 
-The features (:data:`GATE_FEATURES`, in this order) are computed from the observation row
-and the legal mask, nothing else, so the same function serves the player, the label run
-(:mod:`.knock_labels`) and the continuations of the label run. The scorer is a one-hidden-layer
-ReLU network on standardised features; with no hidden units it is linear (a ridge fit):
+- the **knock gate**: when the heuristic would knock, the gate scores the decision and, where
+  the predicted gain of holding exceeds its threshold, the player plays the heuristic's best
+  plain discard instead (the choice the heuristic makes with the knock actions taken out of
+  the mask);
+- the **draw gate** (optional): at each choice between taking the face-up card and not (the
+  opening offer's take/pass, a turn's take/draw), the gate scores the heuristic's choice and,
+  where the predicted gain of the other move exceeds its threshold, plays that instead
+  (:func:`draw_alternative`).
+
+The features (:data:`GATE_FEATURES`, :data:`DRAW_FEATURES`, in this order) are computed from
+the observation row and the legal mask, nothing else, so the same function serves the player,
+the label run (:mod:`.knock_labels`) and the continuations of the label run.
+:func:`gates_act_row` plays both gates, each given as the tuple ``(mean, scale, W1, b1, w2, b2,
+threshold, min_dw)`` (``mean`` empty: no such gate; for the draw gate the last entry is
+``only_take``: 1 where it acts only when the heuristic would not take the face-up card);
+:func:`gated_act_row` plays the knock gate alone, from its fields as separate arguments. The
+scorer is a one-hidden-layer ReLU network on standardised features; with no hidden units it is linear (a ridge fit):
 
     z = (x - mean) / scale
     y = w2 . relu(W1 z + b1) + b2      (H > 0)
@@ -21,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..engine.actions import DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS
+from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
 from ..engine.cards import FULL_MASK, NUM_CARDS
 from ..observation.layout import (
     HAND_PLANE,
@@ -36,12 +46,12 @@ from ..observation.layout import (
     TOP_PLANE,
     TURN_INDEX,
 )
-from .heuristic_kernels import act_row, danger, meld_outs, obs_plane
+from .heuristic_kernels import _single, act_row, danger, meld_outs, obs_plane, take_drop
 from .jit import njit
-from .meld_kernels import best_deadwood_cards, knock_deadwoods, knock_min, popcount
+from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .tables import POINTS
 
-__all__ = ["GATE_FEATURES", "NUM_GATE_FEATURES"]
+__all__ = ["DRAW_FEATURES", "GATE_FEATURES", "NUM_DRAW_FEATURES", "NUM_GATE_FEATURES"]
 
 GATE_FEATURES = (
     "knock_deadwood",  # the deadwood the heuristic would knock with
@@ -68,6 +78,40 @@ GATE_FEATURES = (
 )
 NUM_GATE_FEATURES = len(GATE_FEATURES)
 F_DW = 0
+
+DRAW_FEATURES = (
+    "heuristic_takes",  # 1 where the heuristic takes the face-up card (the gate's alternative: not taking)
+    "offer",  # the opening offer (take or pass), not a turn's draw
+    "deadwood_now",  # the best deadwood of the hand before the draw
+    "take_deadwood",  # the least deadwood after taking the face-up card and the best discard
+    "take_gain",  # deadwood_now - take_deadwood
+    "top_melds",  # the face-up card sits in a meld after taking it (as the heuristic reckons it)
+    "top_points",  # the face-up card's points
+    "top_is_out",  # the face-up card would extend a meld or a partial meld of the hand
+    "draw_mean_deadwood",  # mean least deadwood after drawing one unseen card and the best discard
+    "draw_beats_take",  # share of unseen cards whose draw leaves less deadwood than taking
+    "draw_knockable",  # share of unseen cards whose draw leaves a knockable hand (10 or less)
+    "draw_gin",  # share of unseen cards whose draw leaves gin
+    "take_knockable",  # taking leaves a knockable hand
+    "take_improve_outs",  # unseen cards that would lower the deadwood after taking
+    "take_gin_outs",  # unseen cards that would give gin after taking
+    "hand_outs",  # unseen cards that extend a meld or partial meld of the hand now
+    "drop_danger",  # the heuristic's danger of the card taking would make it discard
+    "drop_points",  # that card's points
+    "stock",  # cards left in the stock
+    "unseen",  # cards this player has not seen
+    "pile",  # cards in the discard pile (with the top)
+    "opp_known",  # cards the opponent took from the pile and still holds
+    "opp_known_outs",  # unseen cards that would meld with the opponent's known cards
+    "opp_declined",  # cards the opponent passed or drew over
+    "own_declined",  # cards this player passed or drew over
+    "role_box",  # 1 for the box, 0 for the team
+    "turn",  # turns played / the turn limit
+    "take_gain_x_stock",  # take_gain times stock / 30
+    "takes_x_take_gain",  # heuristic_takes times take_gain
+)
+NUM_DRAW_FEATURES = len(DRAW_FEATURES)
+KNOCKABLE = 10  # the deadwood the draw features count as knockable (the usual knock limit)
 
 
 @njit(cache=True)
@@ -146,6 +190,102 @@ def gate_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: i
 
 
 @njit(cache=True)
+def draw_alternative(mask: np.ndarray, k: int, a: int) -> int:
+    """The other move of a choice between taking the face-up card and not, where ``a`` is one of
+    them (take: pass at the opening offer, draw from the stock in a turn); -1 where there is no
+    such choice."""
+    if not mask[k, TAKE_DISCARD]:
+        return -1
+    other = PASS if mask[k, PASS] else (DRAW_STOCK if mask[k, DRAW_STOCK] else -1)
+    if other < 0:
+        return -1
+    if a == TAKE_DISCARD:
+        return other
+    return TAKE_DISCARD if a == other else -1
+
+
+@njit(cache=True)
+def draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, out: np.ndarray) -> None:
+    """``out[:NUM_DRAW_FEATURES]`` = the features of row ``k`` (a take-or-not choice where the
+    heuristic plays ``a``), from the observation and the mask only."""
+    hand = obs_plane(obs, k, HAND_PLANE)
+    top_m = obs_plane(obs, k, TOP_PLANE)
+    top = _single(top_m)
+    pile = obs_plane(obs, k, PILE_PLANE)
+    known = obs_plane(obs, k, OPP_KNOWN_PLANE)
+    odecl = obs_plane(obs, k, OPP_DECLINED_PLANE)
+    sdecl = obs_plane(obs, k, OWN_DECLINED_PLANE)
+    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
+    unseen = FULL_MASK & ~(hand | pile | top_m | known)
+    n_unseen = popcount(unseen)
+    hidden = max(0, 10 - popcount(known))
+    p_hidden = min(1.0, hidden / n_unseen) if n_unseen else 0.0
+    kd = np.zeros(NUM_CARDS, np.int64)
+    order = np.zeros(NUM_CARDS, np.int64)
+    now = deadwood(hand)
+    with_top = hand | (np.int64(1) << top)
+    after, drop = take_drop(with_top, top, kd, order)  # as the heuristic's wants_take reckons them
+    kept = with_top & ~(np.int64(1) << drop)
+    melds = not (best_deadwood_cards(kept) >> top) & 1
+    draw_total = 0
+    beats = 0
+    knockable = 0
+    gin = 0
+    t_better = 0
+    t_gin = 0
+    x = unseen
+    while x:
+        low = x & -x
+        d = knock_min(hand | low)
+        draw_total += d
+        if d < after:
+            beats += 1
+        if d <= KNOCKABLE:
+            knockable += 1
+        if d == 0:
+            gin += 1
+        t = knock_min(kept | low)
+        if t < after:
+            t_better += 1
+        if t == 0:
+            t_gin += 1
+        x ^= low
+    share = 1.0 / n_unseen if n_unseen else 0.0
+    takes = 1.0 if a == TAKE_DISCARD else 0.0
+    for j in range(NUM_DRAW_FEATURES):
+        out[j] = 0.0
+    out[0] = takes
+    out[1] = 1.0 if mask[k, PASS] else 0.0
+    out[2] = now
+    out[3] = after
+    out[4] = now - after
+    out[5] = 1.0 if melds else 0.0
+    out[6] = POINTS[top]
+    out[7] = 1.0 if (meld_outs(hand) >> top) & 1 else 0.0
+    out[8] = draw_total * share
+    out[9] = beats * share
+    out[10] = knockable * share
+    out[11] = gin * share
+    out[12] = 1.0 if after <= KNOCKABLE else 0.0
+    out[13] = t_better
+    out[14] = t_gin
+    out[15] = popcount(meld_outs(hand) & unseen)
+    out[16] = danger(drop, odecl, known, unseen, p_hidden)
+    out[17] = POINTS[drop]
+    out[18] = stock
+    out[19] = n_unseen
+    out[20] = popcount(pile) + 1
+    out[21] = popcount(known)
+    out[22] = popcount(meld_outs(known) & unseen) if known else 0
+    out[23] = popcount(odecl)
+    out[24] = popcount(sdecl)
+    out[25] = 1.0 if obs[k, ROLE_OFFSET + 1] > 0.5 else 0.0
+    out[26] = obs[k, TURN_INDEX]
+    out[27] = (now - after) * stock / 30.0
+    out[28] = takes * (now - after)
+
+
+@njit(cache=True)
 def gate_score(x: np.ndarray, mean: np.ndarray, scale: np.ndarray, W1: np.ndarray, b1: np.ndarray,
                w2: np.ndarray, b2: float) -> float:
     """The predicted gain of holding (points) for the features ``x`` (see the module doc)."""
@@ -169,12 +309,10 @@ def gate_score(x: np.ndarray, mean: np.ndarray, scale: np.ndarray, W1: np.ndarra
 
 
 @njit(cache=True)
-def gated_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, mean: np.ndarray,
-                  scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float, threshold: float,
-                  min_dw: int) -> int:
-    """The gated player on row ``k``: the heuristic's action, or its plain discard where it would
-    knock with at least ``min_dw`` deadwood and the gate predicts holding gains over ``threshold``."""
-    a = act_row(obs, mask, k, fp, ip)
+def _knock_gated(a: int, obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray,
+                 mean: np.ndarray, scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float,
+                 threshold: float, min_dw: int) -> int:
+    """The knock gate's choice on row ``k`` where the heuristic plays ``a``."""
     if a < KNOCK_BASE or mean.shape[0] == 0:
         return a
     hold = hold_action(obs, mask, k, fp, ip)
@@ -190,19 +328,52 @@ def gated_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip:
 
 
 @njit(cache=True)
-def gated_act_serial(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, mean: np.ndarray,
-                     scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float,
-                     threshold: float, min_dw: int, out: np.ndarray) -> None:
+def gated_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, mean: np.ndarray,
+                  scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float, threshold: float,
+                  min_dw: int) -> int:
+    """The player with the knock gate alone on row ``k``: the heuristic's action, or its plain discard
+    where it would knock with at least ``min_dw`` deadwood and the gate predicts holding gains over
+    ``threshold``. (:func:`gates_act_row` plays both gates.)"""
+    a = act_row(obs, mask, k, fp, ip)
+    return _knock_gated(a, obs, mask, k, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
+
+
+@njit(cache=True)
+def gates_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, kg: tuple,
+                  dg: tuple) -> int:
+    """The gated player on row ``k`` (the knock gate ``kg``, the draw gate ``dg``; see the module
+    doc): the knock gate's choice (:func:`gated_act_row`), or, at a take-or-not choice (where the
+    heuristic would not take, with ``only_take``), the other move where the draw gate predicts that
+    it gains over its threshold."""
+    a = act_row(obs, mask, k, fp, ip)
+    if a < DISCARD_BASE:
+        dmean, dscale, dW1, db1, dw2, db2, dthreshold, only_take = dg
+        if dmean.shape[0] == 0 or (only_take and a == TAKE_DISCARD):
+            return a
+        alt = draw_alternative(mask, k, a)
+        if alt < 0:
+            return a
+        y = np.zeros(NUM_DRAW_FEATURES, np.float64)
+        draw_features(obs, mask, k, a, y)
+        if gate_score(y, dmean, dscale, dW1, db1, dw2, db2) > dthreshold:
+            return alt
+        return a
+    mean, scale, W1, b1, w2, b2, threshold, min_dw = kg
+    return _knock_gated(a, obs, mask, k, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
+
+
+@njit(cache=True)
+def gated_act_serial(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple,
+                     out: np.ndarray) -> None:
     for k in range(obs.shape[0]):
-        out[k] = gated_act_row(obs, mask, k, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
+        out[k] = gates_act_row(obs, mask, k, fp, ip, kg, dg)
 
 
 @njit(cache=True, parallel=True)
-def gated_act_parallel(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, mean: np.ndarray,
-                       scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float,
-                       threshold: float, min_dw: int, out: np.ndarray) -> None:
+def gated_act_parallel(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple,
+                       out: np.ndarray) -> None:
     for k in prange(obs.shape[0]):
-        out[k] = gated_act_row(obs, mask, k, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
+        out[k] = gates_act_row(obs, mask, k, fp, ip, kg, dg)
 
 
 @njit(cache=True)
@@ -213,6 +384,18 @@ def features_rows(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndar
         hold = hold_action(obs, mask, k, fp, ip) if a >= KNOCK_BASE else -1
         if a >= KNOCK_BASE and DISCARD_BASE <= hold < KNOCK_BASE:
             gate_features(obs, mask, k, a, hold, out[k])
+        else:
+            for j in range(out.shape[1]):
+                out[k, j] = np.nan
+
+
+@njit(cache=True)
+def draw_features_rows(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
+    """``out[k]`` = the draw features of row ``k`` where it is a take-or-not choice, else NaN."""
+    for k in range(obs.shape[0]):
+        a = act_row(obs, mask, k, fp, ip)
+        if a < DISCARD_BASE and draw_alternative(mask, k, a) >= 0:
+            draw_features(obs, mask, k, a, out[k])
         else:
             for j in range(out.shape[1]):
                 out[k, j] = np.nan

@@ -217,8 +217,9 @@ def should_knock(dw: int, stock: int, ip: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def wants_take(hand: int, top: int, ip: np.ndarray, kd: np.ndarray, order: np.ndarray) -> bool:
-    with_top = hand | (1 << top)
+def take_drop(with_top: int, top: int, kd: np.ndarray, order: np.ndarray) -> tuple[int, int]:
+    """(the least deadwood after taking ``top`` and discarding another card, the card the heuristic
+    reckons it would drop) for the hand ``with_top`` (the hand with ``top``)."""
     n = knock_deadwoods(with_top, kd, order)
     after = 1 << 30
     drop = -1
@@ -230,6 +231,13 @@ def wants_take(hand: int, top: int, ip: np.ndarray, kd: np.ndarray, order: np.nd
             after = kd[c]
         if drop < 0 or kd[c] < kd[drop] or (kd[c] == kd[drop] and -POINTS[c] < -POINTS[drop]):
             drop = c
+    return after, drop
+
+
+@njit(cache=True)
+def wants_take(hand: int, top: int, ip: np.ndarray, kd: np.ndarray, order: np.ndarray) -> bool:
+    with_top = hand | (1 << top)
+    after, drop = take_drop(with_top, top, kd, order)
     now = deadwood(hand)
     in_meld = not (best_deadwood_cards(with_top & ~(1 << drop)) >> top) & 1
     if in_meld and after < now:

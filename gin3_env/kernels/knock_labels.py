@@ -1,19 +1,27 @@
-"""Labels of the knock decision on the true deal, in one compiled loop per deal.
+"""Labels of a gated decision on the true deal, in one compiled loop per deal.
 
 Each deal is played by the *state policy* (the heuristic, or a gated player of
-:mod:`.gate_kernels`) on both sides. At each discard decision where the heuristic would knock,
-the two candidate moves are valued on the true deal (the opponent's real hand): *knock* (the
-heuristic's knock discard) and *hold* (the heuristic's best plain discard). Each is played
-from ``K`` continuations, the stock (``deck[POS:]``) reshuffled ``K`` ways, the same ``K``
-shuffles for both moves (common random numbers), and both sides then play the
-*continuation policy* (the same player as the state policy) to the end of the hand. The label
-is ``D = value(hold) - value(knock)`` in the acting player's points; the features are
-:func:`.gate_features.gate_features` of the acting player's own observation.
+:mod:`.gate_kernels`) on both sides. At each decision of the kind labelled, two candidate moves
+are valued on the true deal (the opponent's real hand): the heuristic's choice (*base*) and the
+gate's alternative (*alt*):
 
-    out = label_deals(decks, seeds, K, R, fp, ip, gate..., max_dec)   # see :func:`label_deals`
+- ``KNOCK`` decisions, where the heuristic would knock: base = its knock, alt = *hold* (its best
+  plain discard);
+- ``DRAW`` decisions, each choice between taking the face-up card and not (the opening offer's
+  take/pass, a turn's take/draw): base = the heuristic's choice, alt = the other move.
 
-A deal's shuffles come from ``np.random.seed(seeds[d])`` inside the kernel, so a deal's labels
-do not depend on which thread played it or what was played before it.
+Each move is played from ``K`` continuations, the stock (``deck[POS:]``) reshuffled ``K`` ways,
+the same ``K`` shuffles for both moves (common random numbers), and both sides then play the
+*continuation policy* (the same player as the state policy) to the end of the hand; a knock ends
+the hand at once, so it is played once. The label is ``D = value(alt) - value(base)`` in the
+acting player's points; the features are :func:`.gate_kernels.gate_features` (knock) or
+:func:`.gate_kernels.draw_features` (draw) of the acting player's own observation.
+
+    label_deals(kind, decks, seeds, K, rate, R, fp, ip, kg, dg, feats, alt_v, alt_se, base_v, ...)
+
+A deal's shuffles (and, with ``rate < 1``, which of its decisions are labelled) come from
+``np.random.seed(seeds[d])`` inside the kernel, so a deal's labels do not depend on which thread
+played it or what was played before it.
 """
 
 from __future__ import annotations
@@ -21,14 +29,16 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..engine.actions import KNOCK_BASE, NUM_ACTIONS
+from ..engine.actions import DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS
 from ..engine.cards import NUM_CARDS
 from . import hand_kernels as hk
-from .gate_kernels import NUM_GATE_FEATURES, gate_features, gated_act_row, hold_action
+from .gate_kernels import draw_alternative, draw_features, gate_features, gates_act_row, hold_action
 from .heuristic_kernels import act_row
 from .jit import njit
 
-__all__ = ["label_deals"]
+__all__ = ["DRAW", "KNOCK", "label_deals"]
+
+KNOCK, DRAW = 0, 1  # the kinds of decision labelled
 
 
 @njit(cache=True)
@@ -43,9 +53,7 @@ def _copy(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask
 
 @njit(cache=True)
 def _finish(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
-            first: int, p: int, fp: np.ndarray, ip: np.ndarray, mean: np.ndarray, scale: np.ndarray,
-            W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float, threshold: float, min_dw: int,
-            obs: np.ndarray) -> float:
+            first: int, p: int, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, obs: np.ndarray) -> float:
     """Play ``first`` then the continuation policy to the end; player ``p``'s points."""
     one = np.zeros(1, np.int64)
     act = np.zeros(1, np.int64)
@@ -56,23 +64,69 @@ def _finish(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, ma
     hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
     while S[0, hk.PHASE] != hk.OVER:
         hk.observe_rows(one, who, S, M, pile, R, obs)
-        act[0] = gated_act_row(obs, mask, 0, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
+        act[0] = gates_act_row(obs, mask, 0, fp, ip, kg, dg)
         hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
     return rewards[0, p]
 
 
-@njit(cache=True, parallel=True)
-def label_deals(decks: np.ndarray, seeds: np.ndarray, K: int, R: np.ndarray, fp: np.ndarray, ip: np.ndarray,
-                mean: np.ndarray, scale: np.ndarray, W1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: float,
-                threshold: float, min_dw: int, feats: np.ndarray, hold_v: np.ndarray, hold_se: np.ndarray,
-                knock_v: np.ndarray, player: np.ndarray, ndec: np.ndarray, team_points: np.ndarray) -> None:
-    """Play deal ``d`` (``decks[d]``) and label its knock decisions (at most ``feats.shape[1]``).
+@njit(cache=True)
+def _candidates(kind: int, obs: np.ndarray, mask: np.ndarray, phase: int, fp: np.ndarray, ip: np.ndarray,
+                x: np.ndarray) -> tuple[int, int]:
+    """(base, alt) of a decision of ``kind`` with its features in ``x``, or (-1, -1) where the
+    state is not one."""
+    if kind == KNOCK:
+        if phase != hk.DISCARD:
+            return -1, -1
+        knock = act_row(obs, mask, 0, fp, ip)
+        hold = hold_action(obs, mask, 0, fp, ip) if knock >= KNOCK_BASE else -1
+        if knock >= KNOCK_BASE and 0 <= hold < KNOCK_BASE:
+            gate_features(obs, mask, 0, knock, hold, x)
+            return knock, hold
+        return -1, -1
+    if phase == hk.DISCARD or phase == hk.OVER:
+        return -1, -1
+    base = act_row(obs, mask, 0, fp, ip)
+    alt = draw_alternative(mask, 0, base) if base < DISCARD_BASE else -1
+    if alt < 0:
+        return -1, -1
+    draw_features(obs, mask, 0, base, x)
+    return base, alt
 
-    Writes, for decision ``j`` of deal ``d``: ``feats[d, j]`` (the gate features), ``hold_v[d, j]``
-    (mean points of holding over the ``K`` shuffles, the acting player's), ``hold_se`` (its standard
-    error), ``knock_v`` (points of knocking, the same shuffles), ``player`` (0 team, 1 box); and
-    ``ndec[d]`` (the decisions labelled), ``team_points[d]`` (the team's points of the deal as the
-    state policy played it). ``mean.shape[0] == 0`` means no gate: the heuristic plays."""
+
+@njit(cache=True)
+def _value(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
+           first: int, p: int, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, shuffled: np.ndarray,
+           vals: np.ndarray, S2: np.ndarray, M2: np.ndarray, deck2: np.ndarray, pile2: np.ndarray,
+           mask2: np.ndarray, obs2: np.ndarray) -> tuple[float, float]:
+    """(mean, standard error) of player ``p``'s points after ``first`` over the shuffles."""
+    K = shuffled.shape[0]
+    tot = 0.0
+    for r in range(K):
+        _copy(S, M, deck, pile, mask, S2, M2, deck2, pile2, mask2)
+        deck2[0, :] = shuffled[r, :]
+        vals[r] = _finish(S2, M2, deck2, pile2, mask2, R, first, p, fp, ip, kg, dg, obs2)
+        tot += vals[r]
+    m = tot / K
+    var = 0.0
+    for r in range(K):
+        var += (vals[r] - m) ** 2
+    return m, (np.sqrt(var / (K - 1) / K) if K > 1 else 0.0)
+
+
+@njit(cache=True, parallel=True)
+def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: float, R: np.ndarray,
+                fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, feats: np.ndarray, alt_v: np.ndarray,
+                alt_se: np.ndarray, base_v: np.ndarray, player: np.ndarray, ndec: np.ndarray,
+                team_points: np.ndarray) -> None:
+    """Play deal ``d`` (``decks[d]``) and label its decisions of ``kind`` (each with probability
+    ``rate``, at most ``feats.shape[1]``).
+
+    Writes, for decision ``j`` of deal ``d``: ``feats[d, j]`` (the gate features), ``alt_v[d, j]``
+    (mean points of the alternative over the ``K`` shuffles, the acting player's), ``alt_se`` (its
+    standard error), ``base_v`` (points of the heuristic's choice, the same shuffles), ``player`` (0
+    team, 1 box); and ``ndec[d]`` (the decisions labelled), ``team_points[d]`` (the team's points of
+    the deal as the state policy played it). The state and continuation policy is the gated player of
+    ``kg`` and ``dg`` (an empty ``mean``: no such gate)."""
     n = decks.shape[0]
     max_dec = feats.shape[1]
     for d in prange(n):
@@ -88,7 +142,7 @@ def label_deals(decks: np.ndarray, seeds: np.ndarray, K: int, R: np.ndarray, fp:
         mask2 = np.zeros((1, NUM_ACTIONS), np.int8)
         obs = np.zeros((1, hk.OBS_SIZE), np.float32)
         obs2 = np.zeros((1, hk.OBS_SIZE), np.float32)
-        x = np.zeros(NUM_GATE_FEATURES, np.float64)
+        x = np.zeros(feats.shape[2], np.float64)
         shuffled = np.zeros((K, NUM_CARDS), np.int8)
         vals = np.zeros(K, np.float64)
         one = np.zeros(1, np.int64)
@@ -102,35 +156,24 @@ def label_deals(decks: np.ndarray, seeds: np.ndarray, K: int, R: np.ndarray, fp:
         j = 0
         while S[0, hk.PHASE] != hk.OVER:
             hk.observe_rows(one, who, S, M, pile, R, obs)
-            a = gated_act_row(obs, mask, 0, fp, ip, mean, scale, W1, b1, w2, b2, threshold, min_dw)
-            if j < max_dec and S[0, hk.PHASE] == hk.DISCARD:
-                knock = act_row(obs, mask, 0, fp, ip)
-                hold = hold_action(obs, mask, 0, fp, ip) if knock >= KNOCK_BASE else -1
-                if knock >= KNOCK_BASE and 0 <= hold < KNOCK_BASE:
+            a = gates_act_row(obs, mask, 0, fp, ip, kg, dg)
+            if j < max_dec:
+                base, alt = _candidates(kind, obs, mask, S[0, hk.PHASE], fp, ip, x)
+                if base >= 0 and (rate >= 1.0 or np.random.random() < rate):
                     p = S[0, hk.PLAYER]
-                    gate_features(obs, mask, 0, knock, hold, x)
                     feats[d, j, :] = x
                     pos = S[0, hk.POS]
                     for r in range(K):
                         shuffled[r, :] = deck[0, :]
                         np.random.shuffle(shuffled[r, pos:])
-                    tot = 0.0
-                    for r in range(K):
+                    alt_v[d, j], alt_se[d, j] = _value(S, M, deck, pile, mask, R, alt, p, fp, ip, kg, dg, shuffled,
+                                                       vals, S2, M2, deck2, pile2, mask2, obs2)
+                    if base >= KNOCK_BASE:  # a knock ends the hand at once: the same under every shuffle
                         _copy(S, M, deck, pile, mask, S2, M2, deck2, pile2, mask2)
-                        deck2[0, :] = shuffled[r, :]
-                        vals[r] = _finish(S2, M2, deck2, pile2, mask2, R, hold, p, fp, ip, mean, scale, W1, b1, w2,
-                                          b2, threshold, min_dw, obs2)
-                        tot += vals[r]
-                    m = tot / K
-                    var = 0.0
-                    for r in range(K):
-                        var += (vals[r] - m) ** 2
-                    hold_v[d, j] = m
-                    hold_se[d, j] = np.sqrt(var / (K - 1) / K) if K > 1 else 0.0
-                    # a knock ends the hand at once: its value is the same under every shuffle
-                    _copy(S, M, deck, pile, mask, S2, M2, deck2, pile2, mask2)
-                    knock_v[d, j] = _finish(S2, M2, deck2, pile2, mask2, R, knock, p, fp, ip, mean, scale, W1,
-                                            b1, w2, b2, threshold, min_dw, obs2)
+                        base_v[d, j] = _finish(S2, M2, deck2, pile2, mask2, R, base, p, fp, ip, kg, dg, obs2)
+                    else:
+                        base_v[d, j] = _value(S, M, deck, pile, mask, R, base, p, fp, ip, kg, dg, shuffled, vals, S2,
+                                              M2, deck2, pile2, mask2, obs2)[0]
                     player[d, j] = p
                     j += 1
             act[0] = a

@@ -6,8 +6,9 @@
 | ``"heuristic"``          | :class:`HeuristicPolicy` (config keywords)                   |
 | ``"search"``             | :class:`~gin3_env.policies.search.SearchPolicy` (``seed=``, ``rules=``, option keywords) |
 | ``"search:k=v,..."``     | the same with options, e.g. ``"search:samples=16,time_budget=none"`` |
-| ``"trained"``            | the heuristic with its learned knock gate, ``gin3_env/models/knock_gate.json`` |
+| ``"trained"``            | the heuristic with its learned knock and draw gates, ``gin3_env/models/knock_gate.json`` |
 | ``"ppo"``                | the MaskablePPO model shipped as ``gin3_env/models/ppo.zip`` |
+| a path to a ``.json``    | a gate model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
 | ``"rllib:PATH"``         | a ``gin3 train --backend rllib`` checkpoint folder (torch only) |
 | an object with ``act()`` | returned as is                                               |
@@ -74,8 +75,9 @@ def policy_spec_help() -> str:
     """The policy specs every command accepts, in one line (their ``--help`` uses it)."""
     return (
         "random, heuristic, search (options: search:k=v,...), trained (the heuristic with its learned "
-        "knock gate), ppo (the shipped MaskablePPO model), "
-        f"{RLLIB_PREFIX}PATH (an RLlib checkpoint folder) or the path of a saved model .zip"
+        "knock and draw gates), ppo (the shipped MaskablePPO model), "
+        f"{RLLIB_PREFIX}PATH (an RLlib checkpoint folder), the path of a gate model file .json "
+        "or the path of a saved model .zip"
     )
 
 
@@ -249,12 +251,14 @@ def load_policy(spec: Any, **kwargs: Any) -> Any:
 
         options = parse_options(text[len("search:") :]) if text.startswith("search:") else {}
         return SearchPolicy(**{**options, **kwargs})
-    if text == "trained":
+    if text == "trained" or text.endswith(".json"):
         from .gated import GatedPolicy, load_gate  # imports the compiled core (numba)
 
         if kwargs:
-            raise ValueError(f"the trained player takes no options, got {sorted(kwargs)}")
-        return GatedPolicy(load_gate(GATE_MODEL), name="trained")
+            raise ValueError(f"a gated player ({text}) takes no options, got {sorted(kwargs)}")
+        if text == "trained":
+            return GatedPolicy(load_gate(GATE_MODEL), name="trained")
+        return GatedPolicy(load_gate(text), name=Path(text).stem)
     if text == "ppo":
         if not PPO_MODEL.is_file():
             raise FileNotFoundError(

@@ -33,10 +33,10 @@ def check_policy_spec(spec: str) -> None:
 
         parse_options(spec[len("search:") :])
         return
-    if spec == "trained":
+    if spec == "trained" or spec.endswith(".json"):
         from .gated import load_gate
 
-        load_gate(GATE_MODEL)
+        load_gate(GATE_MODEL if spec == "trained" else spec)
         return
     if spec == "ppo":
         check_model_file(PPO_MODEL, "shipped model file", weights=False)

@@ -84,7 +84,7 @@ class HeuristicBatch:
 
 
 class GatedBatch:
-    """A :class:`~gin3_env.policies.gated.GatedPolicy` on every row (the heuristic with its knock gate), compiled."""
+    """A :class:`~gin3_env.policies.gated.GatedPolicy` on every row (the heuristic with its gates), compiled."""
 
     def __init__(self, policy: GatedPolicy) -> None:
         self.policy = policy

@@ -1,13 +1,16 @@
-"""Fitting the knock gate: ridge and a small MLP on the labels, k-fold by deal, the threshold by
+"""Fitting a gate: ridge and a small MLP on the labels, k-fold by deal, the threshold by
 cross-validated gain.
 
-Both models predict ``D`` (value of holding minus value of knocking, points) from the gate
-features of decisions with at least ``min_deadwood`` knock deadwood. Out-of-fold predictions
-(folds by deal, so a deal's decisions never sit on both sides) give each model's
-cross-validated gain at each threshold ``t``: the mean of ``D`` over the decisions where the
-prediction exceeds ``t`` (holding there, knocking elsewhere), per labelled decision. The
-threshold and the model kind with the highest gain are chosen here, from the labels alone,
-and the gate refitted on all labels; nothing about play enters the choice.
+Both models predict ``D`` (value of the gate's alternative minus value of the heuristic's
+choice, points) from the gate features: for the knock gate (:func:`fit_gate`) holding against
+knocking, on decisions with at least ``min_deadwood`` knock deadwood; for the draw gate
+(:func:`fit_draw_gate`) the other move of a take-or-not choice against the heuristic's (by
+default only where the heuristic would not take the face-up card: taking it is the alternative).
+Out-of-fold predictions (folds by deal, so a deal's decisions never sit on both sides) give each
+model's cross-validated gain at each threshold ``t``: the mean of ``D`` over the decisions where
+the prediction exceeds ``t`` (switching there, the heuristic's choice elsewhere), per labelled
+decision. The threshold and the model kind with the highest gain are chosen here, from the
+labels alone, and the gate refitted on all labels; nothing about play enters the choice.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ...kernels.gate_kernels import GATE_FEATURES
-from ...policies.gated import KnockGate
+from ...kernels.gate_kernels import DRAW_FEATURES, GATE_FEATURES
+from ...policies.gated import DrawGate, KnockGate
 
-__all__ = ["FitReport", "fit_gate"]
+__all__ = ["FitReport", "fit_draw_gate", "fit_gate"]
 
 F_DW = GATE_FEATURES.index("knock_deadwood")
+F_TAKES = DRAW_FEATURES.index("heuristic_takes")
 THRESHOLDS = np.round(np.arange(-1.0, 4.01, 0.1), 2)
 
 
@@ -99,7 +103,7 @@ class FitReport:
     deals: int
     mean_D: float
     oracle_gain: float  # mean max(D, 0): a gate that knew the deal
-    kinds: dict[str, dict[str, Any]]  # per model kind: best threshold, its gain, hold rate, r
+    kinds: dict[str, dict[str, Any]]  # per model kind: best threshold, its gain, switch ("hold") rate, r
     chosen: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -126,15 +130,9 @@ def cv_gain(D: np.ndarray, pred: np.ndarray, deal: np.ndarray, folds: int) -> tu
     return t, float(gains[k]), float(per.std() / np.sqrt(len(per))), float((pred > t).mean())
 
 
-def fit_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "mlp"), folds: int = 5,
-             min_deadwood: int = 1, options: dict[str, Any] | None = None,
-             progress: Callable[[str], None] | None = None) -> tuple[KnockGate, FitReport]:
-    """The gate of the kind with the best cross-validated gain, refitted on all the labels."""
-    options = dict(options or {})
-    say = progress or (lambda s: None)
-    X, D, deal = labels["feats"], labels["D"], labels["deal"]
-    keep = np.isfinite(D) & np.isfinite(X).all(axis=1) & (X[:, F_DW] >= min_deadwood)
-    X, D, deal = X[keep], D[keep], deal[keep]
+def _fit_scorer(X: np.ndarray, D: np.ndarray, deal: np.ndarray, kinds: tuple[str, ...], folds: int,
+                options: dict[str, Any], say: Callable[[str], None], what: str) -> tuple[dict[str, Any], FitReport]:
+    """The model of the kind with the best cross-validated gain, refitted on all of ``X``, and the report."""
     if len(D) < 10 * folds:
         raise ValueError(f"only {len(D)} labelled decisions: too few to fit a gate with {folds} folds")
     fold = (deal * 2654435761 % 2**32) % folds
@@ -146,16 +144,46 @@ def fit_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "
         for f in range(folds):
             tr, te = fold != f, fold == f
             pred[te] = predict(_fit(kind, X[tr], D[tr], options), X[te])
-            say(f"gate {kind}: fold {f + 1}/{folds}")
+            say(f"{what} {kind}: fold {f + 1}/{folds}")
         t, gain, se, rate = cv_gain(D, pred, deal, folds)
         r = float(np.corrcoef(pred, D)[0, 1])
         results[kind] = {"threshold": t, "cv_gain": gain, "cv_gain_se": se, "hold_rate": rate, "r": r}
-        say(f"gate {kind}: cv gain {gain:+.3f} +- {1.96 * se:.3f} per decision at threshold {t:+.1f}, "
-            f"holds {100 * rate:.1f}%, r = {r:.3f}")
+        say(f"{what} {kind}: cv gain {gain:+.3f} +- {1.96 * se:.3f} per decision at threshold {t:+.1f}, "
+            f"switches {100 * rate:.1f}%, r = {r:.3f}")
     chosen = max(results, key=lambda k: results[k]["cv_gain"])
     model = _fit(chosen, X, D, options)
     report = FitReport(decisions=len(D), deals=len(np.unique(deal)), mean_D=float(D.mean()),
                        oracle_gain=float(np.maximum(D, 0).mean()), kinds=results, chosen=chosen)
-    gate = KnockGate(**model, threshold=results[chosen]["threshold"], min_deadwood=min_deadwood,
-                     provenance={"fit": report.to_dict(), "options": options})
+    return {**model, "threshold": results[chosen]["threshold"]}, report
+
+
+def _finite(labels: dict[str, np.ndarray]) -> np.ndarray:
+    return np.isfinite(labels["D"]) & np.isfinite(labels["feats"]).all(axis=1)
+
+
+def fit_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "mlp"), folds: int = 5,
+             min_deadwood: int = 1, options: dict[str, Any] | None = None,
+             progress: Callable[[str], None] | None = None) -> tuple[KnockGate, FitReport]:
+    """The knock gate of the kind with the best cross-validated gain, refitted on all the labels."""
+    options = dict(options or {})
+    X, D, deal = labels["feats"], labels["D"], labels["deal"]
+    keep = _finite(labels) & (X[:, F_DW] >= min_deadwood)
+    model, report = _fit_scorer(X[keep], D[keep], deal[keep], kinds, folds, options, progress or (lambda s: None),
+                                "gate")
+    gate = KnockGate(**model, min_deadwood=min_deadwood, provenance={"fit": report.to_dict(), "options": options})
     return gate, report
+
+
+def fit_draw_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "mlp"), folds: int = 5,
+                  options: dict[str, Any] | None = None, progress: Callable[[str], None] | None = None,
+                  only_take: bool = True) -> tuple[DrawGate, FitReport]:
+    """The draw gate of the kind with the best cross-validated gain, refitted on all the labels (with
+    ``only_take``, on the decisions where the heuristic does not take the face-up card: the gate's
+    alternative there is always to take it). The report's gains are per decision fitted."""
+    options = dict(options or {})
+    keep = _finite(labels)
+    if only_take:
+        keep &= labels["feats"][:, F_TAKES] == 0
+    model, report = _fit_scorer(labels["feats"][keep], labels["D"][keep], labels["deal"][keep], kinds, folds,
+                                options, progress or (lambda s: None), "draw gate")
+    return DrawGate(**model, only_take=only_take, provenance={"fit": report.to_dict(), "options": options}), report

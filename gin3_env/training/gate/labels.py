@@ -1,12 +1,15 @@
-"""A label run of the knock gate: shards of labelled decisions on disk, resumable.
+"""A label run of a gate: shards of labelled decisions on disk, resumable.
 
 Chunk ``c`` of a run plays the deals ``default_rng([seed, c]).permuted(...)`` (``chunk``
 deals, one deck each) through :func:`gin3_env.kernels.knock_labels.label_deals` and writes
-``labels_{c:05d}.npz`` atomically: ``feats`` (decisions, features), ``D`` (value of holding
-minus value of knocking, the acting player's points), ``hold_v``, ``hold_se``, ``knock_v``,
-``player``, ``deal`` (the deal's global number, ``c * chunk + i``), and the run's settings. A
-run that stops resumes at the first chunk without a shard; a shard written with other
-settings is refused (one error naming the file and the setting).
+``labels_{c:05d}.npz`` atomically: ``feats`` (decisions, features), ``D`` (value of the gate's
+alternative minus value of the heuristic's choice, the acting player's points), the two values
+and the alternative's standard error (knock decisions: ``hold_v``, ``hold_se``, ``knock_v``; draw
+decisions: ``alt_v``, ``alt_se``, ``base_v``), ``player``, ``deal`` (the deal's global number,
+``c * chunk + i``), and the run's settings. ``decision`` is ``"knock"`` (where the heuristic would
+knock: knock or hold) or ``"draw"`` (each choice between taking the face-up card and not, each
+labelled with probability ``rate``). A run that stops resumes at the first chunk without a shard;
+a shard written with other settings is refused (one error naming the file and the setting).
 """
 
 from __future__ import annotations
@@ -23,15 +26,32 @@ import numpy as np
 
 from ...engine.rules import Rules
 from ...files import atomic_output
-from ...kernels.gate_kernels import GATE_FEATURES, NUM_GATE_FEATURES
+from ...kernels.gate_kernels import DRAW_FEATURES, GATE_FEATURES
 from ...kernels.hands import rules_vector
 from ...kernels.heuristic_params import heuristic_config, heuristic_params
-from ...kernels.knock_labels import label_deals
+from ...kernels.knock_labels import DRAW, KNOCK, label_deals
 from ...policies.gated import KnockGate, no_gate_arrays
 
-__all__ = ["LabelRun", "load_labels", "run_labels"]
+__all__ = ["DECISIONS", "LabelRun", "load_labels", "run_labels"]
 
-MAX_DECISIONS = 8  # knock decisions labelled per deal at most
+
+@dataclass(frozen=True)
+class Decision:
+    """What a label run labels: the kernel's kind, the features, the names of the values in a shard
+    (alternative, its standard error, the heuristic's choice), the most decisions per deal and the
+    moves played out ``K`` times per decision (a knock is played once)."""
+
+    kind: int
+    features: tuple[str, ...]
+    values: tuple[str, str, str]
+    max_decisions: int
+    played_out: int
+
+
+DECISIONS = {
+    "knock": Decision(KNOCK, GATE_FEATURES, ("hold_v", "hold_se", "knock_v"), 8, 1),
+    "draw": Decision(DRAW, DRAW_FEATURES, ("alt_v", "alt_se", "base_v"), 16, 2),
+}
 
 
 @dataclass(frozen=True)
@@ -43,6 +63,8 @@ class LabelRun:
     chunk: int = 500
     shuffles: int = 64
     gate: str = ""  # the model file of the gated state/continuation policy, "" for the heuristic
+    decision: str = "knock"  # the decisions labelled: "knock" or "draw" (see the module doc)
+    rate: float = 1.0  # each decision is labelled with this probability
 
     def __post_init__(self) -> None:
         for name in ("seed", "deals", "chunk", "shuffles"):
@@ -51,14 +73,21 @@ class LabelRun:
                 raise ValueError(f"label run {name} must be an int >= {0 if name == 'seed' else 1}, got {v!r}")
         if self.shuffles < 2:
             raise ValueError(f"label run shuffles must be at least 2, got {self.shuffles}")
+        if self.decision not in DECISIONS:
+            raise ValueError(f"label run decision must be one of {sorted(DECISIONS)}, got {self.decision!r}")
+        if isinstance(self.rate, bool) or not isinstance(self.rate, int | float) or not 0 < self.rate <= 1:
+            raise ValueError(f"label run rate must be a number in (0, 1], got {self.rate!r}")
 
     @property
     def chunks(self) -> int:
         return -(-self.deals // self.chunk)
 
     def key(self) -> dict[str, Any]:
-        return {"seed": self.seed, "chunk": self.chunk, "shuffles": self.shuffles, "gate": self.gate,
-                "features": list(GATE_FEATURES)}
+        key = {"seed": self.seed, "chunk": self.chunk, "shuffles": self.shuffles, "gate": self.gate,
+               "features": list(DECISIONS[self.decision].features)}
+        if self.decision != "knock":  # a knock run's key is the one its shards have always had
+            key.update(decision=self.decision, rate=float(self.rate))
+        return key
 
 
 def _decks(seed: int, c: int, n: int) -> np.ndarray:
@@ -74,21 +103,23 @@ def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | No
     decks = _decks(run.seed, c, n)
     seeds = np.random.default_rng([run.seed, c, 1]).integers(0, 2**31 - 1, size=n).astype(np.int64)
     fp, ip = heuristic_params(heuristic_config(gate.heuristic if gate is not None else None))
-    arrays = gate.arrays() if gate is not None else no_gate_arrays()
-    feats = np.full((n, MAX_DECISIONS, NUM_GATE_FEATURES), np.nan)
-    hold_v = np.zeros((n, MAX_DECISIONS))
-    hold_se = np.zeros((n, MAX_DECISIONS))
-    knock_v = np.zeros((n, MAX_DECISIONS))
-    player = np.zeros((n, MAX_DECISIONS), np.int64)
+    kg = gate.arrays() if gate is not None else no_gate_arrays()
+    dg = gate.draw_arrays() if gate is not None else no_gate_arrays()
+    what = DECISIONS[run.decision]
+    m = what.max_decisions
+    feats = np.full((n, m, len(what.features)), np.nan)
+    alt_v, alt_se, base_v = np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, m))
+    player = np.zeros((n, m), np.int64)
     ndec = np.zeros(n, np.int64)
     team = np.zeros(n, np.float64)
-    label_deals(decks, seeds, run.shuffles, rules_vector(rules), fp, ip, *arrays, feats, hold_v, hold_se, knock_v,
-                player, ndec, team)
-    take = np.arange(MAX_DECISIONS)[None, :] < ndec[:, None]
+    label_deals(what.kind, decks, seeds, run.shuffles, float(run.rate), rules_vector(rules), fp, ip, kg, dg, feats,
+                alt_v, alt_se, base_v, player, ndec, team)
+    take = np.arange(m)[None, :] < ndec[:, None]
     deal = np.broadcast_to((c * run.chunk + np.arange(n))[:, None], take.shape)
+    a, se, b = what.values
     return {
-        "feats": feats[take], "hold_v": hold_v[take], "hold_se": hold_se[take], "knock_v": knock_v[take],
-        "D": (hold_v - knock_v)[take], "player": player[take], "deal": deal[take], "team_points": team,
+        "feats": feats[take], a: alt_v[take], se: alt_se[take], b: base_v[take],
+        "D": (alt_v - base_v)[take], "player": player[take], "deal": deal[take], "team_points": team,
     }
 
 
@@ -128,7 +159,7 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | 
             np.savez(f, **content)
         n = len(arrays["D"])
         say(f"labels chunk {c + 1}/{run.chunks}: {n} decisions in {dt:.1f}s ({n / dt:.1f} decisions/s, "
-            f"{n * run.shuffles / dt:.0f} continuations/s)")
+            f"{n * run.shuffles * DECISIONS[run.decision].played_out / dt:.0f} continuations/s)")
     return paths
 
 
@@ -137,8 +168,9 @@ def load_labels(paths: list[Path]) -> dict[str, np.ndarray]:
     parts: dict[str, list[np.ndarray]] = {}
     for p in paths:
         with np.load(p, allow_pickle=False) as z:
-            for k in ("feats", "D", "hold_v", "hold_se", "knock_v", "player", "deal"):
-                parts.setdefault(k, []).append(z[k])
+            for k in z.files:
+                if k not in ("run", "team_points"):
+                    parts.setdefault(k, []).append(z[k])
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 

@@ -8,7 +8,11 @@ Round 0 labels the knock decisions of heuristic-vs-heuristic deals on the true d
 player of the round before, with that gate also in the continuations, so the labels follow
 the improved player, and fits again (``OUT/gate_rN.json``). The last round's gate is written
 as ``OUT/gate.json`` (the model file :func:`gin3_env.policies.gated.load_gate` reads), with
-the config, each round's label run and fit in its ``provenance``. A stopped run started again
+the config, each round's label run and fit in its ``provenance``. With ``draw_deals`` above zero,
+a draw gate follows: the take-or-not choices of deals played by that gated player (each labelled
+with probability ``draw_rate``, the gated player in the continuations; shards under
+``OUT/labels_draw/``) are labelled and fitted the same way, and the model file carries both
+gates (``OUT/gate_draw.json``, then ``OUT/gate.json``). A stopped run started again
 with the same ``--out`` resumes: finished shards and fitted rounds are kept (a shard written
 with other settings is refused).
 """
@@ -28,7 +32,7 @@ from ...argparsing import OneLineErrorParser
 from ...policies.gated import KnockGate, load_gate
 from ..options import add_option_flags, option, option_overrides
 from ..sb3.config import read_config
-from .fit import fit_gate
+from .fit import fit_draw_gate, fit_gate
 from .labels import LabelRun, load_labels, run_labels
 
 __all__ = ["GateConfig", "main", "train_gate"]
@@ -48,13 +52,27 @@ class GateConfig:
     ridge_lambda: float = option(1.0, "ridge penalty on the standardised weights")
     hidden: int = option(32, "hidden units of the MLP")
     epochs: int = option(10, "MLP training epochs")
+    draw_deals: int = option(0, "deals labelled for the draw gate (take the face-up card or not); 0: no draw gate")
+    draw_seed: int = option(2000, "seed of the draw gate's label run")
+    draw_rate: float = option(0.25, "share of the take-or-not choices labelled")
+    draw_shuffles: int = option(64, "continuations per draw decision (the same for both moves)")
+    draw_only_take: bool = option(True, "the draw gate acts only where the heuristic would not take the face-up card")
 
     def __post_init__(self) -> None:
+        if isinstance(self.draw_rate, bool) or not isinstance(self.draw_rate, int | float) or not (
+                0 < self.draw_rate <= 1):
+            raise ValueError(f"train-gate draw_rate must be a number in (0, 1], got {self.draw_rate!r}")
+        if not isinstance(self.draw_only_take, bool):
+            raise ValueError(f"train-gate draw_only_take must be true or false, got {self.draw_only_take!r}")
+        for name in ("draw_shuffles",):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 2:
+                raise ValueError(f"train-gate {name} must be an int >= 2, got {v!r}")
         for name in ("deals", "round_deals", "chunk", "shuffles", "folds"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"train-gate {name} must be an int >= 1, got {v!r}")
-        for name in ("seed", "rounds", "min_deadwood", "hidden", "epochs"):
+        for name in ("seed", "rounds", "min_deadwood", "hidden", "epochs", "draw_deals", "draw_seed"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"train-gate {name} must be an int >= 0, got {v!r}")
@@ -66,6 +84,24 @@ class GateConfig:
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return float(f"{value:.10g}")
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
+def _weights_digest(gate: KnockGate) -> str:
+    """A digest of what the gated player plays by (weights, threshold, features, base player), not of
+    the file's provenance, the numbers to 10 significant digits: a rebuild of the same gate has the
+    same digest (the MLP's fit repeats to about 1e-15, not always to the last bit: numpy's BLAS)."""
+    data = {k: v for k, v in gate.to_dict().items() if k not in ("provenance", "draw_gate")}
+    return hashlib.sha256(json.dumps(_rounded(data), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
@@ -102,12 +138,44 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
         rounds.append(info)
         gate = new
     assert gate is not None
-    gate.provenance = {"method": "the heuristic with a knock gate fitted on labels on the true deal "
-                                 "(gin3 train-gate)", "config": asdict(cfg), "rounds": rounds}
+    method = "the heuristic with a knock gate fitted on labels on the true deal (gin3 train-gate)"
+    if cfg.draw_deals:
+        gate = _draw_gate(cfg, folder, gate, _weights_digest(gate), options, say)
+        method = ("the heuristic with a knock gate and a draw gate fitted on labels on the true deal "
+                  "(gin3 train-gate)")
+    gate.provenance = {"method": method, "config": asdict(cfg), "rounds": rounds}
     final = folder / "gate.json"
     gate.save(final)
     say(f"model file: {final}")
     return final
+
+
+def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, options: dict[str, Any],
+               say: Any) -> KnockGate:
+    """``gate`` with a draw gate fitted on the take-or-not choices of its own play (resumed from
+    ``OUT/gate_draw.json`` where that exists). The shards are keyed by the digest of the gate's
+    weights, so shards labelled with the same knock gate are accepted whichever run fitted it."""
+    path = folder / "gate_draw.json"
+    if path.exists():
+        say(f"draw gate: {path} already fitted")
+        return load_gate(path)
+    run = LabelRun(seed=cfg.draw_seed, deals=cfg.draw_deals, chunk=cfg.chunk, shuffles=cfg.draw_shuffles,
+                   gate=digest, decision="draw", rate=cfg.draw_rate)
+    say(f"draw gate: labelling {run.deals} deals x {run.shuffles} shuffles (the gated player, "
+        f"{100 * run.rate:g}% of its take-or-not choices)")
+    t0 = time.perf_counter()
+    labels = load_labels(run_labels(folder / "labels_draw", run, gate, progress=say))
+    t_labels = time.perf_counter() - t0
+    draw, report = fit_draw_gate(labels, tuple(cfg.kinds), cfg.folds, options, progress=say,
+                                 only_take=cfg.draw_only_take)
+    draw.provenance = {"labels": asdict(run), "decisions": len(labels["D"]),
+                       "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
+    out = KnockGate(gate.mean, gate.scale, gate.W1, gate.b1, gate.w2, gate.b2, gate.threshold, gate.min_deadwood,
+                    gate.heuristic, dict(gate.provenance), draw=draw)
+    out.save(path)
+    say(f"draw gate: {report.chosen}, threshold {draw.threshold:+.1f}, cv gain "
+        f"{report.kinds[report.chosen]['cv_gain']:+.3f} per decision -> {path}")
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
