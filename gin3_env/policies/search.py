@@ -15,6 +15,14 @@ At each decision with more than one sensible move the policy
    mean gain is more than ``margin_z`` standard errors above zero (at small budgets the
    noise of a few playouts would otherwise override a good default).
 
+With ``rollout_gate`` (``"trained"``: the shipped knock gate, ``gin3_env/models/knock_gate.json``;
+or a gate file's path, read as data by :func:`~gin3_env.policies.gated.load_gate`) the blueprint
+is the gated player instead of the heuristic: the playouts play it for both players (the gate
+compiled into the playout kernel), and the default move of step 4 is its move (the heuristic's
+best plain discard where the heuristic would knock and the gate says hold), so with a margin no
+gain passes the search plays exactly the ``trained`` player. The heuristic's own move stays
+among the candidates.
+
 Candidates: both moves of a take/pass choice at the opening; both moves of a take/draw
 choice only with ``search_draws=True`` (off by default: measured against the true state, the
 search's take/draw overrides lost 1.6 points each, probably because the belief leaves cards the
@@ -29,7 +37,8 @@ Knobs (:class:`SearchConfig`): ``samples`` (at most this many states per decisio
 ``margin_z``, ``search_draws``, ``search_discards`` (``False``: search the discard phase
 only where a knock is legal, i.e. whether and how to knock), ``belief`` (a
 :class:`~gin3_env.policies.belief.BeliefConfig` or ``None``), ``rollout`` (the playout
-:class:`~gin3_env.policies.HeuristicConfig`). With
+:class:`~gin3_env.policies.HeuristicConfig`), ``rollout_gate`` (``None``, ``"trained"`` or a
+gate file: the gated blueprint above; spec ``search:rollout_gate=trained,belief=mcmc``). With
 ``time_budget=None`` the policy is deterministic for a ``seed``: the same observations in
 the same order give the same moves. With a time budget the number of samples depends on
 the machine's speed.
@@ -48,7 +57,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,10 +68,25 @@ from ..engine.rules import Rules
 from ..engine.view import PlayerView
 from ..kernels.heuristic_params import HeuristicConfig
 from ..observation.decoding import check_observation, decode, mask_actions
+from ..observation.layout import OBS_SIZE
 from .belief import BeliefConfig, HandTracker
 from .heuristic import HeuristicPolicy
 
-__all__ = ["SearchConfig", "SearchPolicy"]
+if TYPE_CHECKING:
+    from .gated import GatedPolicy, KnockGate
+
+__all__ = ["SearchConfig", "SearchPolicy", "load_rollout_gate"]
+
+
+def load_rollout_gate(name: str | None) -> KnockGate | None:
+    """The knock gate ``rollout_gate`` names: ``"trained"`` the shipped one, else a gate file read as data
+    (:func:`~gin3_env.policies.gated.load_gate`; imports the compiled core)."""
+    if name is None:
+        return None
+    from .gated import load_gate
+    from .loading import GATE_MODEL
+
+    return load_gate(GATE_MODEL if name == SHIPPED_GATE else name)
 
 
 @dataclass(frozen=True)
@@ -78,8 +103,13 @@ class SearchConfig:
     search_discards: bool = True  # False: in the discard phase, search only when a knock is legal
     belief: BeliefConfig | None = field(default_factory=BeliefConfig)
     rollout: HeuristicConfig = field(default_factory=HeuristicConfig)
+    # a knock gate for the playouts and the default move: "trained" (the shipped gate), a gate file's path, or None
+    rollout_gate: str | None = None
 
     def __post_init__(self) -> None:
+        if self.rollout_gate is not None and (not isinstance(self.rollout_gate, str) or not self.rollout_gate):
+            raise ValueError(f"search option rollout_gate must be 'trained', a gate file's path or None, "
+                             f"got {self.rollout_gate!r}")
         for name in ("samples", "min_samples", "batch", "max_candidates"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -95,6 +125,7 @@ class SearchConfig:
 # the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
 # cards' correlations) instead of the default refresh from the card marginals; ``mcmc`` resamples by weight
 # and moves each particle by Metropolis-Hastings swaps of whole hands scored on the opponent's whole history
+SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped knock gate (gin3_env/models/knock_gate.json)
 MCMC_BELIEF = BeliefConfig(n_particles=256, refresh=False, mcmc_steps=4)
 BELIEFS: dict[str, BeliefConfig | None] = {
     "uniform": None, "particles": BeliefConfig(), "joint": BeliefConfig(refresh=False, jitter=1), "mcmc": MCMC_BELIEF,
@@ -125,6 +156,14 @@ def parse_options(text: str) -> dict[str, Any]:
             out[key] = value.lower() in ("true", "1")
         elif key == "rollout":
             raise ValueError("search option rollout is set in code (a HeuristicConfig), not in a spec")
+        elif key == "rollout_gate":
+            if value.lower() == "none":
+                out[key] = None
+            elif value == SHIPPED_GATE or Path(value).is_file():
+                out[key] = value
+            else:
+                raise ValueError(f"search option rollout_gate must be {SHIPPED_GATE!r} (the shipped knock gate), "
+                                 f"none or a gate file's path; {value!r} is none of these")
         else:
             try:
                 out[key] = int(value)
@@ -150,7 +189,13 @@ class SearchPolicy:
         self.rules = rules or Rules()
         self.rng = np.random.default_rng(seed)
         self.heuristic = HeuristicPolicy(knock_limit=self.rules.knock_limit)
-        self.rollouts = Rollouts(self.rules, config.rollout)
+        self.gate = load_rollout_gate(config.rollout_gate)
+        self.gated: GatedPolicy | None = None
+        if self.gate is not None:
+            from .gated import GatedPolicy
+
+            self.gated = GatedPolicy(self.gate)
+        self.rollouts = Rollouts(self.rules, config.rollout, self.gate)
         self._trackers: dict[int, HandTracker] = {}
         self.name = "search" if config.belief is not None else "search-uniform"
         self.decision_seconds: list[float] = []  # wall time of each searched decision
@@ -177,8 +222,10 @@ class SearchPolicy:
         if self.config.belief is None:  # uniform: a fresh uniform draw each decision
             tracker.belief.start(view.unseen, view.opponent_hidden)
         legal = mask_actions(mask)
-        default = self.heuristic.choose(view, legal)
-        candidates = self._candidates(view, legal, default)
+        heuristic = default = self.heuristic.choose(view, legal)
+        if self.gated is not None and default >= KNOCK_BASE:  # the gate acts only where the heuristic knocks
+            default = int(self.gated.act_batch(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
+        candidates = self._candidates(view, legal, default, heuristic)
         if len(candidates) < 2:
             action = default
             self.last_stats = {"searched": False}
@@ -189,7 +236,7 @@ class SearchPolicy:
         return action
 
     # ------------------------------------------------------------ search
-    def _candidates(self, view: PlayerView, legal: list[int], default: int) -> list[int]:
+    def _candidates(self, view: PlayerView, legal: list[int], default: int, heuristic: int) -> list[int]:
         phase = view.phase
         if len(legal) < 2:
             return legal
@@ -200,7 +247,7 @@ class SearchPolicy:
         knocks = [a - KNOCK_BASE for a in legal if a >= KNOCK_BASE]
         if not knocks and not self.config.search_discards:
             return [default]
-        cands = {default}
+        cands = {default, heuristic}
         discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < KNOCK_BASE]
         scores = self.heuristic.discard_scores(view.hand, discards, view)
         ranked = sorted(discards, key=lambda c: (scores[c], c))
