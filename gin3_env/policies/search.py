@@ -199,6 +199,7 @@ class SearchPolicy:
         self._trackers: dict[int, HandTracker] = {}
         self.name = "search" if config.belief is not None else "search-uniform"
         self.decision_seconds: list[float] = []  # wall time of each searched decision
+        self.overrides = 0  # searched decisions where the search left its default move
         self.last_stats: dict[str, Any] = {}
 
     def __repr__(self) -> str:
@@ -284,6 +285,7 @@ class SearchPolicy:
             se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
             if diff.mean() > cfg.margin_z * se:
                 choice = candidates[best]
+                self.overrides += 1
         self.last_stats = {
             "searched": True,
             "samples": len(values),
