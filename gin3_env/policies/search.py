@@ -33,7 +33,10 @@ are not searched.
 
 Knobs (:class:`SearchConfig`): ``samples`` (at most this many states per decision),
 ``min_samples``, ``batch`` (states per playout call, between time checks), ``time_budget``
-(seconds per searched decision; ``None``: always ``samples``), ``max_candidates``,
+(seconds per searched decision, counted from the observation's arrival, the belief's update
+included; ``None``: always ``samples``. The search stops before a batch that would end past the
+budget, at the mean time of its batches so far, but always plays ``min_samples`` states),
+``max_candidates``,
 ``margin_z``, ``search_draws``, ``search_discards`` (``False``: search the discard phase
 only where a knock is legal, i.e. whether and how to knock), ``belief`` (a
 :class:`~gin3_env.policies.belief.BeliefConfig` or ``None``), ``rollout`` (the playout
@@ -264,7 +267,13 @@ class SearchPolicy:
         k = len(candidates)
         rows: list[np.ndarray] = []
         done = 0
+        batch_start = time.perf_counter()
         while done < cfg.samples:
+            if cfg.time_budget is not None and done >= cfg.min_samples:
+                # stop before a batch that would end past the budget (at the mean time of the batches so far)
+                now = time.perf_counter()
+                if now - start + (now - batch_start) / len(rows) > cfg.time_budget:
+                    break
             n = min(cfg.batch, cfg.samples - done)
             states = tracker.sample_states(n)
             batch_states = [s for s in states for _ in range(k)]
@@ -272,9 +281,6 @@ class SearchPolicy:
             points = self.rollouts.run(batch_states, firsts).reshape(n, k) * sign
             rows.append(points)
             done += n
-            if (cfg.time_budget is not None and done >= cfg.min_samples
-                    and time.perf_counter() - start >= cfg.time_budget):
-                break
         values = np.concatenate(rows)
         means = values.mean(axis=0)
         best = int(np.argmax(means))
