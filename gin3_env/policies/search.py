@@ -53,6 +53,12 @@ The defaults (128 states, no time budget, ``margin_z=2``) are the best measured 
 a median of 60 to 160 ms on the shared 2-core machine (``results/search_strength.json``);
 ``time_budget=0.1`` caps the time instead.
 
+On the gated blueprint (docs/beating_the_heuristic.md, item 11; ``results/search_gated_*.json``), against the
+heuristic over 240 duplicate deals of seed 33001: ``rollout_gate=trained`` +0.57 [-0.42, +1.57],
+``rollout_gate=trained,belief=mcmc`` +1.90 [+0.75, +3.04], the default on the same deals +1.43 [+0.37, +2.48];
+paired, the latter minus the default +0.47 [-0.92, +1.86], so the default stays. Against ``trained`` (150 deals,
+seed 33002): ``rollout_gate=trained`` +2.32 [+0.72, +3.92], with ``belief=mcmc`` +1.00 [-0.59, +2.59].
+
 The compiled core (numba) is imported when the policy is built, not with the package.
 """
 
