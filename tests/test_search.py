@@ -18,7 +18,8 @@ from gin3_env.kernels.heuristic_params import HeuristicConfig
 from gin3_env.kernels.rollout import Rollouts
 from gin3_env.observation.encoding import action_mask, encode
 from gin3_env.policies import HeuristicPolicy, load_policy
-from gin3_env.policies.search import SearchConfig, SearchPolicy, parse_options
+from gin3_env.policies.loading import GATE_MODEL
+from gin3_env.policies.search import SHIPPED_GATE_FILE, SearchConfig, SearchPolicy, parse_options
 
 
 def _mask(cards: list[int]) -> int:
@@ -174,6 +175,7 @@ def test_load_policy_search_and_its_options() -> None:
     assert parse_options("rollout_gate=none") == {"rollout_gate": None}
     policy = load_policy("search:rollout_gate=trained", seed=3)
     assert policy.gate is not None and policy.rollouts.gate is policy.gate
+    assert SHIPPED_GATE_FILE == GATE_MODEL  # "trained" names the same gate file for search as for load_policy
     with pytest.raises(ValueError, match="rollout_gate"):
         parse_options("rollout_gate=no/such/gate.json")
     with pytest.raises(ValueError, match="bad search option"):

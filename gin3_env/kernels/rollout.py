@@ -23,7 +23,7 @@ a playout is the hand the engine would play with ``HeuristicPolicy`` on both sid
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -35,9 +35,6 @@ from . import hand_kernels as hk
 from .gate_kernels import gated_act_row
 from .heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from .jit import njit
-
-if TYPE_CHECKING:
-    from ..policies.gated import KnockGate
 
 __all__ = ["Rollouts", "load_states"]
 
@@ -127,11 +124,12 @@ class Rollouts:
     ``HeuristicConfig(outs_weight=0)`` drops the one-card look-ahead and is several times faster.
     ``gate`` (a :class:`~gin3_env.policies.gated.KnockGate`) makes both players the gated player
     (:func:`.gate_kernels.gated_act_row`, the kernel :class:`~gin3_env.policies.gated.GatedPolicy`
-    plays): its base heuristic is the gate's own (``policy``, if given, must be the same).
+    plays): its base heuristic is the gate's own (``policy``, if given, must be the same). Any object
+    with the gate's ``arrays()`` and ``heuristic`` will do (this layer does not import the policies).
     """
 
     def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None,
-                 gate: KnockGate | None = None) -> None:
+                 gate: Any = None) -> None:
         self.rules = rules or Rules()
         self._R = hk.rules_vector(self.rules)
         if gate is not None and policy is not None and heuristic_config(policy) != gate.heuristic:

@@ -93,9 +93,8 @@ def load_rollout_gate(name: str | None) -> KnockGate | None:
     if name is None:
         return None
     from .gated import load_gate
-    from .loading import GATE_MODEL
 
-    return load_gate(GATE_MODEL if name == SHIPPED_GATE else name)
+    return load_gate(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
 
 
 @dataclass(frozen=True)
@@ -134,7 +133,9 @@ class SearchConfig:
 # the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
 # cards' correlations) instead of the default refresh from the card marginals; ``mcmc`` resamples by weight
 # and moves each particle by Metropolis-Hastings swaps of whole hands scored on the opponent's whole history
-SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped knock gate (gin3_env/models/knock_gate.json)
+SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped knock gate
+# the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports this module)
+SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "knock_gate.json"
 MCMC_BELIEF = BeliefConfig(n_particles=256, refresh=False, mcmc_steps=4)
 BELIEFS: dict[str, BeliefConfig | None] = {
     "uniform": None, "particles": BeliefConfig(), "joint": BeliefConfig(refresh=False, jitter=1), "mcmc": MCMC_BELIEF,
