@@ -130,12 +130,13 @@ class SearchConfig:
             raise ValueError(f"margin_z must be >= 0, got {self.margin_z!r}")
 
 
-# the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
-# cards' correlations) instead of the default refresh from the card marginals; ``mcmc`` resamples by weight
-# and moves each particle by Metropolis-Hastings swaps of whole hands scored on the opponent's whole history
 SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped knock gate
 # the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports this module)
 SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "knock_gate.json"
+
+# the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
+# cards' correlations) instead of the default refresh from the card marginals; ``mcmc`` resamples by weight
+# and moves each particle by Metropolis-Hastings swaps of whole hands scored on the opponent's whole history
 MCMC_BELIEF = BeliefConfig(n_particles=256, refresh=False, mcmc_steps=4)
 BELIEFS: dict[str, BeliefConfig | None] = {
     "uniform": None, "particles": BeliefConfig(), "joint": BeliefConfig(refresh=False, jitter=1), "mcmc": MCMC_BELIEF,
