@@ -194,3 +194,17 @@ def test_search_plays_a_few_evaluated_deals_with_the_seat_baseline() -> None:
     report = evaluate_hands(SearchPolicy(seed=1, samples=8, time_budget=None), HeuristicPolicy(), 3, seed=11,
                             seat_baseline=True)
     assert report.n_hands == 6 and report.seat_adjusted is not None
+
+
+def test_compare_plays_searches_on_the_same_deals_against_an_opponent(tmp_path) -> None:
+    """experiments.search_strength --compare: three searches against ``trained``; the one that never leaves its
+    gated default is ``trained`` itself, so it scores exactly the opponent's own play of each seat."""
+    from experiments.search_strength import compare
+
+    out = tmp_path / "paired.json"
+    row = compare(2, 5, ("samples=8", "samples=8,rollout_gate=trained", "samples=8,rollout_gate=trained,margin_z=1e9"),
+                  out, opponent="trained")
+    assert {"b_minus_a", "c_minus_a", "c_minus_b"} <= set(row) and row["opponent"] == "trained"
+    assert row["per_deal"]["c"]["team_minus_heuristic"] == [0.0, 0.0]
+    assert row["per_deal"]["c"]["box_minus_heuristic"] == [0.0, 0.0]
+    assert row["c"]["overrides"] == 0 and out.exists()

@@ -56,8 +56,11 @@ a median of 60 to 160 ms on the shared 2-core machine (``results/search_strength
 On the gated blueprint (docs/beating_the_heuristic.md, item 11; ``results/search_gated_*.json``), against the
 heuristic over 240 duplicate deals of seed 33001: ``rollout_gate=trained`` +0.57 [-0.42, +1.57],
 ``rollout_gate=trained,belief=mcmc`` +1.90 [+0.75, +3.04], the default on the same deals +1.43 [+0.37, +2.48];
-paired, the latter minus the default +0.47 [-0.92, +1.86], so the default stays. Against ``trained`` (150 deals,
-seed 33002): ``rollout_gate=trained`` +2.32 [+0.72, +3.92], with ``belief=mcmc`` +1.00 [-0.59, +2.59].
+with seed 33003 (440 deals) ``rollout_gate=trained,belief=mcmc`` +1.70 [+0.81, +2.59], the default +0.86
+[+0.06, +1.67]; paired, the former minus the default +0.83 [-0.17, +1.84], so the default stays. Against
+``trained`` (150 deals, seed 33002): ``rollout_gate=trained`` +2.32 [+0.72, +3.92], with ``belief=mcmc`` +1.00
+[-0.59, +2.59]. The gated searches took a median of 136 to 207 ms per searched decision untimed (load 7 to 9 on
+2 cores).
 
 The compiled core (numba) is imported when the policy is built, not with the package.
 """
