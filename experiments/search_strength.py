@@ -15,11 +15,13 @@ appended to the JSON file as they come (atomically), so a long run can be stoppe
     python -m experiments.search_strength --deals 100 --seed 47 --compare "" belief=mcmc \
         --out results/search_mcmc_paired.json
 
-``--compare A B`` plays two searches (their options as in ``search:...``, the rest default) on the
+``--compare A B [C ...]`` plays two (or more) searches (their options as in ``search:...``, the rest default) on the
 same deals, each against the heuristic in both seats, with the heuristic's own play on each deal
 (what ``gin3 evaluate search:A heuristic --seat-baseline`` and ``search:B`` run, deal by deal), and
 reports each one's figures and B minus A deal by deal: the paired difference, whose interval is
-far narrower than either figure's because the deals' luck cancels.
+far narrower than either figure's because the deals' luck cancels; with more searches, every later
+one minus every earlier one (``c_minus_a``, ``c_minus_b``, ...). ``--opponent trained`` plays
+both against the ``trained`` player instead, with its own play of each seat as the baseline.
 """
 
 from __future__ import annotations
@@ -77,8 +79,12 @@ def run(deals: int, samples: list[int], belief: str, seed: int, out: Path | None
     return rows
 
 
-def compare(deals: int, seed: int, options: tuple[str, str], out: Path | None) -> dict[str, Any]:
-    """Two searches on the same deals, and B minus A deal by deal (see the module doc)."""
+def compare(deals: int, seed: int, options: tuple[str, ...], out: Path | None,
+            opponent: str = "heuristic", save_every: int = 25) -> dict[str, Any]:
+    """Two or more searches on the same deals, and each one minus each earlier one deal by deal (see the
+    module doc). The JSON is written every ``save_every`` deals, so a stopped run keeps its deals."""
+    import os
+    import string
     import time
 
     from gin3_env.engine.hand import BOX, TEAM
@@ -86,50 +92,87 @@ def compare(deals: int, seed: int, options: tuple[str, str], out: Path | None) -
     from gin3_env.evaluation.hands import play_deal
     from gin3_env.evaluation.stats import mean_ci
     from gin3_env.files import save_json
-    from gin3_env.policies import HeuristicPolicy
+    from gin3_env.policies import load_policy
     from gin3_env.policies.search import SearchPolicy, parse_options
 
+    if not 2 <= len(options) <= 26:
+        raise ValueError("--compare takes 2 to 26 searches' options")
     rules = Rules()
-    heuristic = HeuristicPolicy()
+    opp = load_policy(opponent)  # the opponent, and the baseline of each seat (itself on both sides)
     searches = [SearchPolicy(seed=seed, rules=rules, **parse_options(o)) for o in options]
+    names = string.ascii_lowercase[: len(options)]
+    k = len(options)
     rng = np.random.default_rng(seed)
-    team: list[list[float]] = [[], []]
-    box: list[list[float]] = [[], []]
+    team: list[list[float]] = [[] for _ in range(k)]
+    box: list[list[float]] = [[] for _ in range(k)]
     base: list[float] = []
+    spent = [0.0] * k
     start = time.perf_counter()
-    for _ in range(deals):  # the order of evaluate_hands: A as the team, A as the box, B against B
-        deck = [int(c) for c in rng.permutation(52)]
-        for i, search in enumerate(searches):
-            first, second = play_deal(search, heuristic, deck, rules), play_deal(heuristic, search, deck, rules)
-            assert first.result is not None and second.result is not None
-            team[i].append(first.result.returns[TEAM])
-            box[i].append(second.result.returns[BOX])
-        base_hand = play_deal(heuristic, heuristic, deck, rules)
-        assert base_hand.result is not None
-        base.append(base_hand.result.returns[TEAM])
+    command = "python -m experiments.search_strength " + " ".join(
+        repr(a) if not a or " " in a else a for a in sys.argv[1:])
 
     def figures(t: list[float], b: list[float]) -> dict[str, list[float]]:
         return {"pair": [(x + y) / 2 for x, y in zip(t, b, strict=True)],
                 "team_minus_heuristic": [x - z for x, z in zip(t, base, strict=True)],
                 "box_minus_heuristic": [y + z for y, z in zip(b, base, strict=True)]}
 
-    per = [figures(team[i], box[i]) for i in range(2)]
-    row: dict[str, Any] = {"kind": "search_paired", "deals": deals, "seed": seed, "options": list(options),
-                           "evaluate_equivalent": [f"gin3 evaluate search{':' + o if o else ''} heuristic --hands "
-                                                   f"{deals} --matches 0 --seed {seed} --seat-baseline"
-                                                   for o in options],
-                           "seconds": time.perf_counter() - start}
-    for name, i in (("a", 0), ("b", 1)):
-        secs = np.asarray(searches[i].decision_seconds)
-        row[name] = {key: mean_ci(v).to_dict() for key, v in per[i].items()}
-        row[name]["median_ms_per_searched_decision"] = float(np.median(secs) * 1e3)
-    row["b_minus_a"] = {key: mean_ci([y - x for x, y in zip(per[0][key], per[1][key], strict=True)]).to_dict()
-                        for key in per[0]}
-    row["per_deal"] = {"a": per[0], "b": per[1]}
-    for name in ("a", "b", "b_minus_a"):
-        cells = "  ".join(f"{k} {v['mean']:+.2f} [{v['low']:+.2f}, {v['high']:+.2f}]"
-                          for k, v in row[name].items() if isinstance(v, dict))
-        print(f"{name}: {cells}", flush=True)
+    def summary(done: int) -> dict[str, Any]:
+        per = [figures(team[i], box[i]) for i in range(k)]
+        row: dict[str, Any] = {
+            "kind": "search_paired", "deals": done, "deals_asked": deals, "seed": seed, "options": list(options),
+            "opponent": opponent, "command": command,
+            "baseline": "team/box_minus_heuristic: minus the opponent's own play of that seat on the deal "
+                        "(the opponent on both sides), whatever --opponent is",
+            "evaluate_equivalent": [f"gin3 evaluate \"search{':' + o if o else ''}\" {opponent} --hands {done} "
+                                    f"--matches 0 --seed {seed} --seat-baseline" for o in options],
+            "seconds": time.perf_counter() - start, "load_average": list(os.getloadavg())}
+        for i, name in enumerate(names):
+            secs = np.asarray(searches[i].decision_seconds)
+            row[name] = {key: mean_ci(v).to_dict() for key, v in per[i].items()}
+            row[name].update({
+                "options": options[i],
+                "median_ms_per_searched_decision": float(np.median(secs) * 1e3),
+                "mean_ms_per_searched_decision": float(secs.mean() * 1e3),
+                "p90_ms_per_searched_decision": float(np.percentile(secs, 90) * 1e3),
+                "share_of_searched_decisions_over_100_ms": float((secs > 0.1).mean()),
+                "searched_decisions": len(secs),
+                "overrides": searches[i].overrides,  # searched decisions where it left its default move
+                "seconds_both_seats": spent[i],
+                "deals_per_minute": done / spent[i] * 60 if spent[i] else None,
+            })
+        for i in range(k):
+            for j in range(i + 1, k):
+                row[f"{names[j]}_minus_{names[i]}"] = {
+                    key: mean_ci([y - x for x, y in zip(per[i][key], per[j][key], strict=True)]).to_dict()
+                    for key in per[i]}
+        row["per_deal"] = dict(zip(names, per, strict=True))
+        return row
+
+    row: dict[str, Any] = {}
+    for d in range(deals):  # the order of evaluate_hands: A as the team, A as the box, then B, ...
+        deck = [int(c) for c in rng.permutation(52)]
+        for i, search in enumerate(searches):
+            t0 = time.perf_counter()
+            first, second = play_deal(search, opp, deck, rules), play_deal(opp, search, deck, rules)
+            spent[i] += time.perf_counter() - t0
+            assert first.result is not None and second.result is not None
+            team[i].append(first.result.returns[TEAM])
+            box[i].append(second.result.returns[BOX])
+        base_hand = play_deal(opp, opp, deck, rules)
+        assert base_hand.result is not None
+        base.append(base_hand.result.returns[TEAM])
+        if out is not None and ((d + 1) % save_every == 0 or d + 1 == deals):
+            row = summary(d + 1)
+            save_json(out, row)
+            print(f"{d + 1} deals, {row['seconds']:.0f} s", flush=True)
+    row = summary(deals)
+    for name in row:
+        if name in names or "_minus_" in name:
+            cells = "  ".join(f"{key} {v['mean']:+.2f} [{v['low']:+.2f}, {v['high']:+.2f}]"
+                              for key, v in row[name].items() if isinstance(v, dict))
+            extra = (f"  median {row[name]['median_ms_per_searched_decision']:.0f} ms"
+                     if name in names else "")
+            print(f"{name}: {cells}{extra}", flush=True)
     if out is not None:
         save_json(out, row)
     return row
@@ -177,13 +220,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path)
     p.add_argument("--options", default="", help="more SearchPolicy options, as in 'search:...' (e.g. margin_z=0.5)")
     p.add_argument("--plot", nargs=2, type=Path, metavar=("JSON", "PNG"))
-    p.add_argument("--compare", nargs=2, metavar=("A", "B"), help="two searches' options on the same deals")
+    p.add_argument("--compare", nargs="+", metavar="A",
+                   help="two or more searches' options on the same deals (B minus A, C minus A, ...)")
+    p.add_argument("--opponent", default="heuristic",
+                   help="with --compare: the opponent and seat baseline (a policy spec, e.g. trained)")
     args = p.parse_args(argv)
     if args.plot:
         plot(*args.plot)
         return 0
     if args.compare:
-        compare(args.deals, args.seed, tuple(args.compare), args.out)
+        compare(args.deals, args.seed, tuple(args.compare), args.out, args.opponent)
         return 0
     run(args.deals, args.samples, args.belief, args.seed, args.out, args.options)
     return 0

@@ -14,10 +14,12 @@ from gin3_env.engine.phases import Phase
 from gin3_env.engine.rules import Rules
 from gin3_env.errors import IllegalActionError
 from gin3_env.evaluation.hands import evaluate_hands, play_deal
+from gin3_env.kernels.heuristic_params import HeuristicConfig
 from gin3_env.kernels.rollout import Rollouts
 from gin3_env.observation.encoding import action_mask, encode
 from gin3_env.policies import HeuristicPolicy, load_policy
-from gin3_env.policies.search import SearchConfig, SearchPolicy, parse_options
+from gin3_env.policies.loading import GATE_MODEL
+from gin3_env.policies.search import SHIPPED_GATE_FILE, SearchConfig, SearchPolicy, parse_options
 
 
 def _mask(cards: list[int]) -> int:
@@ -28,16 +30,17 @@ def _obs(state: HandState, player: int) -> dict:
     return {"observation": encode(state.view(player)), "action_mask": action_mask(state.view(player))}
 
 
-def _mid_states(n: int, seed: int) -> tuple[list[HandState], list[int], list[int]]:
-    """States part-way through heuristic hands, the heuristic's move there, and the hand's team points."""
-    policy = HeuristicPolicy()
+def _mid_states(n: int, seed: int, policy: object = None) -> tuple[list[HandState], list[int], list[int]]:
+    """States part-way through hands of ``policy`` (default: the heuristic) on both sides, its move there,
+    and the hand's team points."""
+    policy = policy or HeuristicPolicy()
     rng = np.random.default_rng(seed)
     states, firsts, truth = [], [], []
     while len(states) < n:
         state = HandState.deal(deck=[int(c) for c in rng.permutation(52)])
         stop, t, kept = int(rng.integers(0, 16)), 0, False
         while not state.is_over:
-            a = policy.act(_obs(state, state.player))
+            a = policy.act(_obs(state, state.player))  # type: ignore[attr-defined]
             if t == stop:
                 states.append(state.clone())
                 firsts.append(a)
@@ -56,6 +59,30 @@ def test_rollouts_play_the_hand_the_scalar_heuristic_plays() -> None:
     states, firsts, truth = _mid_states(25, seed=1)
     points = Rollouts().run(states, firsts)
     assert points.tolist() == [float(x) for x in truth]
+
+
+def test_gated_rollouts_play_the_hand_the_batched_gated_player_plays() -> None:
+    """Differential: with the shipped knock gate a playout ends with the points the scalar engine reaches with
+    the batched gated player (``trained``) on both sides; and the gate changes some of those hands."""
+    trained = load_policy("trained")
+    states, firsts, truth = _mid_states(40, seed=3, policy=trained)
+    gated = Rollouts(gate=trained.gate).run(states, firsts)
+    assert gated.tolist() == [float(x) for x in truth]
+    assert (Rollouts().run(states, firsts) != gated).any()  # the heuristic's playouts differ somewhere
+    with pytest.raises(ValueError, match="differs"):
+        Rollouts(policy=HeuristicConfig(outs_weight=0), gate=trained.gate)
+
+
+def test_search_on_the_gated_blueprint_falls_back_to_the_gated_move() -> None:
+    """With a margin no gain can pass, the search on the gated blueprint plays the gated player's hand."""
+    rng = np.random.default_rng(4)
+    trained = load_policy("trained")
+    search = SearchPolicy(seed=0, samples=8, time_budget=None, margin_z=1e9, rollout_gate="trained")
+    for _ in range(4):
+        deck = [int(c) for c in rng.permutation(52)]
+        for pair, same in (((search, HeuristicPolicy()), (trained, HeuristicPolicy())),
+                           ((HeuristicPolicy(), search), (HeuristicPolicy(), trained))):
+            assert play_deal(*pair, deck).actions == play_deal(*same, deck).actions
 
 
 def test_rollouts_refuse_an_illegal_first_move_and_a_finished_state() -> None:
@@ -144,6 +171,13 @@ def test_load_policy_search_and_its_options() -> None:
     policy = load_policy("search:samples=16,time_budget=none,belief=uniform", seed=3)
     assert policy.config.samples == 16 and policy.config.time_budget is None and policy.config.belief is None
     assert parse_options("margin_z=0.5") == {"margin_z": 0.5}
+    assert parse_options("rollout_gate=trained,belief=mcmc")["rollout_gate"] == "trained"
+    assert parse_options("rollout_gate=none") == {"rollout_gate": None}
+    policy = load_policy("search:rollout_gate=trained", seed=3)
+    assert policy.gate is not None and policy.rollouts.gate is policy.gate
+    assert SHIPPED_GATE_FILE == GATE_MODEL  # "trained" names the same gate file for search as for load_policy
+    with pytest.raises(ValueError, match="rollout_gate"):
+        parse_options("rollout_gate=no/such/gate.json")
     with pytest.raises(ValueError, match="bad search option"):
         load_policy("search:sample=3")
     with pytest.raises(ValueError, match="must be an int"):
@@ -160,3 +194,17 @@ def test_search_plays_a_few_evaluated_deals_with_the_seat_baseline() -> None:
     report = evaluate_hands(SearchPolicy(seed=1, samples=8, time_budget=None), HeuristicPolicy(), 3, seed=11,
                             seat_baseline=True)
     assert report.n_hands == 6 and report.seat_adjusted is not None
+
+
+def test_compare_plays_searches_on_the_same_deals_against_an_opponent(tmp_path) -> None:
+    """experiments.search_strength --compare: three searches against ``trained``; the one that never leaves its
+    gated default is ``trained`` itself, so it scores exactly the opponent's own play of each seat."""
+    from experiments.search_strength import compare
+
+    out = tmp_path / "paired.json"
+    row = compare(2, 5, ("samples=8", "samples=8,rollout_gate=trained", "samples=8,rollout_gate=trained,margin_z=1e9"),
+                  out, opponent="trained")
+    assert {"b_minus_a", "c_minus_a", "c_minus_b"} <= set(row) and row["opponent"] == "trained"
+    assert row["per_deal"]["c"]["team_minus_heuristic"] == [0.0, 0.0]
+    assert row["per_deal"]["c"]["box_minus_heuristic"] == [0.0, 0.0]
+    assert row["c"]["overrides"] == 0 and out.exists()

@@ -9,7 +9,7 @@
 | ``heuristic_params`` | :class:`~.heuristic_params.HeuristicConfig`, the heuristic's options as plain data |
 | ``heuristic_kernels`` | the heuristic player, one row or many |
 | ``belief_kernels`` | the belief model's replay of the opponent's decisions |
-| ``rollout`` | :class:`~.rollout.Rollouts`: hand states played out by the heuristic |
+| ``rollout`` | :class:`~.rollout.Rollouts`: hand states played out by the heuristic (or the gated player) |
 | ``features`` | the 586-entry learner input, batched |
 | ``threads`` | how many threads the batched kernels use |
 

@@ -6,7 +6,9 @@ objects into the arrays of the batched core (the layout of :mod:`.hand_kernels`:
 player, turns, the stock as ``deck[POS:]``, the discard pile, masks of hands, known and
 declined cards), plays each row's first action, then lets a
 :class:`~gin3_env.kernels.heuristic_params.HeuristicConfig` choose every later move for both
-players until the hand ends, all inside one numba kernel (no Python between moves).
+players until the hand ends, all inside one numba kernel (no Python between moves). With a
+gate file (``Rollouts(rules, gate=load_gate(...))``) both players are the gated player of
+:mod:`.gate_kernels` instead (its knock gate and draw gate; the shipped ``trained`` player for its file).
 
     roll = Rollouts(rules)                       # rollout policy: the heuristic's defaults
     team_points = roll.run(states, first_actions)  # float64 (len(states),): the team's points
@@ -14,12 +16,14 @@ players until the hand ends, all inside one numba kernel (no Python between move
 The moves are the kernels :func:`.hand_kernels.apply_rows` and
 :func:`.heuristic_kernels.act_row`, the ones ``VectorHands`` and ``HeuristicBatch`` use, so
 a playout is the hand the engine would play with ``HeuristicPolicy`` on both sides
-(``tests/test_search.py`` checks this against the scalar engine).
+(``tests/test_search.py`` checks this against the scalar engine), or with a gate the hand
+:class:`~gin3_env.policies.gated.GatedPolicy` plays on both sides (checked there too).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,11 +32,17 @@ from ..engine.hand import HandState
 from ..engine.rules import Rules
 from ..errors import IllegalActionError
 from . import hand_kernels as hk
-from .heuristic_kernels import act_row
+from .gate_kernels import gates_act_row
 from .heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from .jit import njit
 
 __all__ = ["Rollouts", "load_states"]
+
+
+def _no_gate() -> tuple[Any, ...]:
+    """A gate argument of :func:`.gate_kernels.gates_act_row` for "no gate": the heuristic plays there."""
+    e = np.zeros(0)
+    return e, e, np.zeros((0, 0)), e, e, 0.0, 0.0, 0
 
 
 def load_states(states: Sequence[HandState]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -78,8 +88,11 @@ def _legal_rows(S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray) -
 
 @njit(cache=True)
 def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
-             R: np.ndarray, fp: np.ndarray, ip: np.ndarray, first: np.ndarray, out: np.ndarray) -> int:
-    """Play ``first[i]`` then the heuristic to the end in every row; ``out[i]`` = the team's points.
+             R: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, first: np.ndarray,
+             out: np.ndarray) -> int:
+    """Play ``first[i]`` then the (gated) heuristic to the end in every row; ``out[i]`` = the team's points.
+    ``kg`` and ``dg`` are the knock and draw gates (:func:`.gate_kernels.gates_act_row`); a gate whose
+    ``mean`` is empty is no gate, and with neither the heuristic plays.
 
     Returns -1, or the index of the first row whose first action is illegal (nothing is played then)."""
     n = S.shape[0]
@@ -98,7 +111,7 @@ def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, m
         hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
         while S[i, hk.PHASE] != hk.OVER:
             hk.observe_rows(one, who, S, M, pile, R, obs[i : i + 1])
-            act[0] = act_row(obs, mask, i, fp, ip)
+            act[0] = gates_act_row(obs, mask, i, fp, ip, kg, dg)
             hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
         out[i] = rewards[0, 0]
     return -1
@@ -109,16 +122,27 @@ class Rollouts:
 
     ``policy`` is a :class:`~.heuristic_params.HeuristicConfig` (default: the tuned heuristic);
     ``HeuristicConfig(outs_weight=0)`` drops the one-card look-ahead and is several times faster.
+    ``gate`` (a :class:`~gin3_env.policies.gated.KnockGate`) makes both players the gated player
+    (:func:`.gate_kernels.gates_act_row`, the kernel :class:`~gin3_env.policies.gated.GatedPolicy`
+    plays: the knock gate and, where the file has one, the draw gate): its base heuristic is the gate's
+    own (``policy``, if given, must be the same). Any object with the gate's ``arrays()``,
+    ``draw_arrays()`` and ``heuristic`` will do (this layer does not import the policies).
     """
 
-    def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None) -> None:
+    def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None,
+                 gate: Any = None) -> None:
         self.rules = rules or Rules()
         self._R = hk.rules_vector(self.rules)
-        self.policy = heuristic_config(policy)  # its options checked as the scalar player's
+        if gate is not None and policy is not None and heuristic_config(policy) != gate.heuristic:
+            raise ValueError(f"the gate's heuristic ({gate.heuristic}) differs from the rollout policy ({policy})")
+        self.policy = heuristic_config(gate.heuristic if gate is not None and policy is None else policy)
         self._fp, self._ip = heuristic_params(self.policy)
+        self.gate = gate
+        self._gates = (gate.arrays(), gate.draw_arrays()) if gate is not None else (_no_gate(), _no_gate())
 
     def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray) -> np.ndarray:
-        """Team points (float64, one per state) of playing each state's first action, then the heuristic.
+        """Team points (float64, one per state) of playing each state's first action, then the
+        (gated) heuristic.
 
         Rows may share a state object; each is played on its own copy. An illegal first action is an
         ``IllegalActionError`` naming the row."""
@@ -136,7 +160,7 @@ class Rollouts:
         mask = np.zeros((len(states), hk.NUM_ACTIONS), dtype=np.int8)
         _legal_rows(S, M, mask, self._R)
         out = np.zeros(len(states), dtype=np.float64)
-        bad = _playout(S, M, deck, pile, mask, self._R, self._fp, self._ip, first, out)
+        bad = _playout(S, M, deck, pile, mask, self._R, self._fp, self._ip, *self._gates, first, out)
         if bad >= 0:
             a = int(first[bad])
             raise IllegalActionError(f"row {bad}: first action {a} ({action_str(a)}) is not legal in its state")

@@ -15,6 +15,14 @@ At each decision with more than one sensible move the policy
    mean gain is more than ``margin_z`` standard errors above zero (at small budgets the
    noise of a few playouts would otherwise override a good default).
 
+With ``rollout_gate`` (``"trained"``: the shipped gates, ``gin3_env/models/knock_gate.json``;
+or a gate file's path, read as data by :func:`~gin3_env.policies.gated.load_gate`) the blueprint
+is the gated player instead of the heuristic: the playouts play it for both players (its knock
+gate and, where the file has one, its draw gate, compiled into the playout kernel), and the
+default move of step 4 is its move, so with a margin no
+gain passes the search plays exactly the ``trained`` player. The heuristic's own move stays
+among the candidates.
+
 Candidates: both moves of a take/pass choice at the opening; both moves of a take/draw
 choice only with ``search_draws=True`` (off by default: measured against the true state, the
 search's take/draw overrides lost 1.6 points each, probably because the belief leaves cards the
@@ -25,11 +33,15 @@ are not searched.
 
 Knobs (:class:`SearchConfig`): ``samples`` (at most this many states per decision),
 ``min_samples``, ``batch`` (states per playout call, between time checks), ``time_budget``
-(seconds per searched decision; ``None``: always ``samples``), ``max_candidates``,
+(seconds per searched decision, counted from the observation's arrival, the belief's update
+included; ``None``: always ``samples``. The search stops before a batch that would end past the
+budget, at the mean time of its batches so far, but always plays ``min_samples`` states),
+``max_candidates``,
 ``margin_z``, ``search_draws``, ``search_discards`` (``False``: search the discard phase
 only where a knock is legal, i.e. whether and how to knock), ``belief`` (a
 :class:`~gin3_env.policies.belief.BeliefConfig` or ``None``), ``rollout`` (the playout
-:class:`~gin3_env.policies.HeuristicConfig`). With
+:class:`~gin3_env.policies.HeuristicConfig`), ``rollout_gate`` (``None``, ``"trained"`` or a
+gate file: the gated blueprint above; spec ``search:rollout_gate=trained,belief=mcmc``). With
 ``time_budget=None`` the policy is deterministic for a ``seed``: the same observations in
 the same order give the same moves. With a time budget the number of samples depends on
 the machine's speed.
@@ -41,6 +53,16 @@ The defaults (128 states, no time budget, ``margin_z=2``) are the best measured 
 a median of 60 to 160 ms on the shared 2-core machine (``results/search_strength.json``);
 ``time_budget=0.1`` caps the time instead.
 
+On the gated blueprint (docs/beating_the_heuristic.md, item 12; ``results/search_gated_*.json``; measured with
+the knock gate alone, before ``trained`` had its draw gate; not yet measured with both), against the
+heuristic over 240 duplicate deals of seed 33001: ``rollout_gate=trained`` +0.57 [-0.42, +1.57],
+``rollout_gate=trained,belief=mcmc`` +1.90 [+0.75, +3.04], the default on the same deals +1.43 [+0.37, +2.48];
+with seed 33003 (440 deals) ``rollout_gate=trained,belief=mcmc`` +1.70 [+0.81, +2.59], the default +0.86
+[+0.06, +1.67]; paired, the former minus the default +0.83 [-0.17, +1.84], so the default stays. Against
+``trained`` (150 deals, seed 33002): ``rollout_gate=trained`` +2.32 [+0.72, +3.92], with ``belief=mcmc`` +1.00
+[-0.59, +2.59]. The gated searches took a median of 136 to 207 ms per searched decision untimed (load 7 to 9 on
+2 cores).
+
 The compiled core (numba) is imported when the policy is built, not with the package.
 """
 
@@ -48,7 +70,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,10 +81,24 @@ from ..engine.rules import Rules
 from ..engine.view import PlayerView
 from ..kernels.heuristic_params import HeuristicConfig
 from ..observation.decoding import check_observation, decode, mask_actions
+from ..observation.layout import OBS_SIZE
 from .belief import BeliefConfig, HandTracker
 from .heuristic import HeuristicPolicy
 
-__all__ = ["SearchConfig", "SearchPolicy"]
+if TYPE_CHECKING:
+    from .gated import GatedPolicy, KnockGate
+
+__all__ = ["SearchConfig", "SearchPolicy", "load_rollout_gate"]
+
+
+def load_rollout_gate(name: str | None) -> KnockGate | None:
+    """The gates ``rollout_gate`` names: ``"trained"`` the shipped ones, else a gate file read as data
+    (:func:`~gin3_env.policies.gated.load_gate`; imports the compiled core)."""
+    if name is None:
+        return None
+    from .gated import load_gate
+
+    return load_gate(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
 
 
 @dataclass(frozen=True)
@@ -78,8 +115,13 @@ class SearchConfig:
     search_discards: bool = True  # False: in the discard phase, search only when a knock is legal
     belief: BeliefConfig | None = field(default_factory=BeliefConfig)
     rollout: HeuristicConfig = field(default_factory=HeuristicConfig)
+    # a knock gate for the playouts and the default move: "trained" (the shipped gate), a gate file's path, or None
+    rollout_gate: str | None = None
 
     def __post_init__(self) -> None:
+        if self.rollout_gate is not None and (not isinstance(self.rollout_gate, str) or not self.rollout_gate):
+            raise ValueError(f"search option rollout_gate must be 'trained', a gate file's path or None, "
+                             f"got {self.rollout_gate!r}")
         for name in ("samples", "min_samples", "batch", "max_candidates"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -91,6 +133,10 @@ class SearchConfig:
         if not self.margin_z >= 0:
             raise ValueError(f"margin_z must be >= 0, got {self.margin_z!r}")
 
+
+SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped gates (the trained player's file)
+# the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports this module)
+SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "knock_gate.json"
 
 # the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
 # cards' correlations) instead of the default refresh from the card marginals; ``mcmc`` resamples by weight
@@ -125,6 +171,14 @@ def parse_options(text: str) -> dict[str, Any]:
             out[key] = value.lower() in ("true", "1")
         elif key == "rollout":
             raise ValueError("search option rollout is set in code (a HeuristicConfig), not in a spec")
+        elif key == "rollout_gate":
+            if value.lower() == "none":
+                out[key] = None
+            elif value == SHIPPED_GATE or Path(value).is_file():
+                out[key] = value
+            else:
+                raise ValueError(f"search option rollout_gate must be {SHIPPED_GATE!r} (the shipped gates), "
+                                 f"none or a gate file's path; {value!r} is none of these")
         else:
             try:
                 out[key] = int(value)
@@ -150,10 +204,17 @@ class SearchPolicy:
         self.rules = rules or Rules()
         self.rng = np.random.default_rng(seed)
         self.heuristic = HeuristicPolicy(knock_limit=self.rules.knock_limit)
-        self.rollouts = Rollouts(self.rules, config.rollout)
+        self.gate = load_rollout_gate(config.rollout_gate)
+        self.gated: GatedPolicy | None = None
+        if self.gate is not None:
+            from .gated import GatedPolicy
+
+            self.gated = GatedPolicy(self.gate)
+        self.rollouts = Rollouts(self.rules, config.rollout, self.gate)
         self._trackers: dict[int, HandTracker] = {}
         self.name = "search" if config.belief is not None else "search-uniform"
         self.decision_seconds: list[float] = []  # wall time of each searched decision
+        self.overrides = 0  # searched decisions where the search left its default move
         self.last_stats: dict[str, Any] = {}
 
     def __repr__(self) -> str:
@@ -177,8 +238,10 @@ class SearchPolicy:
         if self.config.belief is None:  # uniform: a fresh uniform draw each decision
             tracker.belief.start(view.unseen, view.opponent_hidden)
         legal = mask_actions(mask)
-        default = self.heuristic.choose(view, legal)
-        candidates = self._candidates(view, legal, default)
+        heuristic = default = self.heuristic.choose(view, legal)
+        if self.gated is not None:  # the gated player's move: its knock gate, and its draw gate if it has one
+            default = int(self.gated.act_batch(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
+        candidates = self._candidates(view, legal, default, heuristic)
         if len(candidates) < 2:
             action = default
             self.last_stats = {"searched": False}
@@ -189,7 +252,7 @@ class SearchPolicy:
         return action
 
     # ------------------------------------------------------------ search
-    def _candidates(self, view: PlayerView, legal: list[int], default: int) -> list[int]:
+    def _candidates(self, view: PlayerView, legal: list[int], default: int, heuristic: int) -> list[int]:
         phase = view.phase
         if len(legal) < 2:
             return legal
@@ -200,7 +263,7 @@ class SearchPolicy:
         knocks = [a - KNOCK_BASE for a in legal if a >= KNOCK_BASE]
         if not knocks and not self.config.search_discards:
             return [default]
-        cands = {default}
+        cands = {default, heuristic}
         discards = [a - DISCARD_BASE for a in legal if DISCARD_BASE <= a < KNOCK_BASE]
         scores = self.heuristic.discard_scores(view.hand, discards, view)
         ranked = sorted(discards, key=lambda c: (scores[c], c))
@@ -216,7 +279,13 @@ class SearchPolicy:
         k = len(candidates)
         rows: list[np.ndarray] = []
         done = 0
+        batch_start = time.perf_counter()
         while done < cfg.samples:
+            if cfg.time_budget is not None and done >= cfg.min_samples:
+                # stop before a batch that would end past the budget (at the mean time of the batches so far)
+                now = time.perf_counter()
+                if now - start + (now - batch_start) / len(rows) > cfg.time_budget:
+                    break
             n = min(cfg.batch, cfg.samples - done)
             states = tracker.sample_states(n)
             batch_states = [s for s in states for _ in range(k)]
@@ -224,9 +293,6 @@ class SearchPolicy:
             points = self.rollouts.run(batch_states, firsts).reshape(n, k) * sign
             rows.append(points)
             done += n
-            if (cfg.time_budget is not None and done >= cfg.min_samples
-                    and time.perf_counter() - start >= cfg.time_budget):
-                break
         values = np.concatenate(rows)
         means = values.mean(axis=0)
         best = int(np.argmax(means))
@@ -237,6 +303,7 @@ class SearchPolicy:
             se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
             if diff.mean() > cfg.margin_z * se:
                 choice = candidates[best]
+                self.overrides += 1
         self.last_stats = {
             "searched": True,
             "samples": len(values),
