@@ -169,6 +169,8 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | 
         with atomic_output(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, **content)
         n = len(arrays["D"])
+        if run.decision == "discard":  # two rows (alternatives) a decision, three moves played out
+            n = n // 2
         say(f"labels chunk {c + 1}/{run.chunks}: {n} decisions in {dt:.1f}s ({n / dt:.1f} decisions/s, "
             f"{n * run.shuffles * DECISIONS[run.decision].played_out / dt:.0f} continuations/s)")
     return paths
