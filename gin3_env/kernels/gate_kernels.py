@@ -1,7 +1,7 @@
 """The gates compiled: public features of a decision, a small scorer, the gated choice.
 
 A *gated* player is the heuristic (:func:`.heuristic_kernels.act_row`) everywhere except at
-two kinds of decision:
+these kinds of decision:
 
 - the **knock gate**: when the heuristic would knock, the gate scores the decision and, where
   the predicted gain of holding exceeds its threshold, the player plays the heuristic's best
@@ -10,14 +10,18 @@ two kinds of decision:
 - the **draw gate** (optional): at each choice between taking the face-up card and not (the
   opening offer's take/pass, a turn's take/draw), the gate scores the heuristic's choice and,
   where the predicted gain of the other move exceeds its threshold, plays that instead
-  (:func:`draw_alternative`).
+  (:func:`draw_alternative`);
+- the **discard gate** (optional): at each plain discard, the gate scores the heuristic's second and
+  third best plain discards (:func:`discard_top`, by the heuristic's own scores) and plays the one of
+  the higher predicted gain where that exceeds its threshold (:func:`discard_choice`).
 
-The features (:data:`GATE_FEATURES`, :data:`DRAW_FEATURES`, in this order) are computed from
+The features (:data:`GATE_FEATURES`, :data:`DRAW_FEATURES`, :data:`DISCARD_FEATURES`, in this order) are computed from
 the observation row and the legal mask, nothing else, so the same function serves the player,
 the label run (:mod:`.knock_labels`) and the continuations of the label run.
-:func:`gates_act_row` plays both gates, each given as the tuple ``(mean, scale, W1, b1, w2, b2,
+:func:`gates_act_row` plays all three gates, each given as the tuple ``(mean, scale, W1, b1, w2, b2,
 threshold, min_dw)`` (``mean`` empty: no such gate; for the draw gate the last entry is
-``only_take``: 1 where it acts only when the heuristic would not take the face-up card);
+``only_take``: 1 where it acts only when the heuristic would not take the face-up card; for the
+discard gate it is unused);
 :func:`gated_act_row` plays the knock gate alone, from its fields as separate arguments. The
 scorer is a one-hidden-layer ReLU network on standardised features; with no hidden units it is linear (a ridge fit):
 

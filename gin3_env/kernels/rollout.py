@@ -8,7 +8,8 @@ declined cards), plays each row's first action, then lets a
 :class:`~gin3_env.kernels.heuristic_params.HeuristicConfig` choose every later move for both
 players until the hand ends, all inside one numba kernel (no Python between moves). With a
 gate file (``Rollouts(rules, gate=load_gate(...))``) both players are the gated player of
-:mod:`.gate_kernels` instead (its knock gate and draw gate; the shipped ``trained`` player for its file).
+:mod:`.gate_kernels` instead (its knock gate, draw gate and any discard gate; the shipped
+``trained`` player for its file).
 
     roll = Rollouts(rules)                       # rollout policy: the heuristic's defaults
     team_points = roll.run(states, first_actions)  # float64 (len(states),): the team's points
