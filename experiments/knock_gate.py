@@ -4,7 +4,7 @@ Each gate file (``gin3 train-gate`` output) plays as :class:`~gin3_env.policies.
 against ``B`` (a policy spec, default the heuristic; ``trained`` for the shipped gated player)
 over the same duplicate deals with the seat baseline (each seat also against B's own play of
 it), on the batched core. The JSON holds, per gate, its kind, threshold, the cross-validated fit
-of its round and of its draw gate (from the file's provenance) and the play report
+of its round and of its draw and discard gates (from the file's provenance) and the play report
 (:meth:`~gin3_env.evaluation.hands_report.HandsReport.to_dict`).
 """
 
@@ -34,6 +34,10 @@ def measure(paths: Sequence[str], hands: int, seed: int, against: str = "heurist
             out["gates"][p]["draw"] = {"kind": gate.draw.kind, "threshold": gate.draw.threshold,
                                        "fit": gate.draw.provenance.get("fit"),
                                        "labels": gate.draw.provenance.get("labels")}
+        if gate.discard is not None:
+            out["gates"][p]["discard"] = {"kind": gate.discard.kind, "threshold": gate.discard.threshold,
+                                          "fit": gate.discard.provenance.get("fit"),
+                                          "labels": gate.discard.provenance.get("labels")}
         print(report.to_text(), flush=True)
     return out
 

@@ -16,7 +16,7 @@ from gin3_env.kernels import gate_kernels as gk
 from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
 from gin3_env.policies import load_policy
-from gin3_env.policies.gated import DrawGate, GatedPolicy, KnockGate, load_gate
+from gin3_env.policies.gated import DiscardGate, DrawGate, GatedPolicy, KnockGate, load_gate
 from gin3_env.policies.model_fields import MissingModelFileError, ModelFileError
 from gin3_env.training.gate.labels import LabelRun, _decks, label_chunk, run_labels
 from gin3_env.training.gate.train import GateConfig, train_gate
@@ -24,6 +24,7 @@ from gin3_env.vector import HeuristicBatch, VectorHands
 
 F = gk.NUM_GATE_FEATURES
 FD = gk.NUM_DRAW_FEATURES
+FX = gk.NUM_DISCARD_FEATURES
 
 
 def linear_gate(threshold: float, weights: np.ndarray | None = None) -> KnockGate:
@@ -172,13 +173,16 @@ def test_the_shipped_trained_player_loads_and_plays_legal_moves() -> None:
 
 def test_the_training_command_rebuilds_a_model_file_and_resumes(tmp_path: Path) -> None:
     cfg = GateConfig(seed=4, deals=120, round_deals=60, chunk=60, shuffles=4, rounds=1, folds=2, epochs=1, hidden=4,
-                     draw_deals=40, draw_rate=0.5, draw_shuffles=2)
+                     draw_deals=40, draw_rate=0.5, draw_shuffles=2, discard_deals=30, discard_rate=0.5,
+                     discard_shuffles=2)
     said: list[str] = []
     path = train_gate(cfg, tmp_path / "run", progress=said.append)
     gate = load_gate(path)
     assert gate.provenance["config"]["deals"] == 120 and len(gate.provenance["rounds"]) == 2
     assert any("round 1: labelling" in s for s in said) and any("draw gate: labelling" in s for s in said)
     assert gate.draw is not None and gate.draw.provenance["labels"]["decision"] == "draw"
+    assert gate.discard is not None and gate.discard.provenance["labels"]["decision"] == "discard"
+    assert any("discard gate: labelling" in s for s in said)
     np.testing.assert_array_equal(gate.w2, load_gate(tmp_path / "run" / "gate_r1.json").w2)
     assert sorted(p.name for p in (tmp_path / "run" / "labels_r0").iterdir()) == ["labels_00000.npz",
                                                                                  "labels_00001.npz"]
@@ -296,7 +300,7 @@ def test_draw_labels_value_both_moves_on_the_same_shuffles_and_repeat_with_the_s
     assert a["feats"].shape[1] == FD and len(a["D"]) > 12
     assert set(np.unique(a["feats"][:, 0])) <= {0.0, 1.0} and (a["alt_se"] > 0).any()
     with pytest.raises(ValueError, match="decision must be one of"):
-        LabelRun(decision="discard")
+        LabelRun(decision="meld")
 
 
 def test_the_two_gate_file_round_trips_and_a_bad_draw_gate_is_one_clear_error(tmp_path: Path) -> None:
@@ -327,4 +331,131 @@ def test_the_two_gate_file_round_trips_and_a_bad_draw_gate_is_one_clear_error(tm
         load_gate(bad)
     with pytest.raises(ModelFileError, match="draw_gate lacks b2"):
         bad.write_text(json.dumps({**data, "draw_gate": {k: v for k, v in data["draw_gate"].items() if k != "b2"}}))
+        load_gate(bad)
+
+
+def discard_gate(threshold: float, weights: np.ndarray | None = None) -> DiscardGate:
+    w = np.zeros(FX) if weights is None else weights
+    return DiscardGate(mean=np.zeros(FX), scale=np.ones(FX), W1=np.zeros((0, FX)), b1=np.zeros(0), w2=w, b2=0.0,
+                       threshold=threshold)
+
+
+def with_discard(disc: DiscardGate | None) -> KnockGate:
+    """The shipped two-gate player with ``disc`` as its discard gate."""
+    g = load_policy("trained").gate
+    return KnockGate(g.mean, g.scale, g.W1, g.b1, g.w2, g.b2, g.threshold, g.min_deadwood, g.heuristic,
+                     draw=g.draw, discard=disc)
+
+
+def discard_rows(n_deals: int, seed: int, turns: int) -> tuple[VectorHands, list[int]]:
+    """Hands played by the trained player to its first plain discard after ``turns`` turns."""
+    hands = VectorHands(n_deals)
+    hands.reset(decks=_decks(seed, 0, n_deals))
+    trained = load_policy("trained")
+    at = np.zeros(n_deals, dtype=bool)
+    for _ in range(400):
+        live = np.flatnonzero((hands.phase != hk.OVER) & ~at)
+        if not len(live):
+            break
+        acts = trained.act_batch(hands.observe_rows(live), hands.mask_view[live])
+        here = ((hands.phase[live] == hk.DISCARD) & (acts >= DISCARD_BASE) & (acts < KNOCK_BASE)
+                & (hands._S[live, hk.TURNS] >= turns))
+        at[live[here]] = True
+        go = live[~here]
+        if len(go):
+            hands.apply(go, acts[~here])
+    return hands, [int(i) for i in np.flatnonzero(at)]
+
+
+def test_the_discard_gate_reads_only_the_observation_and_the_mask() -> None:
+    for fn in (gk.discard_features, gk.discard_top, gk.discard_choice):
+        names = list(inspect.signature(fn.py_func).parameters)
+        assert names[:3] == ["obs", "mask", "k"], names
+        assert not {"S", "M", "deck", "pile", "hands"} & set(names)
+
+
+def test_the_discard_labels_features_are_those_of_the_players_own_view_and_ignore_hidden_cards() -> None:
+    seed, n = 13, 24
+    labels = label_chunk(LabelRun(seed=seed, deals=n, chunk=n, shuffles=2, decision="discard"), 0,
+                         load_policy("trained").gate)
+    hands, rows = discard_rows(n, seed, 2)
+    assert len(rows) > 10
+    fp, ip = heuristic_params(HeuristicConfig())
+    obs = hands.observe_rows(np.array(rows))
+    mask = np.ascontiguousarray(hands.mask_view[rows])
+    feats = np.zeros((len(rows), FX))
+    gk.discard_features_rows(obs, mask, fp, ip, feats)
+    assert np.isfinite(feats).all()
+    for r, x in zip(rows, feats, strict=True):  # the label run met the same decision and saw the same features
+        assert (labels["feats"][labels["deal"] == r] == x).all(axis=1).any()
+    policy = GatedPolicy(with_discard(discard_gate(-1.0, np.eye(FX)[gk.DISCARD_FEATURES.index("alt_improve_outs")])))
+    assert_blind_to_hidden_cards(hands, rows, 0, feats, gk.discard_features_rows, policy)
+
+
+def test_a_discard_gate_that_never_switches_is_the_two_gate_player_and_one_that_always_does_plays_the_second() -> None:
+    hands, rows = discard_rows(40, 7, 1)
+    obs, mask = hands.observe_rows(np.array(rows)), np.ascontiguousarray(hands.mask_view[rows])
+    trained = load_policy("trained").act_batch(obs, mask)
+    np.testing.assert_array_equal(GatedPolicy(with_discard(discard_gate(1e9))).act_batch(obs, mask), trained)
+    fp, ip = heuristic_params(HeuristicConfig())
+    cards, scores = np.zeros(3, np.int64), np.zeros(3)
+    second, third = [], []
+    for k in range(len(rows)):
+        assert gk.discard_top(obs, mask, k, fp, ip, cards, scores) == 3
+        assert DISCARD_BASE + cards[0] == trained[k] and scores[0] <= scores[1] <= scores[2]
+        second.append(DISCARD_BASE + cards[1])
+        third.append(DISCARD_BASE + cards[2])
+    np.testing.assert_array_equal(GatedPolicy(with_discard(discard_gate(-1e9))).act_batch(obs, mask), second)
+    rank = np.eye(FX)[gk.DISCARD_FEATURES.index("rank")]  # the score grows with the rank: the third is played
+    np.testing.assert_array_equal(GatedPolicy(with_discard(discard_gate(-1e9, rank))).act_batch(obs, mask), third)
+
+
+def test_discard_labels_value_three_discards_on_the_same_shuffles_and_repeat_with_the_seed() -> None:
+    run = LabelRun(seed=3, deals=12, chunk=12, shuffles=4, decision="discard", rate=0.5)
+    gate = load_policy("trained").gate
+    a, b = label_chunk(run, 0, gate), label_chunk(run, 0, gate)
+    for key in ("feats", "D", "alt_v", "base_v", "rank", "decision"):
+        np.testing.assert_array_equal(a[key], b[key])
+    np.testing.assert_allclose(a["D"], a["alt_v"] - a["base_v"])
+    assert a["feats"].shape[1] == FX and len(a["D"]) > 12 and (a["alt_se"] > 0).any()
+    np.testing.assert_array_equal(a["rank"], np.tile([1, 2], len(a["D"]) // 2))  # a decision's two rows
+    np.testing.assert_array_equal(a["decision"], np.repeat(np.arange(len(a["D"]) // 2), 2))
+    np.testing.assert_array_equal(a["base_v"][::2], a["base_v"][1::2])  # one base value per decision
+    assert (a["feats"][:, 1] >= 0).all() and (a["feats"][1::2, 1] >= a["feats"][::2, 1]).all()  # score gaps
+
+
+def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round_trips(tmp_path: Path) -> None:
+    from gin3_env.training.gate.fit import cv_gain, fit_discard_gate
+
+    D = np.array([1.0, -2.0, -1.0, 3.0])  # decision 0: its first alternative gains, decision 1: its second
+    pred = np.array([2.0, 0.5, 0.1, 1.0])
+    t, gain, _, rate = cv_gain(D, pred, np.array([0, 0, 1, 1]), 2, group=np.array([0, 0, 1, 1]))
+    assert gain == pytest.approx(2.0) and rate == 1.0 and t < 1.0
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, FX))
+    labels = {"feats": X, "D": X[:, 4] - 0.5, "deal": np.repeat(np.arange(50), 4),
+              "decision": np.repeat(np.arange(100), 2)}
+    disc, report = fit_discard_gate(labels, ("ridge",), 2)
+    assert report.decisions == 100 and report.kinds["ridge"]["cv_gain"] > 0
+    gate = with_discard(disc)
+    path = tmp_path / "g3.json"
+    gate.save(path)
+    back = load_gate(path)
+    assert back.discard is not None and back.draw is not None and back.discard.threshold == disc.threshold
+    np.testing.assert_array_equal(back.discard.w2, disc.w2)
+    assert "discard" in back.kind and "discard threshold" in repr(GatedPolicy(back))
+    data = json.loads(path.read_text())
+    assert load_policy(str(path)).gate.discard is not None  # a gate file is a policy spec
+    two = tmp_path / "two.json"  # a file without a discard gate still loads
+    two.write_text(json.dumps({k: v for k, v in data.items() if k != "discard_gate"}))
+    assert load_gate(two).discard is None
+    bad = tmp_path / "bad.json"
+    for change, match in (({"features": ["a"]}, "discard_gate was fitted on other features"),
+                          ({"w2": [1.0]}, "w2 must have"), ({"threshold": None}, "threshold"),
+                          ({"mean": "x"}, "not arrays of numbers")):
+        bad.write_text(json.dumps({**data, "discard_gate": {**data["discard_gate"], **change}}))
+        with pytest.raises(ModelFileError, match=match):
+            load_gate(bad)
+    bad.write_text(json.dumps({**data, "discard_gate": "x"}))
+    with pytest.raises(ModelFileError, match="discard_gate must be a JSON object"):
         load_gate(bad)

@@ -1,7 +1,7 @@
 """The gates compiled: public features of a decision, a small scorer, the gated choice.
 
 A *gated* player is the heuristic (:func:`.heuristic_kernels.act_row`) everywhere except at
-two kinds of decision:
+these kinds of decision:
 
 - the **knock gate**: when the heuristic would knock, the gate scores the decision and, where
   the predicted gain of holding exceeds its threshold, the player plays the heuristic's best
@@ -10,14 +10,18 @@ two kinds of decision:
 - the **draw gate** (optional): at each choice between taking the face-up card and not (the
   opening offer's take/pass, a turn's take/draw), the gate scores the heuristic's choice and,
   where the predicted gain of the other move exceeds its threshold, plays that instead
-  (:func:`draw_alternative`).
+  (:func:`draw_alternative`);
+- the **discard gate** (optional): at each plain discard, the gate scores the heuristic's second and
+  third best plain discards (:func:`discard_top`, by the heuristic's own scores) and plays the one of
+  the higher predicted gain where that exceeds its threshold (:func:`discard_choice`).
 
-The features (:data:`GATE_FEATURES`, :data:`DRAW_FEATURES`, in this order) are computed from
+The features (:data:`GATE_FEATURES`, :data:`DRAW_FEATURES`, :data:`DISCARD_FEATURES`, in this order) are computed from
 the observation row and the legal mask, nothing else, so the same function serves the player,
 the label run (:mod:`.knock_labels`) and the continuations of the label run.
-:func:`gates_act_row` plays both gates, each given as the tuple ``(mean, scale, W1, b1, w2, b2,
+:func:`gates_act_row` plays all three gates, each given as the tuple ``(mean, scale, W1, b1, w2, b2,
 threshold, min_dw)`` (``mean`` empty: no such gate; for the draw gate the last entry is
-``only_take``: 1 where it acts only when the heuristic would not take the face-up card);
+``only_take``: 1 where it acts only when the heuristic would not take the face-up card; for the
+discard gate it is unused);
 :func:`gated_act_row` plays the knock gate alone, from its fields as separate arguments. The
 scorer is a one-hidden-layer ReLU network on standardised features; with no hidden units it is linear (a ridge fit):
 
@@ -46,12 +50,13 @@ from ..observation.layout import (
     TOP_PLANE,
     TURN_INDEX,
 )
-from .heuristic_kernels import _single, act_row, danger, meld_outs, obs_plane, take_drop
+from .heuristic_kernels import _argmin, _single, act_row, danger, discard_scores, meld_outs, obs_plane, take_drop
 from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .tables import POINTS
 
-__all__ = ["DRAW_FEATURES", "GATE_FEATURES", "NUM_DRAW_FEATURES", "NUM_GATE_FEATURES"]
+__all__ = ["DISCARD_FEATURES", "DRAW_FEATURES", "GATE_FEATURES", "NUM_DISCARD_FEATURES", "NUM_DRAW_FEATURES",
+           "NUM_GATE_FEATURES"]
 
 GATE_FEATURES = (
     "knock_deadwood",  # the deadwood the heuristic would knock with
@@ -111,6 +116,40 @@ DRAW_FEATURES = (
     "takes_x_take_gain",  # heuristic_takes times take_gain
 )
 NUM_DRAW_FEATURES = len(DRAW_FEATURES)
+
+DISCARD_FEATURES = (
+    "rank",  # the alternative's rank in the heuristic's discard scores (1: second best, 2: third)
+    "score_gap",  # the alternative's score minus the heuristic's choice's (>= 0)
+    "base_deadwood",  # the deadwood after the heuristic's discard
+    "alt_deadwood",  # the deadwood after the alternative discard
+    "deadwood_diff",  # alt_deadwood - base_deadwood
+    "base_improve_outs",  # unseen cards that would lower the deadwood after the heuristic's discard
+    "alt_improve_outs",  # the same after the alternative
+    "improve_outs_diff",  # alt - base
+    "base_gin_outs",  # unseen cards that would give gin after the heuristic's discard
+    "alt_gin_outs",  # the same after the alternative
+    "base_danger",  # the heuristic's danger of its discard
+    "alt_danger",  # the heuristic's danger of the alternative
+    "danger_diff",  # alt - base
+    "base_points",  # the points of the heuristic's discard
+    "alt_points",  # the points of the alternative
+    "base_opp_out",  # the heuristic's discard would meld with the opponent's known cards
+    "alt_opp_out",  # the alternative would
+    "base_in_meld",  # the heuristic's discard sits in a best meld of the hand (11 cards)
+    "alt_in_meld",  # the alternative does
+    "alt_knockable",  # the alternative leaves 10 or less deadwood
+    "base_knockable",  # the heuristic's discard does
+    "stock",  # cards left in the stock
+    "unseen",  # cards this player has not seen
+    "opp_known",  # cards the opponent took from the pile and still holds
+    "opp_declined",  # cards the opponent passed or drew over
+    "role_box",  # 1 for the box, 0 for the team
+    "turn",  # turns played / the turn limit
+    "deadwood_diff_x_stock",  # deadwood_diff times stock / 30
+    "outs_diff_x_stock",  # improve_outs_diff times stock / 30
+)
+NUM_DISCARD_FEATURES = len(DISCARD_FEATURES)
+TOP_DISCARDS = 3  # the heuristic's best plain discards the discard gate chooses among
 KNOCKABLE = 10  # the deadwood the draw features count as knockable (the usual knock limit)
 
 
@@ -286,6 +325,123 @@ def draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, out: np.nda
 
 
 @njit(cache=True)
+def discard_top(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, cards: np.ndarray,
+                scores: np.ndarray) -> int:
+    """The heuristic's best plain discards on row ``k`` (a discard decision), best first, by its own
+    scores (ties by card, as :func:`.heuristic_kernels.act_row`): ``cards[:n]`` and ``scores[:n]``, ``n``
+    (at most ``cards.shape[0]``) returned. ``cards[0]`` is the plain discard the heuristic plays there."""
+    hand = obs_plane(obs, k, HAND_PLANE)
+    top = _single(obs_plane(obs, k, TOP_PLANE))
+    pile = obs_plane(obs, k, PILE_PLANE)
+    known = obs_plane(obs, k, OPP_KNOWN_PLANE)
+    odecl = obs_plane(obs, k, OPP_DECLINED_PLANE)
+    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
+    top_bit = 0 if top < 0 else (np.int64(1) << top)
+    unseen_all = FULL_MASK & ~(hand | pile | top_bit | known)
+    kd = np.zeros(NUM_CARDS, np.int64)
+    order = np.zeros(NUM_CARDS, np.int64)
+    knock_deadwoods(hand, kd, order)
+    cands = np.zeros(NUM_CARDS, np.int64)
+    sc = np.zeros(NUM_CARDS, np.float64)
+    nd = 0
+    for c in range(NUM_CARDS):
+        if mask[k, DISCARD_BASE + c]:
+            cands[nd] = c
+            nd += 1
+    if nd == 0:
+        return 0
+    discard_scores(hand, cands, nd, kd, unseen_all, known, odecl, stock, fp, ip, sc)
+    n = min(nd, cards.shape[0])
+    for i in range(n):
+        c = _argmin(cands, sc, nd)
+        j = 0
+        while cands[j] != c:
+            j += 1
+        cards[i] = c
+        scores[i] = sc[j]
+        cands[j] = cands[nd - 1]
+        sc[j] = sc[nd - 1]
+        nd -= 1
+    return n
+
+
+@njit(cache=True)
+def _after_discard(hand: int, c: int, unseen: int) -> tuple[int, int]:
+    """(unseen cards that would lower the deadwood, that would give gin) after discarding ``c``."""
+    held = hand & ~(np.int64(1) << c)
+    dw = deadwood(held)
+    better = 0
+    gin = 0
+    x = unseen
+    while x:
+        low = x & -x
+        after = knock_min(held | low)
+        if after < dw:
+            better += 1
+        if after == 0:
+            gin += 1
+        x ^= low
+    return better, gin
+
+
+@njit(cache=True)
+def discard_features(obs: np.ndarray, mask: np.ndarray, k: int, base: int, alt: int, rank: int, gap: float,
+                     out: np.ndarray) -> None:
+    """``out[:NUM_DISCARD_FEATURES]`` = the features of row ``k`` (a discard decision where the heuristic
+    discards card ``base`` and the alternative, its ``rank``-th best by a score ``gap`` worse, is card
+    ``alt``), from the observation and the mask only."""
+    hand = obs_plane(obs, k, HAND_PLANE)
+    top = obs_plane(obs, k, TOP_PLANE)
+    pile = obs_plane(obs, k, PILE_PLANE)
+    known = obs_plane(obs, k, OPP_KNOWN_PLANE)
+    odecl = obs_plane(obs, k, OPP_DECLINED_PLANE)
+    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
+    unseen = FULL_MASK & ~(hand | pile | top | known)
+    n_unseen = popcount(unseen)
+    hidden = max(0, 10 - popcount(known))
+    p_hidden = min(1.0, hidden / n_unseen) if n_unseen else 0.0
+    bdw = deadwood(hand & ~(np.int64(1) << base))
+    adw = deadwood(hand & ~(np.int64(1) << alt))
+    bo, bg = _after_discard(hand, base, unseen)
+    ao, ag = _after_discard(hand, alt, unseen)
+    bd = danger(base, odecl, known, unseen, p_hidden)
+    ad = danger(alt, odecl, known, unseen, p_hidden)
+    opp = meld_outs(known) if known else 0
+    dead = best_deadwood_cards(hand)
+    for j in range(NUM_DISCARD_FEATURES):
+        out[j] = 0.0
+    out[0] = rank
+    out[1] = gap
+    out[2] = bdw
+    out[3] = adw
+    out[4] = adw - bdw
+    out[5] = bo
+    out[6] = ao
+    out[7] = ao - bo
+    out[8] = bg
+    out[9] = ag
+    out[10] = bd
+    out[11] = ad
+    out[12] = ad - bd
+    out[13] = POINTS[base]
+    out[14] = POINTS[alt]
+    out[15] = 1.0 if (opp >> base) & 1 else 0.0
+    out[16] = 1.0 if (opp >> alt) & 1 else 0.0
+    out[17] = 0.0 if (dead >> base) & 1 else 1.0
+    out[18] = 0.0 if (dead >> alt) & 1 else 1.0
+    out[19] = 1.0 if adw <= KNOCKABLE else 0.0
+    out[20] = 1.0 if bdw <= KNOCKABLE else 0.0
+    out[21] = stock
+    out[22] = n_unseen
+    out[23] = popcount(known)
+    out[24] = popcount(odecl)
+    out[25] = 1.0 if obs[k, ROLE_OFFSET + 1] > 0.5 else 0.0
+    out[26] = obs[k, TURN_INDEX]
+    out[27] = (adw - bdw) * stock / 30.0
+    out[28] = (ao - bo) * stock / 30.0
+
+
+@njit(cache=True)
 def gate_score(x: np.ndarray, mean: np.ndarray, scale: np.ndarray, W1: np.ndarray, b1: np.ndarray,
                w2: np.ndarray, b2: float) -> float:
     """The predicted gain of holding (points) for the features ``x`` (see the module doc)."""
@@ -339,13 +495,46 @@ def gated_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip:
 
 
 @njit(cache=True)
+def discard_choice(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, xg: tuple) -> int:
+    """The discard gate's card on row ``k`` (a discard decision), or -1 where it keeps the heuristic's:
+    the heuristic's second or third best plain discard of the highest predicted gain, where that
+    exceeds the threshold (``xg`` as the draw gate's tuple, its last entry unused)."""
+    mean, scale, W1, b1, w2, b2, threshold, _ = xg
+    if mean.shape[0] == 0:
+        return -1
+    cards = np.zeros(TOP_DISCARDS, np.int64)
+    scores = np.zeros(TOP_DISCARDS, np.float64)
+    n = discard_top(obs, mask, k, fp, ip, cards, scores)
+    x = np.zeros(NUM_DISCARD_FEATURES, np.float64)
+    best = -1
+    best_y = threshold
+    for r in range(1, n):
+        discard_features(obs, mask, k, cards[0], cards[r], r, scores[r] - scores[0], x)
+        y = gate_score(x, mean, scale, W1, b1, w2, b2)
+        if y > best_y:
+            best_y = y
+            best = cards[r]
+    return best
+
+
+@njit(cache=True)
+def _discard_gated(a: int, obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray,
+                   xg: tuple) -> int:
+    c = discard_choice(obs, mask, k, fp, ip, xg)
+    return a if c < 0 else DISCARD_BASE + c
+
+
+@njit(cache=True)
 def gates_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, kg: tuple,
-                  dg: tuple) -> int:
-    """The gated player on row ``k`` (the knock gate ``kg``, the draw gate ``dg``; see the module
-    doc): the knock gate's choice (:func:`gated_act_row`), or, at a take-or-not choice (where the
-    heuristic would not take, with ``only_take``), the other move where the draw gate predicts that
-    it gains over its threshold."""
+                  dg: tuple, xg: tuple) -> int:
+    """The gated player on row ``k`` (the knock gate ``kg``, the draw gate ``dg``, the discard gate
+    ``xg``; see the module doc): the knock gate's choice (:func:`gated_act_row`), or, at a take-or-not
+    choice (where the heuristic would not take, with ``only_take``), the other move where the draw gate
+    predicts that it gains over its threshold, or, at a plain discard, the heuristic's second or third
+    best discard of highest predicted gain where that exceeds the discard gate's threshold."""
     a = act_row(obs, mask, k, fp, ip)
+    if DISCARD_BASE <= a < KNOCK_BASE:
+        return _discard_gated(a, obs, mask, k, fp, ip, xg)
     if a < DISCARD_BASE:
         dmean, dscale, dW1, db1, dw2, db2, dthreshold, only_take = dg
         if dmean.shape[0] == 0 or (only_take and a == TAKE_DISCARD):
@@ -364,16 +553,16 @@ def gates_act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip:
 
 @njit(cache=True)
 def gated_act_serial(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple,
-                     out: np.ndarray) -> None:
+                     xg: tuple, out: np.ndarray) -> None:
     for k in range(obs.shape[0]):
-        out[k] = gates_act_row(obs, mask, k, fp, ip, kg, dg)
+        out[k] = gates_act_row(obs, mask, k, fp, ip, kg, dg, xg)
 
 
 @njit(cache=True, parallel=True)
 def gated_act_parallel(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple,
-                       out: np.ndarray) -> None:
+                       xg: tuple, out: np.ndarray) -> None:
     for k in prange(obs.shape[0]):
-        out[k] = gates_act_row(obs, mask, k, fp, ip, kg, dg)
+        out[k] = gates_act_row(obs, mask, k, fp, ip, kg, dg, xg)
 
 
 @njit(cache=True)
@@ -396,6 +585,22 @@ def draw_features_rows(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np
         a = act_row(obs, mask, k, fp, ip)
         if a < DISCARD_BASE and draw_alternative(mask, k, a) >= 0:
             draw_features(obs, mask, k, a, out[k])
+        else:
+            for j in range(out.shape[1]):
+                out[k, j] = np.nan
+
+
+@njit(cache=True)
+def discard_features_rows(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
+    """``out[k]`` = the discard features of row ``k``'s second best plain discard (rank 1) where the
+    heuristic makes a plain discard there, else NaN."""
+    cards = np.zeros(TOP_DISCARDS, np.int64)
+    scores = np.zeros(TOP_DISCARDS, np.float64)
+    for k in range(obs.shape[0]):
+        a = act_row(obs, mask, k, fp, ip)
+        n = discard_top(obs, mask, k, fp, ip, cards, scores) if DISCARD_BASE <= a < KNOCK_BASE else 0
+        if n >= 2:
+            discard_features(obs, mask, k, cards[0], cards[1], 1, scores[1] - scores[0], out[k])
         else:
             for j in range(out.shape[1]):
                 out[k, j] = np.nan

@@ -8,7 +8,8 @@ declined cards), plays each row's first action, then lets a
 :class:`~gin3_env.kernels.heuristic_params.HeuristicConfig` choose every later move for both
 players until the hand ends, all inside one numba kernel (no Python between moves). With a
 gate file (``Rollouts(rules, gate=load_gate(...))``) both players are the gated player of
-:mod:`.gate_kernels` instead (its knock gate and draw gate; the shipped ``trained`` player for its file).
+:mod:`.gate_kernels` instead (its knock gate, draw gate and any discard gate; the shipped
+``trained`` player for its file).
 
     roll = Rollouts(rules)                       # rollout policy: the heuristic's defaults
     team_points = roll.run(states, first_actions)  # float64 (len(states),): the team's points
@@ -88,10 +89,10 @@ def _legal_rows(S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray) -
 
 @njit(cache=True)
 def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
-             R: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, first: np.ndarray,
+             R: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, xg: tuple, first: np.ndarray,
              out: np.ndarray) -> int:
     """Play ``first[i]`` then the (gated) heuristic to the end in every row; ``out[i]`` = the team's points.
-    ``kg`` and ``dg`` are the knock and draw gates (:func:`.gate_kernels.gates_act_row`); a gate whose
+    ``kg``, ``dg`` and ``xg`` are the knock, draw and discard gates (:func:`.gate_kernels.gates_act_row`); a gate whose
     ``mean`` is empty is no gate, and with neither the heuristic plays.
 
     Returns -1, or the index of the first row whose first action is illegal (nothing is played then)."""
@@ -111,7 +112,7 @@ def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, m
         hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
         while S[i, hk.PHASE] != hk.OVER:
             hk.observe_rows(one, who, S, M, pile, R, obs[i : i + 1])
-            act[0] = gates_act_row(obs, mask, i, fp, ip, kg, dg)
+            act[0] = gates_act_row(obs, mask, i, fp, ip, kg, dg, xg)
             hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
         out[i] = rewards[0, 0]
     return -1
@@ -124,9 +125,9 @@ class Rollouts:
     ``HeuristicConfig(outs_weight=0)`` drops the one-card look-ahead and is several times faster.
     ``gate`` (a :class:`~gin3_env.policies.gated.KnockGate`) makes both players the gated player
     (:func:`.gate_kernels.gates_act_row`, the kernel :class:`~gin3_env.policies.gated.GatedPolicy`
-    plays: the knock gate and, where the file has one, the draw gate): its base heuristic is the gate's
-    own (``policy``, if given, must be the same). Any object with the gate's ``arrays()``,
-    ``draw_arrays()`` and ``heuristic`` will do (this layer does not import the policies).
+    plays: the knock gate and, where the file has them, the draw and discard gates): its base heuristic
+    is the gate's own (``policy``, if given, must be the same). Any object with the gate's ``arrays()``,
+    ``draw_arrays()``, ``discard_arrays()`` and ``heuristic`` will do (this layer does not import the policies).
     """
 
     def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None,
@@ -138,7 +139,8 @@ class Rollouts:
         self.policy = heuristic_config(gate.heuristic if gate is not None and policy is None else policy)
         self._fp, self._ip = heuristic_params(self.policy)
         self.gate = gate
-        self._gates = (gate.arrays(), gate.draw_arrays()) if gate is not None else (_no_gate(), _no_gate())
+        self._gates = ((gate.arrays(), gate.draw_arrays(), gate.discard_arrays()) if gate is not None
+                       else (_no_gate(), _no_gate(), _no_gate()))
 
     def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray) -> np.ndarray:
         """Team points (float64, one per state) of playing each state's first action, then the

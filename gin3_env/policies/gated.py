@@ -18,7 +18,11 @@ names, which must be this package's), ``mean``, ``scale``, ``W1``, ``b1``, ``w2`
 (how it was made) and, optionally, ``draw_gate``: an object of its own ``features``
 (:data:`~gin3_env.kernels.gate_kernels.DRAW_FEATURES`), ``mean`` ... ``b2``, ``threshold``,
 ``only_take`` (true: the draw gate acts only where the heuristic would not take the face-up card,
-so it can only add takes) and ``provenance`` (a file without it is the knock gate alone). It is
+so it can only add takes) and ``provenance`` (a file without it is the knock gate alone), and,
+optionally, ``discard_gate``: an object of its own ``features``
+(:data:`~gin3_env.kernels.gate_kernels.DISCARD_FEATURES`), ``mean`` ... ``b2``, ``threshold`` and
+``provenance``; where present, at each plain discard the player plays the heuristic's second or
+third best discard of the highest predicted gain where that exceeds the threshold. It is
 read as data; a file that is missing, not JSON, of another format, or whose arrays do not fit the
 features is one :class:`ModelFileError`.
 """
@@ -35,14 +39,20 @@ from typing import Any
 import numpy as np
 
 from ..files import save_json
-from ..kernels.gate_kernels import DRAW_FEATURES, GATE_FEATURES, gated_act_parallel, gated_act_serial
+from ..kernels.gate_kernels import (
+    DISCARD_FEATURES,
+    DRAW_FEATURES,
+    GATE_FEATURES,
+    gated_act_parallel,
+    gated_act_serial,
+)
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from ..kernels.threads import use_threads
 from ..observation.decoding import check_observation
 from ..observation.layout import OBS_SIZE
 from .model_fields import MissingModelFileError, ModelFileError
 
-__all__ = ["GATE_FORMAT", "DrawGate", "GatedPolicy", "KnockGate", "load_gate", "no_gate_arrays"]
+__all__ = ["GATE_FORMAT", "DiscardGate", "DrawGate", "GatedPolicy", "KnockGate", "load_gate", "no_gate_arrays"]
 
 GATE_FORMAT = "gin3-knock-gate"
 GATE_VERSION = 1
@@ -155,13 +165,44 @@ class DrawGate(_Scorer):
 
 
 @dataclass
+class DiscardGate(_Scorer):
+    """A fitted discard gate: at a plain discard, the heuristic's second or third best discard of the
+    highest score is played where that score exceeds ``threshold`` (see the module doc)."""
+
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check_scorer(self, len(DISCARD_FEATURES))
+
+    @property
+    def kind(self) -> str:
+        return _kind(self.W1)
+
+    def arrays(self) -> tuple[Any, ...]:
+        """The kernel argument ``(mean, scale, W1, b1, w2, b2, threshold, 0)``."""
+        return self.mean, self.scale, self.W1, self.b1, self.w2, self.b2, self.threshold, 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**_scorer_dict(self, DISCARD_FEATURES), "provenance": self.provenance}
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "discard gate") -> DiscardGate:
+        if not isinstance(data, dict):
+            raise ValueError(f"{where} must be a JSON object, got {type(data).__name__}")
+        prov = data.get("provenance", {})
+        return cls(**_scorer_fields(data, DISCARD_FEATURES, where), provenance=prov if isinstance(prov, dict) else {})
+
+
+@dataclass
 class KnockGate(_Scorer):
-    """A fitted knock gate, with an optional draw gate (see the module doc for the fields)."""
+    """A fitted knock gate, with an optional draw gate and an optional discard gate (see the module
+    doc for the fields)."""
 
     min_deadwood: int = 1
     heuristic: HeuristicConfig = field(default_factory=HeuristicConfig)
     provenance: dict[str, Any] = field(default_factory=dict)
     draw: DrawGate | None = None
+    discard: DiscardGate | None = None
 
     def __post_init__(self) -> None:
         _check_scorer(self, len(GATE_FEATURES))
@@ -169,10 +210,13 @@ class KnockGate(_Scorer):
             raise ValueError(f"gate min_deadwood must be an int, got {self.min_deadwood!r:.60}")
         if self.draw is not None and not isinstance(self.draw, DrawGate):
             raise ValueError(f"gate draw must be a DrawGate or None, got {type(self.draw).__name__}")
+        if self.discard is not None and not isinstance(self.discard, DiscardGate):
+            raise ValueError(f"gate discard must be a DiscardGate or None, got {type(self.discard).__name__}")
 
     @property
     def kind(self) -> str:
-        return _kind(self.W1) + (f"+draw-{self.draw.kind}" if self.draw is not None else "")
+        return (_kind(self.W1) + (f"+draw-{self.draw.kind}" if self.draw is not None else "")
+                + (f"+discard-{self.discard.kind}" if self.discard is not None else ""))
 
     def arrays(self) -> tuple[Any, ...]:
         """The kernel argument ``(mean, scale, W1, b1, w2, b2, threshold, min_dw)`` of the knock gate."""
@@ -182,6 +226,10 @@ class KnockGate(_Scorer):
         """The kernel argument of the draw gate (:func:`no_gate_arrays` where there is none)."""
         return self.draw.arrays() if self.draw is not None else no_gate_arrays()
 
+    def discard_arrays(self) -> tuple[Any, ...]:
+        """The kernel argument of the discard gate (:func:`no_gate_arrays` where there is none)."""
+        return self.discard.arrays() if self.discard is not None else no_gate_arrays()
+
     def to_dict(self) -> dict[str, Any]:
         out = {
             "format": GATE_FORMAT, "version": GATE_VERSION, **_scorer_dict(self, GATE_FEATURES),
@@ -189,6 +237,8 @@ class KnockGate(_Scorer):
         }
         if self.draw is not None:
             out["draw_gate"] = self.draw.to_dict()
+        if self.discard is not None:
+            out["discard_gate"] = self.discard.to_dict()
         return out
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -207,9 +257,11 @@ class KnockGate(_Scorer):
             raise ValueError(f"{where} heuristic must be an object of options")
         fields = _scorer_fields(data, GATE_FEATURES, where)
         draw = DrawGate.from_dict(data["draw_gate"], f"{where}'s draw_gate") if "draw_gate" in data else None
+        discard = (DiscardGate.from_dict(data["discard_gate"], f"{where}'s discard_gate")
+                   if "discard_gate" in data else None)
         prov = data.get("provenance", {})
         return cls(**fields, min_deadwood=data.get("min_deadwood", 1), heuristic=heuristic_config(**heur),
-                   provenance=prov if isinstance(prov, dict) else {}, draw=draw)
+                   provenance=prov if isinstance(prov, dict) else {}, draw=draw, discard=discard)
 
 
 def load_gate(path: str | os.PathLike[str]) -> KnockGate:
@@ -243,7 +295,8 @@ class GatedPolicy:
         mask = np.ascontiguousarray(masks, dtype=np.int8)
         out = np.empty(len(obs), dtype=np.int64)
         kernel = gated_act_parallel if use_threads(len(obs)) else gated_act_serial
-        kernel(obs, mask, self._fp, self._ip, self.gate.arrays(), self.gate.draw_arrays(), out)
+        kernel(obs, mask, self._fp, self._ip, self.gate.arrays(), self.gate.draw_arrays(),
+               self.gate.discard_arrays(), out)
         return out
 
     def act(self, observation: dict[str, Any]) -> int:
@@ -252,4 +305,5 @@ class GatedPolicy:
 
     def __repr__(self) -> str:
         draw = f", draw threshold={self.gate.draw.threshold:g}" if self.gate.draw is not None else ""
-        return f"GatedPolicy({self.gate.kind}, threshold={self.gate.threshold:g}{draw})"
+        disc = f", discard threshold={self.gate.discard.threshold:g}" if self.gate.discard is not None else ""
+        return f"GatedPolicy({self.gate.kind}, threshold={self.gate.threshold:g}{draw}{disc})"

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from ...kernels.gate_kernels import DRAW_FEATURES, GATE_FEATURES
-from ...policies.gated import DrawGate, KnockGate
+from ...policies.gated import DiscardGate, DrawGate, KnockGate
 
-__all__ = ["FitReport", "fit_draw_gate", "fit_gate"]
+__all__ = ["FitReport", "fit_discard_gate", "fit_draw_gate", "fit_gate"]
 
 F_DW = GATE_FEATURES.index("knock_deadwood")
 F_TAKES = DRAW_FEATURES.index("heuristic_takes")
@@ -121,8 +121,22 @@ def _fit(kind: str, X: np.ndarray, y: np.ndarray, options: dict[str, Any]) -> di
                    seed=int(options.get("seed", 0)))
 
 
-def cv_gain(D: np.ndarray, pred: np.ndarray, deal: np.ndarray, folds: int) -> tuple[float, float, float, float]:
-    """(best threshold, gain per decision, its standard error over deals, hold rate) of out-of-fold ``pred``."""
+def best_per_group(pred: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Indices of the row of the highest ``pred`` in each group (rows of one group adjacent or not)."""
+    order = np.lexsort((-pred, group))
+    first = np.ones(len(order), bool)
+    first[1:] = group[order][1:] != group[order][:-1]
+    return order[first]
+
+
+def cv_gain(D: np.ndarray, pred: np.ndarray, deal: np.ndarray, folds: int,
+            group: np.ndarray | None = None) -> tuple[float, float, float, float]:
+    """(best threshold, gain per decision, its standard error over deals, hold rate) of out-of-fold
+    ``pred``. With ``group`` (a decision's rows, one per alternative), each decision switches to its
+    row of the highest prediction where that exceeds the threshold."""
+    if group is not None:
+        best = best_per_group(pred, group)
+        D, pred = D[best], pred[best]
     gains = np.array([(D * (pred > t)).mean() for t in THRESHOLDS])
     k = int(np.argmax(gains))
     t = float(THRESHOLDS[k])
@@ -131,7 +145,8 @@ def cv_gain(D: np.ndarray, pred: np.ndarray, deal: np.ndarray, folds: int) -> tu
 
 
 def _fit_scorer(X: np.ndarray, D: np.ndarray, deal: np.ndarray, kinds: tuple[str, ...], folds: int,
-                options: dict[str, Any], say: Callable[[str], None], what: str) -> tuple[dict[str, Any], FitReport]:
+                options: dict[str, Any], say: Callable[[str], None], what: str,
+                group: np.ndarray | None = None) -> tuple[dict[str, Any], FitReport]:
     """The model of the kind with the best cross-validated gain, refitted on all of ``X``, and the report."""
     if len(D) < 10 * folds:
         raise ValueError(f"only {len(D)} labelled decisions: too few to fit a gate with {folds} folds")
@@ -145,15 +160,20 @@ def _fit_scorer(X: np.ndarray, D: np.ndarray, deal: np.ndarray, kinds: tuple[str
             tr, te = fold != f, fold == f
             pred[te] = predict(_fit(kind, X[tr], D[tr], options), X[te])
             say(f"{what} {kind}: fold {f + 1}/{folds}")
-        t, gain, se, rate = cv_gain(D, pred, deal, folds)
+        t, gain, se, rate = cv_gain(D, pred, deal, folds, group)
         r = float(np.corrcoef(pred, D)[0, 1])
         results[kind] = {"threshold": t, "cv_gain": gain, "cv_gain_se": se, "hold_rate": rate, "r": r}
         say(f"{what} {kind}: cv gain {gain:+.3f} +- {1.96 * se:.3f} per decision at threshold {t:+.1f}, "
             f"switches {100 * rate:.1f}%, r = {r:.3f}")
     chosen = max(results, key=lambda k: results[k]["cv_gain"])
     model = _fit(chosen, X, D, options)
-    report = FitReport(decisions=len(D), deals=len(np.unique(deal)), mean_D=float(D.mean()),
-                       oracle_gain=float(np.maximum(D, 0).mean()), kinds=results, chosen=chosen)
+    if group is None:
+        n, oracle = len(D), float(np.maximum(D, 0).mean())
+    else:  # per decision: the best of its alternatives, or none
+        best = best_per_group(D, group)
+        n, oracle = len(best), float(np.maximum(D[best], 0).mean())
+    report = FitReport(decisions=n, deals=len(np.unique(deal)), mean_D=float(D.mean()),
+                       oracle_gain=oracle, kinds=results, chosen=chosen)
     return {**model, "threshold": results[chosen]["threshold"]}, report
 
 
@@ -187,3 +207,16 @@ def fit_draw_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridg
     model, report = _fit_scorer(labels["feats"][keep], labels["D"][keep], labels["deal"][keep], kinds, folds,
                                 options, progress or (lambda s: None), "draw gate")
     return DrawGate(**model, only_take=only_take, provenance={"fit": report.to_dict(), "options": options}), report
+
+
+def fit_discard_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "mlp"), folds: int = 5,
+                     options: dict[str, Any] | None = None,
+                     progress: Callable[[str], None] | None = None) -> tuple[DiscardGate, FitReport]:
+    """The discard gate of the kind with the best cross-validated gain per decision (each decision
+    switching to its alternative of the highest prediction above the threshold), refitted on all the
+    labels' rows (``mean_D`` in the report is per row, ``decisions`` and ``oracle_gain`` per decision)."""
+    options = dict(options or {})
+    keep = _finite(labels)
+    model, report = _fit_scorer(labels["feats"][keep], labels["D"][keep], labels["deal"][keep], kinds, folds,
+                                options, progress or (lambda s: None), "discard gate", group=labels["decision"][keep])
+    return DiscardGate(**model, provenance={"fit": report.to_dict(), "options": options}), report

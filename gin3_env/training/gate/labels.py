@@ -5,10 +5,13 @@ deals, one deck each) through :func:`gin3_env.kernels.knock_labels.label_deals` 
 ``labels_{c:05d}.npz`` atomically: ``feats`` (decisions, features), ``D`` (value of the gate's
 alternative minus value of the heuristic's choice, the acting player's points), the two values
 and the alternative's standard error (knock decisions: ``hold_v``, ``hold_se``, ``knock_v``; draw
-decisions: ``alt_v``, ``alt_se``, ``base_v``), ``player``, ``deal`` (the deal's global number,
-``c * chunk + i``), and the run's settings. ``decision`` is ``"knock"`` (where the heuristic would
-knock: knock or hold) or ``"draw"`` (each choice between taking the face-up card and not, each
-labelled with probability ``rate``). A run that stops resumes at the first chunk without a shard;
+and discard decisions: ``alt_v``, ``alt_se``, ``base_v``), ``player``, ``deal`` (the deal's global
+number, ``c * chunk + i``), and the run's settings. ``decision`` is ``"knock"`` (where the heuristic
+would knock: knock or hold), ``"draw"`` (each choice between taking the face-up card and not, each
+labelled with probability ``rate``) or ``"discard"`` (each plain discard, with probability ``rate``:
+the heuristic's second and third best discards against its choice, a row each, with ``rank`` 1 or 2
+and ``decision``, the decision's number in the run, grouping a decision's rows). A run that stops
+resumes at the first chunk without a shard;
 a shard written with other settings is refused (one error naming the file and the setting).
 """
 
@@ -26,10 +29,10 @@ import numpy as np
 
 from ...engine.rules import Rules
 from ...files import atomic_output
-from ...kernels.gate_kernels import DRAW_FEATURES, GATE_FEATURES
+from ...kernels.gate_kernels import DISCARD_FEATURES, DRAW_FEATURES, GATE_FEATURES
 from ...kernels.hands import rules_vector
 from ...kernels.heuristic_params import heuristic_config, heuristic_params
-from ...kernels.knock_labels import DRAW, KNOCK, label_deals
+from ...kernels.knock_labels import DISCARD, DRAW, KNOCK, label_deals
 from ...policies.gated import KnockGate, no_gate_arrays
 
 __all__ = ["DECISIONS", "LabelRun", "load_labels", "run_labels"]
@@ -41,7 +44,7 @@ class Decision:
     (alternative, its standard error, the heuristic's choice), the most decisions per deal and the
     moves played out ``K`` times per decision (a knock is played once)."""
 
-    kind: int
+    kind: int  # rows per decision: one per alternative (the discard decisions have two)
     features: tuple[str, ...]
     values: tuple[str, str, str]
     max_decisions: int
@@ -51,6 +54,7 @@ class Decision:
 DECISIONS = {
     "knock": Decision(KNOCK, GATE_FEATURES, ("hold_v", "hold_se", "knock_v"), 8, 1),
     "draw": Decision(DRAW, DRAW_FEATURES, ("alt_v", "alt_se", "base_v"), 16, 2),
+    "discard": Decision(DISCARD, DISCARD_FEATURES, ("alt_v", "alt_se", "base_v"), 16, 3),
 }
 
 
@@ -63,7 +67,7 @@ class LabelRun:
     chunk: int = 500
     shuffles: int = 64
     gate: str = ""  # the model file of the gated state/continuation policy, "" for the heuristic
-    decision: str = "knock"  # the decisions labelled: "knock" or "draw" (see the module doc)
+    decision: str = "knock"  # the decisions labelled: "knock", "draw" or "discard" (see the module doc)
     rate: float = 1.0  # each decision is labelled with this probability
 
     def __post_init__(self) -> None:
@@ -105,22 +109,29 @@ def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | No
     fp, ip = heuristic_params(heuristic_config(gate.heuristic if gate is not None else None))
     kg = gate.arrays() if gate is not None else no_gate_arrays()
     dg = gate.draw_arrays() if gate is not None else no_gate_arrays()
+    xg = gate.discard_arrays() if gate is not None else no_gate_arrays()
     what = DECISIONS[run.decision]
     m = what.max_decisions
     feats = np.full((n, m, len(what.features)), np.nan)
     alt_v, alt_se, base_v = np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, m))
     player = np.zeros((n, m), np.int64)
+    rank = np.zeros((n, m), np.int64)
     ndec = np.zeros(n, np.int64)
     team = np.zeros(n, np.float64)
-    label_deals(what.kind, decks, seeds, run.shuffles, float(run.rate), rules_vector(rules), fp, ip, kg, dg, feats,
-                alt_v, alt_se, base_v, player, ndec, team)
+    label_deals(what.kind, decks, seeds, run.shuffles, float(run.rate), rules_vector(rules), fp, ip, kg, dg, xg,
+                feats, alt_v, alt_se, base_v, rank, player, ndec, team)
     take = np.arange(m)[None, :] < ndec[:, None]
     deal = np.broadcast_to((c * run.chunk + np.arange(n))[:, None], take.shape)
     a, se, b = what.values
-    return {
+    out = {
         "feats": feats[take], a: alt_v[take], se: alt_se[take], b: base_v[take],
         "D": (alt_v - base_v)[take], "player": player[take], "deal": deal[take], "team_points": team,
     }
+    if run.decision == "discard":
+        r = rank[take]
+        out["rank"] = r
+        out["decision"] = np.cumsum(r == 1) - 1 + c * run.chunk * m  # unique in the run (m rows a deal at most)
+    return out
 
 
 def _shard(folder: Path, c: int) -> Path:
@@ -158,6 +169,8 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | 
         with atomic_output(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, **content)
         n = len(arrays["D"])
+        if run.decision == "discard":  # two rows (alternatives) a decision, three moves played out
+            n = n // 2
         say(f"labels chunk {c + 1}/{run.chunks}: {n} decisions in {dt:.1f}s ({n / dt:.1f} decisions/s, "
             f"{n * run.shuffles * DECISIONS[run.decision].played_out / dt:.0f} continuations/s)")
     return paths

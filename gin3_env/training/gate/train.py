@@ -12,7 +12,11 @@ the config, each round's label run and fit in its ``provenance``. With ``draw_de
 a draw gate follows: the take-or-not choices of deals played by that gated player (each labelled
 with probability ``draw_rate``, the gated player in the continuations; shards under
 ``OUT/labels_draw/``) are labelled and fitted the same way, and the model file carries both
-gates (``OUT/gate_draw.json``, then ``OUT/gate.json``). A stopped run started again
+gates (``OUT/gate_draw.json``, then ``OUT/gate.json``). With ``discard_deals`` above zero (an opt-in:
+the shipped config has 0), a discard gate follows in the same way: plain discards of deals played by
+the player so far (each labelled with probability ``discard_rate``; shards under
+``OUT/labels_discard/``), the heuristic's second and third best discards valued against its choice
+(``OUT/gate_discard.json``, then ``OUT/gate.json``). A stopped run started again
 with the same ``--out`` resumes: finished shards and fitted rounds are kept (a shard written
 with other settings is refused).
 """
@@ -32,10 +36,10 @@ from ...argparsing import OneLineErrorParser
 from ...policies.gated import KnockGate, load_gate
 from ..options import add_option_flags, option, option_overrides
 from ..sb3.config import read_config
-from .fit import fit_draw_gate, fit_gate
+from .fit import fit_discard_gate, fit_draw_gate, fit_gate
 from .labels import LabelRun, load_labels, run_labels
 
-__all__ = ["GateConfig", "main", "train_gate"]
+__all__ = ["GateConfig", "add_discard_gate", "main", "player_digest", "train_gate"]
 
 
 @dataclass
@@ -57,14 +61,20 @@ class GateConfig:
     draw_rate: float = option(0.25, "share of the take-or-not choices labelled")
     draw_shuffles: int = option(64, "continuations per draw decision (the same for both moves)")
     draw_only_take: bool = option(True, "the draw gate acts only where the heuristic would not take the face-up card")
+    discard_deals: int = option(0, "deals labelled for the discard gate (the heuristic's 2nd/3rd best discard); "
+                                   "0: no discard gate")
+    discard_seed: int = option(3000, "seed of the discard gate's label run")
+    discard_rate: float = option(0.25, "share of the plain discards labelled")
+    discard_shuffles: int = option(32, "continuations per discard decision (the same for all three discards)")
 
     def __post_init__(self) -> None:
-        if isinstance(self.draw_rate, bool) or not isinstance(self.draw_rate, int | float) or not (
-                0 < self.draw_rate <= 1):
-            raise ValueError(f"train-gate draw_rate must be a number in (0, 1], got {self.draw_rate!r}")
+        for name in ("draw_rate", "discard_rate"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= 1:
+                raise ValueError(f"train-gate {name} must be a number in (0, 1], got {v!r}")
         if not isinstance(self.draw_only_take, bool):
             raise ValueError(f"train-gate draw_only_take must be true or false, got {self.draw_only_take!r}")
-        for name in ("draw_shuffles",):
+        for name in ("draw_shuffles", "discard_shuffles"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 2:
                 raise ValueError(f"train-gate {name} must be an int >= 2, got {v!r}")
@@ -72,7 +82,8 @@ class GateConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"train-gate {name} must be an int >= 1, got {v!r}")
-        for name in ("seed", "rounds", "min_deadwood", "hidden", "epochs", "draw_deals", "draw_seed"):
+        for name in ("seed", "rounds", "min_deadwood", "hidden", "epochs", "draw_deals", "draw_seed",
+                     "discard_deals", "discard_seed"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"train-gate {name} must be an int >= 0, got {v!r}")
@@ -101,6 +112,17 @@ def _weights_digest(gate: KnockGate) -> str:
     the file's provenance, the numbers to 10 significant digits: a rebuild of the same gate has the
     same digest (the MLP's fit repeats to about 1e-15, not always to the last bit: numpy's BLAS)."""
     data = {k: v for k, v in gate.to_dict().items() if k not in ("provenance", "draw_gate")}
+    return hashlib.sha256(json.dumps(_rounded(data), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def player_digest(gate: KnockGate) -> str:
+    """A digest of what the whole gated player (every gate it has) plays by, not of the provenances:
+    the key of label shards played by that player (as :func:`_weights_digest`)."""
+    data = gate.to_dict()
+    data.pop("provenance", None)
+    for name in ("draw_gate", "discard_gate"):
+        if name in data:
+            data[name] = {k: v for k, v in data[name].items() if k != "provenance"}
     return hashlib.sha256(json.dumps(_rounded(data), sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -143,6 +165,18 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
         gate = _draw_gate(cfg, folder, gate, _weights_digest(gate), options, say)
         method = ("the heuristic with a knock gate and a draw gate fitted on labels on the true deal "
                   "(gin3 train-gate)")
+    if cfg.discard_deals:
+        path = folder / "gate_discard.json"
+        if path.exists():
+            say(f"discard gate: {path} already fitted")
+            gate = load_gate(path)
+        else:
+            run = LabelRun(seed=cfg.discard_seed, deals=cfg.discard_deals, chunk=cfg.chunk,
+                           shuffles=cfg.discard_shuffles, gate=player_digest(gate), decision="discard",
+                           rate=cfg.discard_rate)
+            gate = add_discard_gate(gate, folder / "labels_discard", run, tuple(cfg.kinds), cfg.folds, options, say)
+            gate.save(path)
+        method = method.replace("fitted on labels", "and a discard gate fitted on labels")
     gate.provenance = {"method": method, "config": asdict(cfg), "rounds": rounds}
     final = folder / "gate.json"
     gate.save(final)
@@ -175,6 +209,28 @@ def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, opti
     out.save(path)
     say(f"draw gate: {report.chosen}, threshold {draw.threshold:+.1f}, cv gain "
         f"{report.kinds[report.chosen]['cv_gain']:+.3f} per decision -> {path}")
+    return out
+
+
+def add_discard_gate(gate: KnockGate, folder: Path, run: LabelRun, kinds: tuple[str, ...], folds: int,
+                     options: dict[str, Any], say: Any) -> KnockGate:
+    """``gate`` with a discard gate fitted on the plain discards of its own play (``run``, shards under
+    ``folder``; ``run.gate`` should be :func:`player_digest` of ``gate``)."""
+    if run.decision != "discard":
+        raise ValueError(f"a discard gate is fitted on discard labels, not {run.decision!r}")
+    say(f"discard gate: labelling {run.deals} deals x {run.shuffles} shuffles (the gated player, "
+        f"{100 * run.rate:g}% of its plain discards, its 2nd and 3rd best against its choice)")
+    t0 = time.perf_counter()
+    labels = load_labels(run_labels(folder, run, gate, progress=say))
+    t_labels = time.perf_counter() - t0
+    disc, report = fit_discard_gate(labels, kinds, folds, options, progress=say)
+    disc.provenance = {"labels": asdict(run), "rows": len(labels["D"]), "decisions": report.decisions,
+                       "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
+    out = KnockGate(gate.mean, gate.scale, gate.W1, gate.b1, gate.w2, gate.b2, gate.threshold, gate.min_deadwood,
+                    gate.heuristic, dict(gate.provenance), draw=gate.draw, discard=disc)
+    best = report.kinds[report.chosen]
+    say(f"discard gate: {report.chosen}, threshold {disc.threshold:+.1f}, cv gain {best['cv_gain']:+.3f} per "
+        f"decision, switches {100 * best['hold_rate']:.1f}%")
     return out
 
 
