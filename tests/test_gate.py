@@ -341,7 +341,7 @@ def discard_gate(threshold: float, weights: np.ndarray | None = None) -> Discard
 
 
 def with_discard(disc: DiscardGate | None) -> KnockGate:
-    """The shipped two-gate player with ``disc`` as its discard gate."""
+    """The shipped player's knock and draw gates with ``disc`` as its discard gate (``None``: none)."""
     g = load_policy("trained").gate
     return KnockGate(g.mean, g.scale, g.W1, g.b1, g.w2, g.b2, g.threshold, g.min_deadwood, g.heuristic,
                      draw=g.draw, discard=disc)
@@ -395,7 +395,7 @@ def test_the_discard_labels_features_are_those_of_the_players_own_view_and_ignor
 def test_a_discard_gate_that_never_switches_is_the_two_gate_player_and_one_that_always_does_plays_the_second() -> None:
     hands, rows = discard_rows(40, 7, 1)
     obs, mask = hands.observe_rows(np.array(rows)), np.ascontiguousarray(hands.mask_view[rows])
-    trained = load_policy("trained").act_batch(obs, mask)
+    trained = GatedPolicy(with_discard(None)).act_batch(obs, mask)  # the shipped knock and draw gates alone
     np.testing.assert_array_equal(GatedPolicy(with_discard(discard_gate(1e9))).act_batch(obs, mask), trained)
     fp, ip = heuristic_params(HeuristicConfig())
     cards, scores = np.zeros(3, np.int64), np.zeros(3)

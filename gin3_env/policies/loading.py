@@ -6,7 +6,7 @@
 | ``"heuristic"``          | :class:`HeuristicPolicy` (config keywords)                   |
 | ``"search"``             | :class:`~gin3_env.policies.search.SearchPolicy` (``seed=``, ``rules=``, option keywords) |
 | ``"search:k=v,..."``     | the same with options, e.g. ``"search:samples=16,time_budget=none"`` |
-| ``"trained"``            | the heuristic with its learned knock and draw gates, ``gin3_env/models/knock_gate.json`` |
+| ``"trained"``            | the heuristic with learned knock, draw and discard gates (``models/knock_gate.json``) |
 | ``"ppo"``                | the MaskablePPO model shipped as ``gin3_env/models/ppo.zip`` |
 | a path to a ``.json``    | a gate model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
@@ -75,7 +75,7 @@ def policy_spec_help() -> str:
     """The policy specs every command accepts, in one line (their ``--help`` uses it)."""
     return (
         "random, heuristic, search (options: search:k=v,...), trained (the heuristic with its learned "
-        "knock and draw gates), ppo (the shipped MaskablePPO model), "
+        "knock, draw and discard gates), ppo (the shipped MaskablePPO model), "
         f"{RLLIB_PREFIX}PATH (an RLlib checkpoint folder), the path of a gate model file .json "
         "or the path of a saved model .zip"
     )

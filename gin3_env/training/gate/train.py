@@ -66,6 +66,7 @@ class GateConfig:
     discard_seed: int = option(3000, "seed of the discard gate's label run")
     discard_rate: float = option(0.25, "share of the plain discards labelled")
     discard_shuffles: int = option(32, "continuations per discard decision (the same for all three discards)")
+    discard_chunk: int = option(1000, "deals per discard label shard")
 
     def __post_init__(self) -> None:
         for name in ("draw_rate", "discard_rate"):
@@ -78,7 +79,7 @@ class GateConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 2:
                 raise ValueError(f"train-gate {name} must be an int >= 2, got {v!r}")
-        for name in ("deals", "round_deals", "chunk", "shuffles", "folds"):
+        for name in ("deals", "round_deals", "chunk", "shuffles", "folds", "discard_chunk"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"train-gate {name} must be an int >= 1, got {v!r}")
@@ -171,10 +172,12 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
             say(f"discard gate: {path} already fitted")
             gate = load_gate(path)
         else:
-            run = LabelRun(seed=cfg.discard_seed, deals=cfg.discard_deals, chunk=cfg.chunk,
+            run = LabelRun(seed=cfg.discard_seed, deals=cfg.discard_deals, chunk=cfg.discard_chunk,
                            shuffles=cfg.discard_shuffles, gate=player_digest(gate), decision="discard",
                            rate=cfg.discard_rate)
-            gate = add_discard_gate(gate, folder / "labels_discard", run, tuple(cfg.kinds), cfg.folds, options, say)
+            # the fit is seeded by the discard stage's own seed (as experiments.discard_gate fits it)
+            gate = add_discard_gate(gate, folder / "labels_discard", run, tuple(cfg.kinds), cfg.folds,
+                                    {**options, "seed": cfg.discard_seed}, say)
             gate.save(path)
         method = method.replace("fitted on labels", "and a discard gate fitted on labels")
     gate.provenance = {"method": method, "config": asdict(cfg), "rounds": rounds}
