@@ -251,22 +251,29 @@ def test_the_draw_gate_reads_only_the_observation_and_the_mask() -> None:
         assert not {"S", "M", "deck", "pile", "hands"} & set(names)
 
 
-def test_the_draw_labels_features_are_those_of_the_players_own_view_and_ignore_hidden_cards() -> None:
-    seed, n = 12, 30
-    labels = label_chunk(LabelRun(seed=seed, deals=n, chunk=n, shuffles=2, decision="draw"), 0,
+def labels_match_the_view_and_ignore_hidden_cards(decision: str, seed: int, n: int, rows_of: Any, width: int,
+                                                   features_rows: Any, policy: GatedPolicy) -> None:
+    """The label run of ``decision`` met the decisions ``rows_of(n, seed, 2)`` reaches and saw there the
+    features ``features_rows`` computes from the player's observation; those features and ``policy``'s
+    choice ignore hidden cards."""
+    labels = label_chunk(LabelRun(seed=seed, deals=n, chunk=n, shuffles=2, decision=decision), 0,
                          load_policy("trained").gate)
-    hands, rows = draw_rows(n, seed, 2)
+    hands, rows = rows_of(n, seed, 2)
     assert len(rows) > 10
     fp, ip = heuristic_params(HeuristicConfig())
     obs = hands.observe_rows(np.array(rows))
     mask = np.ascontiguousarray(hands.mask_view[rows])
-    feats = np.zeros((len(rows), FD))
-    gk.draw_features_rows(obs, mask, fp, ip, feats)
+    feats = np.zeros((len(rows), width))
+    features_rows(obs, mask, fp, ip, feats)
     assert np.isfinite(feats).all()
     for r, x in zip(rows, feats, strict=True):  # the label run met the same decision and saw the same features
         assert (labels["feats"][labels["deal"] == r] == x).all(axis=1).any()
+    assert_blind_to_hidden_cards(hands, rows, 0, feats, features_rows, policy)
+
+
+def test_the_draw_labels_features_are_those_of_the_players_own_view_and_ignore_hidden_cards() -> None:
     policy = GatedPolicy(with_draw(draw_gate(-1.0, np.eye(FD)[gk.DRAW_FEATURES.index("draw_mean_deadwood")])))
-    assert_blind_to_hidden_cards(hands, rows, 0, feats, gk.draw_features_rows, policy)
+    labels_match_the_view_and_ignore_hidden_cards("draw", 12, 30, draw_rows, FD, gk.draw_features_rows, policy)
 
 
 def test_a_draw_gate_that_never_switches_is_the_knock_gate_alone_and_one_that_always_does_plays_the_other() -> None:
@@ -375,21 +382,9 @@ def test_the_discard_gate_reads_only_the_observation_and_the_mask() -> None:
 
 
 def test_the_discard_labels_features_are_those_of_the_players_own_view_and_ignore_hidden_cards() -> None:
-    seed, n = 13, 24
-    labels = label_chunk(LabelRun(seed=seed, deals=n, chunk=n, shuffles=2, decision="discard"), 0,
-                         load_policy("trained").gate)
-    hands, rows = discard_rows(n, seed, 2)
-    assert len(rows) > 10
-    fp, ip = heuristic_params(HeuristicConfig())
-    obs = hands.observe_rows(np.array(rows))
-    mask = np.ascontiguousarray(hands.mask_view[rows])
-    feats = np.zeros((len(rows), FX))
-    gk.discard_features_rows(obs, mask, fp, ip, feats)
-    assert np.isfinite(feats).all()
-    for r, x in zip(rows, feats, strict=True):  # the label run met the same decision and saw the same features
-        assert (labels["feats"][labels["deal"] == r] == x).all(axis=1).any()
     policy = GatedPolicy(with_discard(discard_gate(-1.0, np.eye(FX)[gk.DISCARD_FEATURES.index("alt_improve_outs")])))
-    assert_blind_to_hidden_cards(hands, rows, 0, feats, gk.discard_features_rows, policy)
+    labels_match_the_view_and_ignore_hidden_cards("discard", 13, 24, discard_rows, FX, gk.discard_features_rows,
+                                                  policy)
 
 
 def test_a_discard_gate_that_never_switches_is_the_two_gate_player_and_one_that_always_does_plays_the_second() -> None:
