@@ -225,8 +225,9 @@ def with_draw(draw: DrawGate | None) -> KnockGate:
     return KnockGate(g.mean, g.scale, g.W1, g.b1, g.w2, g.b2, g.threshold, g.min_deadwood, g.heuristic, draw=draw)
 
 
-def draw_rows(n_deals: int, seed: int, turns: int) -> tuple[VectorHands, list[int]]:
-    """Hands played by the trained player to the first take-or-draw choice after ``turns`` turns."""
+def rows_at(n_deals: int, seed: int, stop: Any) -> tuple[VectorHands, list[int]]:
+    """Hands played by the trained player until ``stop(hands, live, acts)`` (a bool per live row, ``acts``
+    the player's moves there) holds; the rows where it held, left before that move."""
     hands = VectorHands(n_deals)
     hands.reset(decks=_decks(seed, 0, n_deals))
     trained = load_policy("trained")
@@ -235,13 +236,20 @@ def draw_rows(n_deals: int, seed: int, turns: int) -> tuple[VectorHands, list[in
         live = np.flatnonzero((hands.phase != hk.OVER) & ~at)
         if not len(live):
             break
-        mask = hands.mask_view[live]
-        here = (hands.phase[live] == hk.DRAW) & (mask[:, TAKE_DISCARD] == 1) & (hands._S[live, hk.TURNS] >= turns)
+        acts = trained.act_batch(hands.observe_rows(live), hands.mask_view[live])
+        here = stop(hands, live, acts)
         at[live[here]] = True
         go = live[~here]
         if len(go):
-            hands.apply(go, trained.act_batch(hands.observe_rows(go), hands.mask_view[go]))
+            hands.apply(go, acts[~here])
     return hands, [int(i) for i in np.flatnonzero(at)]
+
+
+def draw_rows(n_deals: int, seed: int, turns: int) -> tuple[VectorHands, list[int]]:
+    """Hands played by the trained player to the first take-or-draw choice after ``turns`` turns."""
+    return rows_at(n_deals, seed, lambda hands, live, acts: (
+        (hands.phase[live] == hk.DRAW) & (hands.mask_view[live][:, TAKE_DISCARD] == 1)
+        & (hands._S[live, hk.TURNS] >= turns)))
 
 
 def test_the_draw_gate_reads_only_the_observation_and_the_mask() -> None:
@@ -356,22 +364,9 @@ def with_discard(disc: DiscardGate | None) -> KnockGate:
 
 def discard_rows(n_deals: int, seed: int, turns: int) -> tuple[VectorHands, list[int]]:
     """Hands played by the trained player to its first plain discard after ``turns`` turns."""
-    hands = VectorHands(n_deals)
-    hands.reset(decks=_decks(seed, 0, n_deals))
-    trained = load_policy("trained")
-    at = np.zeros(n_deals, dtype=bool)
-    for _ in range(400):
-        live = np.flatnonzero((hands.phase != hk.OVER) & ~at)
-        if not len(live):
-            break
-        acts = trained.act_batch(hands.observe_rows(live), hands.mask_view[live])
-        here = ((hands.phase[live] == hk.DISCARD) & (acts >= DISCARD_BASE) & (acts < KNOCK_BASE)
-                & (hands._S[live, hk.TURNS] >= turns))
-        at[live[here]] = True
-        go = live[~here]
-        if len(go):
-            hands.apply(go, acts[~here])
-    return hands, [int(i) for i in np.flatnonzero(at)]
+    return rows_at(n_deals, seed, lambda hands, live, acts: (
+        (hands.phase[live] == hk.DISCARD) & (acts >= DISCARD_BASE) & (acts < KNOCK_BASE)
+        & (hands._S[live, hk.TURNS] >= turns)))
 
 
 def test_the_discard_gate_reads_only_the_observation_and_the_mask() -> None:

@@ -50,7 +50,17 @@ from ..observation.layout import (
     TOP_PLANE,
     TURN_INDEX,
 )
-from .heuristic_kernels import _argmin, _single, act_row, danger, discard_scores, meld_outs, obs_plane, take_drop
+from .heuristic_kernels import (
+    _argmin,
+    _single,
+    act_row,
+    danger,
+    discard_scores,
+    hidden_share,
+    meld_outs,
+    obs_plane,
+    take_drop,
+)
 from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
 from .tables import POINTS
@@ -199,8 +209,7 @@ def gate_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: i
             better += 1
         x ^= low
     n_unseen = popcount(unseen)
-    hidden = max(0, 10 - popcount(known))
-    p_hidden = min(1.0, hidden / n_unseen) if n_unseen else 0.0
+    p_hidden = hidden_share(known, unseen)
     pile_n = popcount(pile) + (1 if top else 0)
     for j in range(NUM_GATE_FEATURES):
         out[j] = 0.0
@@ -257,8 +266,7 @@ def draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, out: np.nda
     stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
     unseen = FULL_MASK & ~(hand | pile | top_m | known)
     n_unseen = popcount(unseen)
-    hidden = max(0, 10 - popcount(known))
-    p_hidden = min(1.0, hidden / n_unseen) if n_unseen else 0.0
+    p_hidden = hidden_share(known, unseen)
     kd = np.zeros(NUM_CARDS, np.int64)
     order = np.zeros(NUM_CARDS, np.int64)
     now = deadwood(hand)
@@ -398,8 +406,7 @@ def discard_features(obs: np.ndarray, mask: np.ndarray, k: int, base: int, alt: 
     stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
     unseen = FULL_MASK & ~(hand | pile | top | known)
     n_unseen = popcount(unseen)
-    hidden = max(0, 10 - popcount(known))
-    p_hidden = min(1.0, hidden / n_unseen) if n_unseen else 0.0
+    p_hidden = hidden_share(known, unseen)
     bdw = deadwood(hand & ~(np.int64(1) << base))
     adw = deadwood(hand & ~(np.int64(1) << alt))
     bo, bg = _after_discard(hand, base, unseen)

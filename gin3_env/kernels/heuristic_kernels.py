@@ -165,6 +165,15 @@ def danger(card: int, opp_declined: int, known: int, unseen: int, p_hidden: floa
 
 
 @njit(cache=True)
+def hidden_share(known: int, unseen: int) -> float:
+    """The chance that an unseen card is in the opponent's hand: its hidden cards (the hand's 10 less
+    the ``known`` ones) over the ``unseen`` cards."""
+    n_unseen = popcount(unseen)
+    hidden = max(0, HAND_SIZE - popcount(known))
+    return min(1.0, hidden / n_unseen) if n_unseen else 0.0
+
+
+@njit(cache=True)
 def discard_scores(hand: int, cands: np.ndarray, nc: int, kd: np.ndarray, unseen_all: int, known: int,
             opp_declined: int, stock: int, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
     """out[j] = score of discarding cands[j] (lower is better): _discard_scores."""
@@ -175,9 +184,7 @@ def discard_scores(hand: int, cands: np.ndarray, nc: int, kd: np.ndarray, unseen
             v = kd[c] - (100 if (dead >> c) & 1 else 0)
             out[j] = v - POINTS[c] / 100
         return
-    n_unseen = popcount(unseen_all)
-    hidden = max(0, HAND_SIZE - popcount(known))
-    p_hidden = min(1.0, hidden / n_unseen) if n_unseen else 0.0
+    p_hidden = hidden_share(known, unseen_all)
     unseen = unseen_all & ~hand
     best = 1 << 30
     for j in range(nc):
