@@ -1,5 +1,5 @@
 """``python -m gin3_env ...`` is the ``gin3`` command."""
 
-from .cli import main
+from .cli import entry
 
-raise SystemExit(main())
+entry()

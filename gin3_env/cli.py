@@ -10,17 +10,19 @@ the parser and dispatches; ``python -m gin3_env`` runs it too.
 Exit codes: 0 on success (also when the person quits), 2 on a usage error or a
 missing optional part, 1 on an unexpected failure, 130 (143) when Ctrl-C (SIGTERM)
 stops a delegated command before it handles the signal itself (while its libraries
-load, say): one line, no traceback.
+load, say): one line, no traceback. The console script is :func:`entry`: a
+command stopped by a signal ends the process at once (see there).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .argparsing import OneLineErrorParser
 from .policies.loading import policy_spec_help
@@ -201,5 +203,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def entry() -> NoReturn:
+    """The ``gin3`` console script (and ``python -m gin3_env``): :func:`main`, then exit with its code.
+
+    A command stopped by a signal (130, 143: its checkpoint written, its workers stopped) ends the
+    process at once, output flushed: Python's own finalization, a second or more once torch and
+    Ray are loaded, runs with the default signal actions, so a second Ctrl-C or ``kill`` there
+    would end it without its exit code."""
+    code = main()
+    if code in (exit_code(signal.SIGINT), exit_code(signal.SIGTERM)):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

@@ -384,3 +384,17 @@ def test_a_command_whose_extra_is_missing_names_that_extra_only(
     err = capsys.readouterr().err
     assert f"pip install 'gin3_env[{extra}]'" in err and f"pip install -e '.[{extra}]'" in err, err
     assert "train,bench" not in err and all(f"[{other}]" not in err for other in {"train", "bench", "rllib"} - {extra})
+
+
+def test_a_signal_after_a_stopped_run_printed_its_report_keeps_the_exit_code() -> None:
+    """A run stopped by a signal exits at once through the ``gin3`` entry point: Python's finalization
+    (a second or more with torch and Ray loaded) runs with the default signal actions."""
+    script = ("import atexit, gin3_env.cli as cli\n"
+              "atexit.register(lambda: print('finalized', flush=True))\n"
+              "cli.main = lambda argv=None: {code}\n"
+              "cli.entry()\n")
+    for code, finalized in ((143, False), (130, False), (0, True), (2, True)):
+        done = subprocess.run([sys.executable, "-c", script.format(code=code)], capture_output=True, text=True,
+                              timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+        assert done.returncode == code, done.stderr[-2000:]
+        assert ("finalized" in done.stdout) is finalized, (code, done.stdout)

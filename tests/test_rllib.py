@@ -480,6 +480,49 @@ def test_a_second_sigterm_stops_at_once_and_keeps_the_last_checkpoint(tmp_path: 
         run.kill()
 
 
+SHUTDOWN_PROBE = """
+import os, signal, sys, threading, time
+from gin3_env.training.rllib.ray_runtime import connect, shutdown
+
+def term_caught():  # SIGTERM has a handler below Python (not the default action)
+    with open("/proc/self/status") as f:
+        return any(line.startswith("SigCgt") and int(line.split()[1], 16) >> 14 & 1 for line in f)
+
+handled, events = [], []
+def handler(signum, frame):
+    handled.append(signum)
+
+connect("", 1)
+signal.signal(signal.SIGTERM, handler)
+stopping = threading.Event()
+def probe():  # once Ray has reset SIGTERM and ours is back, send one while ray.shutdown still runs
+    reset = False
+    while not stopping.is_set():
+        caught = term_caught()
+        reset = reset or not caught
+        if reset and caught:
+            events.append("reset, then back")
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        time.sleep(0.001)
+threading.Thread(target=probe, daemon=True).start()
+shutdown(keep_handlers=lambda: signal.signal(signal.SIGTERM, handler))
+stopping.set()
+print(events, handled, flush=True)
+"""
+
+
+def test_a_signal_while_ray_shuts_down_reaches_the_stop_handler() -> None:
+    """``ray.shutdown`` sets SIGTERM to its default action below Python, then goes on stopping Ray for
+    about a second: a second SIGTERM there killed ``gin3 train`` with no exit code and no cleanup.
+    :func:`shutdown` keeps the caller's handler in place while Ray stops."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "RAY_USAGE_STATS_ENABLED": "0"}
+    done = subprocess.run([sys.executable, "-c", SHUTDOWN_PROBE], env=env, capture_output=True, text=True,
+                          timeout=120, start_new_session=True)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.strip() == "['reset, then back'] [15]", done.stdout
+
+
 def test_a_held_run_folder_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from gin3_env.training.rllib.train import main
     from gin3_env.training.run.lock import RunLock

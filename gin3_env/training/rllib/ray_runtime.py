@@ -25,6 +25,8 @@ import os
 import signal
 import socket
 import sys
+import threading
+from collections.abc import Callable
 from typing import Any
 
 OBJECT_STORE_BYTES = 256 * 1024**2
@@ -126,11 +128,35 @@ def connect(address: str = "", num_cpus: int = 0) -> bool:
     return True
 
 
-def shutdown() -> None:
-    """Stop the Ray instance (or leave the cluster) this process is connected to."""
+def shutdown(keep_handlers: Callable[[], None] | None = None) -> None:
+    """Stop the Ray instance (or leave the cluster) this process is connected to.
+
+    ``ray.shutdown`` resets SIGTERM to its default action below Python early on (its core's
+    signal handlers are uninstalled), then spends a second or so stopping processes; a SIGTERM
+    then would kill this process without a word. With ``keep_handlers`` (called from the main
+    thread), the shutdown runs in a helper thread while the main thread calls it every 10 ms, so a
+    signal in that second still reaches the caller's handler."""
     import ray
 
-    ray.shutdown()
+    if keep_handlers is None or threading.current_thread() is not threading.main_thread():
+        ray.shutdown()
+        return
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            ray.shutdown()
+        except BaseException as exc:  # raised again in the caller's thread
+            failure.append(exc)
+
+    helper = threading.Thread(target=run, name="gin3-ray-shutdown", daemon=True)
+    helper.start()
+    while helper.is_alive():
+        keep_handlers()
+        helper.join(timeout=0.01)
+    keep_handlers()
+    if failure:
+        raise failure[0]
 
 
 def _descendants(pid: int) -> set[int]:

@@ -347,8 +347,8 @@ def train_rllib(cfg: RLlibConfig, stop: GracefulStop | None = None, argv: list[s
     finally:
         if algo is not None:
             stop_algorithm(algo)
-        if started:
-            shutdown()
+        if started:  # a second signal while Ray stops still reaches the stop handler
+            shutdown(keep_handlers=stop.reinstall if stop is not None else None)
     if stop is not None and not stop.requested:
         stop.defer(False)  # the evaluation stops at once on a signal: the checkpoint is already whole
     if stop is not None and stop.signum is not None:

@@ -12,7 +12,9 @@
   prints where the checkpoint is and how to resume, and exits ``128 + signal``);
 - a second signal stops at once: workers are killed, half-written temporary
   files removed, and the process exits ``128 + signal``; the last complete
-  checkpoint on disk is still whole (:mod:`.checkpoints`).
+  checkpoint on disk is still whole (:mod:`.checkpoints`). After the stopped run
+  has left the ``with`` block (the process is printing and ending) a further
+  signal still exits ``128 + signal`` at once.
 
 If a worker dies under ``learn`` (a SIGTERM sent to the whole process group
 reaches the workers too, or the system killed one), the model in this process
@@ -76,8 +78,14 @@ class GracefulStop:
     def __exit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
         if exc_type is not None and self._vec_env is not None:
             stop_workers(self._vec_env)  # a failure under learn: no worker outlives it
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
+        if exc_type is TrainingStopped and self.signum is not None and self._previous:
+            # stopped by a signal: the process is ending (the checkpoint is written); another signal
+            # while it prints and exits ends it at once, with the same 128 + signal
+            for sig in self._previous:
+                signal.signal(sig, _exit_at_once)
+        else:
+            for sig, handler in self._previous.items():
+                signal.signal(sig, handler)
         self._previous = {}
 
     def _say(self, text: str) -> None:
@@ -172,6 +180,11 @@ class GracefulStop:
             f"resume with: {resume_command(self.argv, checkpoint)}",
             code,
         )
+
+
+def _exit_at_once(signum: int, frame: FrameType | None) -> None:
+    """A signal after a run stopped by one: exit now, ``128 + signal``."""
+    os._exit(exit_code(signum))
 
 
 def resume_command(argv: list[str], checkpoint: Path) -> str:
