@@ -232,6 +232,23 @@ def test_progress_lines_when_not_a_terminal(capsys) -> None:
     assert capsys.readouterr().err == ""
 
 
+def test_the_first_progress_line_comes_soon_then_one_every_few_seconds(capsys) -> None:
+    """Off a terminal the first line comes after ``first`` seconds (a long run shows at once that it
+    plays, and how fast), the next ones every ``every`` seconds."""
+    import time
+
+    from gin3_env.evaluation.util import progress_bar
+
+    def slow(n: int):
+        for i in range(n):
+            time.sleep(0.02)
+            yield i
+
+    assert list(progress_bar(slow(10), True, "hands", total=10, every=60.0, first=0.05)) == list(range(10))
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("[hands] ") and " of 10 " in lines[0], lines
+
+
 def test_a_total_that_cannot_be_negative_gets_no_negative_interval_end() -> None:
     from gin3_env.evaluation import mean_ci
 

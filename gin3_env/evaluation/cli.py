@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=True,
-        help="progress on stderr: a bar on a terminal, else a line every few seconds (default: on)",
+        help="progress on stderr: a bar on a terminal, else a line after 1 s, then every 10 s (default: on)",
     )
     parser.add_argument(
         "--save-logs",

@@ -11,16 +11,22 @@ from typing import TypeVar
 
 T = TypeVar("T")
 PROGRESS_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
+PROGRESS_FIRST = 1.0  # seconds to the first line: soon enough to see that it plays, and how fast
 
 
 def progress_bar(
-    items: Iterable[T], enabled: bool, desc: str, total: int | None = None, every: float = PROGRESS_EVERY
+    items: Iterable[T],
+    enabled: bool,
+    desc: str,
+    total: int | None = None,
+    every: float = PROGRESS_EVERY,
+    first: float = PROGRESS_FIRST,
 ) -> Iterator[T]:
     """Yield ``items``, showing progress on stderr when ``enabled``.
 
     On a terminal: a tqdm bar (tqdm is in the ``train`` extra; without it, lines).
-    Otherwise (a log file, a pipe, CI): one line every ``every`` seconds, e.g.
-    ``[deals, each played twice] 120 of 500 (24%), 31/s, about 12 s left``."""
+    Otherwise (a log file, a pipe, CI): a first line after ``first`` seconds, then one every
+    ``every`` seconds, e.g. ``[deals, each played twice] 120 of 500 (24%), 31/s, about 12 s left``."""
     if not enabled:
         yield from items
         return
@@ -34,12 +40,13 @@ def progress_bar(
             return
     if total is None and hasattr(items, "__len__"):
         total = len(items)  # type: ignore[arg-type]
-    start = last = time.monotonic()
+    start = time.monotonic()
+    due = start + min(first, every)
     for done, item in enumerate(items, start=1):
         yield item
         now = time.monotonic()
-        if now - last >= every:
-            last = now
+        if now >= due:
+            due = now + every
             print(f"[{desc}] {progress_text(done, total, now - start)}", file=sys.stderr, flush=True)
 
 
