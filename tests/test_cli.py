@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forkrun
 import pexpect
 import pytest
 from conftest import stacked_deck
@@ -27,13 +28,7 @@ PAUSE = r"\[Enter\][^\n]*: "
 
 
 def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "gin3_env.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
-    )
+    return forkrun.run(args, timeout=timeout, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
 
 
 def spawn(*args: str, timeout: float = 20, env: dict[str, str] | None = None) -> pexpect.spawn:

@@ -12,10 +12,10 @@ import os
 import pickle
 import socket
 import subprocess
-import sys
 from collections import OrderedDict
 from pathlib import Path
 
+import forkrun
 import numpy as np
 import pytest
 
@@ -208,9 +208,7 @@ def test_split_backend() -> None:
 
 def _gin3(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "gin3_env.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
+    return forkrun.run(args, cwd=cwd, env=env, timeout=120)
 
 
 def _free_port() -> int:

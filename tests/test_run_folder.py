@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import forkrun
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -304,9 +305,8 @@ def test_save_logs_into_a_linked_folder_is_refused(tmp_path: Path) -> None:
     victim = _victim(tmp_path)
     (tmp_path / "logs").symlink_to(victim)
     before = tree(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "evaluate", "heuristic", "random", "--hands", "2",
-                           "--save-logs", str(tmp_path / "logs"), "--log-games", "1"],
-                          capture_output=True, text=True, timeout=300)
+    done = forkrun.run(["evaluate", "heuristic", "random", "--hands", "2", "--save-logs", str(tmp_path / "logs"),
+                        "--log-games", "1"])
     assert done.returncode == 2, done.stderr
     assert "symbolic link" in one_line(done.stderr)
     assert tree(tmp_path) == before
@@ -318,15 +318,14 @@ def test_save_logs_and_replay_never_write_through_a_linked_file(tmp_path: Path) 
     logs = tmp_path / "logs"
     logs.mkdir()
     (logs / "hand_000_a_team.json").symlink_to(victim / "precious.txt")
-    done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "evaluate", "heuristic", "random", "--hands", "2",
-                           "--save-logs", str(logs), "--log-games", "1"], capture_output=True, text=True, timeout=300)
+    done = forkrun.run(["evaluate", "heuristic", "random", "--hands", "2", "--save-logs", str(logs),
+                        "--log-games", "1"])
     assert done.returncode == 0, done.stderr
     log = logs / "hand_000_a_team.json"
     assert not log.is_symlink() and json.loads(log.read_text())
     page = tmp_path / "page.html"
     page.symlink_to(victim / "events")
-    done = subprocess.run([sys.executable, "-m", "gin3_env.cli", "replay", str(log), "--html", str(page)],
-                          capture_output=True, text=True, timeout=300)
+    done = forkrun.run(["replay", str(log), "--html", str(page)])
     assert done.returncode == 0, done.stderr
     assert not page.is_symlink() and "<html" in page.read_text().lower()
     assert (victim / "precious.txt").read_text() == "keep" and (victim / "events").read_text() == "keep"

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forkrun
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -24,8 +25,8 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_max_minutes_stops_ppo_and_the_run_still_ends_with_its_evaluation(tmp_path: Path) -> None:
-    done = _run("-m", "gin3_env.cli", "train", "--config", "quick", "--out-dir", str(tmp_path), "--run-name", "t",
-                *SMALL, "--total-timesteps", "10000000", "--max-minutes", "0.0001")
+    done = forkrun.run(["train", "--config", "quick", "--out-dir", str(tmp_path), "--run-name", "t", *SMALL,
+                        "--total-timesteps", "10000000", "--max-minutes", "0.0001"], timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "max_minutes 0.0001 reached" in done.stdout
     summary = json.loads((tmp_path / "t" / "final_eval.json").read_text())

@@ -18,6 +18,7 @@ import time
 import zipfile
 from pathlib import Path
 
+import forkrun
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -47,17 +48,15 @@ TINY = [
 ]
 
 
-def _train_cmd(out_dir: Path, run_name: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "gin3_env.cli", "train", *TINY, "--out-dir", str(out_dir), "--run-name", run_name,
-            *extra]
+def _train(out_dir: Path, run_name: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return forkrun.run(["train", *TINY, "--out-dir", str(out_dir), "--run-name", run_name, *extra], timeout=300)
 
 
 @pytest.fixture(scope="module")
 def base_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished tiny run (512 steps, checkpoints at 256 and 512)."""
     out = tmp_path_factory.mktemp("base")
-    done = subprocess.run(_train_cmd(out, "base", "--total-timesteps", "512"), capture_output=True, text=True,
-                          timeout=300)
+    done = _train(out, "base", "--total-timesteps", "512")
     assert done.returncode == 0, done.stderr[-3000:]
     return out / "base"
 
@@ -162,8 +161,7 @@ def test_bad_files_in_train_resume_evaluate_and_play(
 def test_resume_of_a_truncated_checkpoint_in_a_real_process(base_run: Path, tmp_path: Path) -> None:
     bad = tmp_path / "checkpoint.zip"
     bad.write_bytes((base_run / "checkpoint.zip").read_bytes()[:100_000])
-    done = subprocess.run(_train_cmd(tmp_path, "r", "--resume", str(bad)), capture_output=True, text=True,
-                          timeout=300)
+    done = _train(tmp_path, "r", "--resume", str(bad))
     assert done.returncode == 2
     assert done.stderr.strip() == f"gin3 train: error: checkpoint {bad} is truncated or damaged: a zip file " \
                                   f"without its end (100000 bytes)"
@@ -298,9 +296,8 @@ def test_resuming_twice_from_one_checkpoint_gives_the_same_run(base_run: Path, t
     results = []
     for name in ("first", "second"):
         # random opponents too: their choices must come from the seeds, not from fresh entropy
-        done = subprocess.run(_train_cmd(tmp_path, name, "--total-timesteps", "768", "--resume", str(checkpoint),
-                                         "--opponent-schedule", "[{until: 1.0, random: 1, heuristic: 1}]"),
-                              capture_output=True, text=True, timeout=300)
+        done = _train(tmp_path, name, "--total-timesteps", "768", "--resume", str(checkpoint),
+                      "--opponent-schedule", "[{until: 1.0, random: 1, heuristic: 1}]")
         assert done.returncode == 0, done.stderr[-3000:]
         assert "resumed from" in done.stdout and "at step 512" in done.stdout
         params = MaskablePPO.load(tmp_path / name / "final.zip", device="cpu").policy.state_dict()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+import forkrun
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -29,9 +29,8 @@ TINY = [
 
 
 def _train(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "gin3_env.cli", "train", "--config", "quick", "--out-dir", str(tmp_path),
-           "--run-name", "tiny", *TINY, *extra]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    return forkrun.run(["train", "--config", "quick", "--out-dir", str(tmp_path), "--run-name", "tiny", *TINY, *extra],
+                       timeout=600)
 
 
 def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 
+import forkrun
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -167,8 +168,7 @@ def test_sigint_checkpoints_stops_workers_and_a_second_run_on_the_folder_is_refu
     run.wait_for(READY)
     workers = workers_of(run)
     # one run, one writer: a second gin3 train on the same folder refuses with one line
-    second = subprocess.run([sys.executable, "-m", "gin3_env.cli", *run.args], capture_output=True, text=True,
-                            timeout=120)
+    second = forkrun.run(run.args, timeout=120)
     assert second.returncode == 2, second.stderr
     assert second.stderr.strip().count("\n") == 0, second.stderr
     assert f"in use by another gin3 train (pid {run.proc.pid})" in second.stderr
@@ -220,11 +220,8 @@ def test_sigterm_checkpoints_and_the_checkpoint_resumes(tmp_path: Path) -> None:
 
     steps = json.loads((tmp_path / "run" / "checkpoint.json").read_text())["num_timesteps"]
     assert steps > 0
-    resumed = subprocess.run(
-        [sys.executable, "-m", "gin3_env.cli", *run.args, "--vec-env", "dummy", "--total-timesteps",
-         str(steps + 256), "--resume", str(checkpoint)],
-        capture_output=True, text=True, timeout=300,
-    )
+    resumed = forkrun.run([*run.args, "--vec-env", "dummy", "--total-timesteps", str(steps + 256), "--resume",
+                           str(checkpoint)], timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert f"resumed from {checkpoint} at step {steps:,}" in resumed.stdout
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import forkrun
 import pytest
 
 pytest.importorskip("sb3_contrib")
@@ -82,11 +81,10 @@ def test_resuming_a_model_that_already_has_the_steps_evaluates_and_saves_it(tmp_
     """The shipped model copied without its description, resumed with fewer steps than it has."""
     copy = tmp_path / "copy.zip"
     shutil.copy(Path(gin3_env.__file__).parent / "models" / "ppo.zip", copy)
-    done = subprocess.run(
-        [sys.executable, "-m", "gin3_env.cli", "train", "--resume", str(copy), "--total-timesteps", "2048",
-         "--out-dir", str(tmp_path / "out"), "--run-name", "r", "--eval-hands", "2", "--final-eval-hands", "2",
-         "--select-hands", "2", "--progress-bar", "false"],
-        capture_output=True, text=True, timeout=600,
+    done = forkrun.run(
+        ["train", "--resume", str(copy), "--total-timesteps", "2048", "--out-dir", str(tmp_path / "out"), "--run-name",
+         "r", "--eval-hands", "2", "--final-eval-hands", "2", "--select-hands", "2", "--progress-bar", "false"],
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "nothing to learn" in done.stdout

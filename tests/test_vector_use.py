@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+import forkrun
 import numpy as np
 import pytest
 
@@ -52,11 +51,11 @@ def test_batched_evaluation_only_for_policies_with_batched_forms() -> None:
 
 def test_training_samples_from_the_batched_env_and_logs_samples_per_second(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
-    cmd = [sys.executable, "-m", "gin3_env.cli", "train", "--config", "quick", "--out-dir", str(tmp_path),
-           "--run-name", "tiny", "--total-timesteps", "512", "--batched-envs", "16", "--n-steps", "128",
-           "--batch-size", "128", "--n-epochs", "1", "--bc-samples", "300", "--bc-epochs", "1",
-           "--eval-every", "0", "--checkpoint-every", "0", "--final-eval-hands", "4", "--progress-bar", "false"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    args = ["train", "--config", "quick", "--out-dir", str(tmp_path), "--run-name", "tiny", "--total-timesteps", "512",
+            "--batched-envs", "16", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--bc-samples", "300",
+            "--bc-epochs", "1", "--eval-every", "0", "--checkpoint-every", "0", "--final-eval-hands", "4",
+            "--progress-bar", "false"]
+    done = forkrun.run(args, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "samples/s" in done.stdout and "(batched env)" in done.stdout
     config = json.loads((tmp_path / "tiny" / "config.json").read_text())
