@@ -17,6 +17,8 @@ interpreter) starts a real ``python`` instead, as do the tests that signal a run
 from __future__ import annotations
 
 import atexit
+import contextlib
+import gc
 import json
 import os
 import selectors
@@ -28,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+FORK = sys.platform.startswith("linux")  # fork after importing torch is safe on Linux
 PRELOAD = (
     "torch",
     "torch._dynamo",  # imported by the first optimizer otherwise: 1.6 s
@@ -104,6 +107,10 @@ def run(
     text=True)`` would give it, in a fork of the zygote. ``env`` replaces the environment once the
     process has started (what the preloaded modules read at import keeps the zygote's values)."""
     global _zygote
+    if not FORK:  # no fork (or not a safe one, as on macOS): a new interpreter, as subprocess.run starts
+        command = [sys.executable, "-m", "gin3_env.cli", *map(str, args)]
+        return subprocess.run(command, cwd=cwd, env=None if env is None else dict(env), capture_output=True, text=True,
+                              timeout=timeout)
     if _zygote is None or _zygote.proc.poll() is not None:
         _zygote = _Zygote()
         atexit.register(_zygote.close)
@@ -161,7 +168,9 @@ def serve() -> None:
     import importlib
 
     for name in PRELOAD:
-        importlib.import_module(name)
+        with contextlib.suppress(ImportError):  # an extra this environment lacks: commands import what they need
+            importlib.import_module(name)
+    gc.freeze()  # a fork's garbage collections leave the preloaded objects alone (and their pages shared)
     protocol = sys.stdout
     _send(protocol, {"ready": True})
     for line in sys.stdin:
