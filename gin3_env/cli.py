@@ -24,6 +24,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from . import __version__
 from .argparsing import OneLineErrorParser
 from .policies.loading import policy_spec_help
 from .policies.model_file import add_trust_flag, trust_from_args
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gin3",
         description="Three-handed gin rummy ('in the box'): train, evaluate, benchmark, play, replay.",
     )
+    parser.add_argument("--version", action="version", version=f"gin3 {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, func, summary) in DELEGATED.items():
         sub.add_parser(name, help=summary, add_help=False, description=f"{summary} ({module}.{func})")

@@ -65,6 +65,14 @@ def test_top_level_help_lists_subcommands() -> None:
         assert name in out.stdout
 
 
+def test_version() -> None:
+    from importlib.metadata import version
+
+    out = run_cli("--version")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == f"gin3 {version('gin3_env')}\n"
+
+
 def test_console_script_help() -> None:
     script = Path(sys.executable).with_name("gin3")
     if not script.exists():
