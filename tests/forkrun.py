@@ -150,6 +150,7 @@ def _child(request: dict[str, Any]) -> None:
         os.dup2(os.open(request["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
         os.dup2(os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
         os.chdir(request["cwd"])
+        sys.path[0] = os.getcwd()  # as `python -m` puts it first (the zygote's own was this file's folder)
         os.environ.clear()
         os.environ.update(request["env"])
         import gin3_env.cli as cli
