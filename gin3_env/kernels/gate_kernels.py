@@ -173,18 +173,27 @@ def hold_action(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: n
 
 
 @njit(cache=True)
-def gate_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: int, out: np.ndarray) -> None:
-    """``out[:NUM_GATE_FEATURES]`` = the features of row ``k`` (a discard decision with a knock
-    ``knock`` and the plain discard ``hold``), from the observation and the mask only."""
+def view_masks(obs: np.ndarray, k: int) -> tuple[int, int, int, int, int, int, int]:
+    """What each gate's features start from, read from row ``k``'s observation: the cards as masks,
+    ``(hand, top, pile, known, odecl, stock, unseen)``: the hand, the face-up card (one bit, or 0),
+    the rest of the pile, the opponent's cards known to be in its hand, the cards it declined, the
+    cards left in the stock (a count) and the unseen cards (in no place the player sees)."""
     hand = obs_plane(obs, k, HAND_PLANE)
     top = obs_plane(obs, k, TOP_PLANE)
     pile = obs_plane(obs, k, PILE_PLANE)
     known = obs_plane(obs, k, OPP_KNOWN_PLANE)
     odecl = obs_plane(obs, k, OPP_DECLINED_PLANE)
+    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
+    return hand, top, pile, known, odecl, stock, FULL_MASK & ~(hand | pile | top | known)
+
+
+@njit(cache=True)
+def gate_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: int, out: np.ndarray) -> None:
+    """``out[:NUM_GATE_FEATURES]`` = the features of row ``k`` (a discard decision with a knock
+    ``knock`` and the plain discard ``hold``), from the observation and the mask only."""
+    hand, top, pile, known, odecl, stock, unseen = view_masks(obs, k)
     sdecl = obs_plane(obs, k, OWN_DECLINED_PLANE)
     taken = obs_plane(obs, k, TAKEN_PLANE)
-    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
-    unseen = FULL_MASK & ~(hand | pile | top | known)
     kd = np.zeros(NUM_CARDS, np.int64)
     order = np.zeros(NUM_CARDS, np.int64)
     knock_deadwoods(hand, kd, order)
@@ -256,15 +265,9 @@ def draw_alternative(mask: np.ndarray, k: int, a: int) -> int:
 def draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, out: np.ndarray) -> None:
     """``out[:NUM_DRAW_FEATURES]`` = the features of row ``k`` (a take-or-not choice where the
     heuristic plays ``a``), from the observation and the mask only."""
-    hand = obs_plane(obs, k, HAND_PLANE)
-    top_m = obs_plane(obs, k, TOP_PLANE)
+    hand, top_m, pile, known, odecl, stock, unseen = view_masks(obs, k)
     top = _single(top_m)
-    pile = obs_plane(obs, k, PILE_PLANE)
-    known = obs_plane(obs, k, OPP_KNOWN_PLANE)
-    odecl = obs_plane(obs, k, OPP_DECLINED_PLANE)
     sdecl = obs_plane(obs, k, OWN_DECLINED_PLANE)
-    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
-    unseen = FULL_MASK & ~(hand | pile | top_m | known)
     n_unseen = popcount(unseen)
     p_hidden = hidden_share(known, unseen)
     kd = np.zeros(NUM_CARDS, np.int64)
@@ -338,14 +341,7 @@ def discard_top(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: n
     """The heuristic's best plain discards on row ``k`` (a discard decision), best first, by its own
     scores (ties by card, as :func:`.heuristic_kernels.act_row`): ``cards[:n]`` and ``scores[:n]``, ``n``
     (at most ``cards.shape[0]``) returned. ``cards[0]`` is the plain discard the heuristic plays there."""
-    hand = obs_plane(obs, k, HAND_PLANE)
-    top = _single(obs_plane(obs, k, TOP_PLANE))
-    pile = obs_plane(obs, k, PILE_PLANE)
-    known = obs_plane(obs, k, OPP_KNOWN_PLANE)
-    odecl = obs_plane(obs, k, OPP_DECLINED_PLANE)
-    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
-    top_bit = 0 if top < 0 else (np.int64(1) << top)
-    unseen_all = FULL_MASK & ~(hand | pile | top_bit | known)
+    hand, _, _, known, odecl, stock, unseen_all = view_masks(obs, k)
     kd = np.zeros(NUM_CARDS, np.int64)
     order = np.zeros(NUM_CARDS, np.int64)
     knock_deadwoods(hand, kd, order)
@@ -398,13 +394,7 @@ def discard_features(obs: np.ndarray, mask: np.ndarray, k: int, base: int, alt: 
     """``out[:NUM_DISCARD_FEATURES]`` = the features of row ``k`` (a discard decision where the heuristic
     discards card ``base`` and the alternative, its ``rank``-th best by a score ``gap`` worse, is card
     ``alt``), from the observation and the mask only."""
-    hand = obs_plane(obs, k, HAND_PLANE)
-    top = obs_plane(obs, k, TOP_PLANE)
-    pile = obs_plane(obs, k, PILE_PLANE)
-    known = obs_plane(obs, k, OPP_KNOWN_PLANE)
-    odecl = obs_plane(obs, k, OPP_DECLINED_PLANE)
-    stock = int(np.rint(np.float64(obs[k, STOCK_INDEX]) * STOCK_SCALE))
-    unseen = FULL_MASK & ~(hand | pile | top | known)
+    hand, _, _, known, odecl, stock, unseen = view_masks(obs, k)
     n_unseen = popcount(unseen)
     p_hidden = hidden_share(known, unseen)
     bdw = deadwood(hand & ~(np.int64(1) << base))
