@@ -188,6 +188,26 @@ def view_masks(obs: np.ndarray, k: int) -> tuple[int, int, int, int, int, int, i
 
 
 @njit(cache=True)
+def draw_outs(held: int, dw: int, unseen: int) -> tuple[int, int, int]:
+    """For the 10 cards ``held`` (deadwood ``dw``) and each card of ``unseen`` drawn to them: (how many
+    lower the deadwood, how many give gin, the sum of the deadwood each leaves)."""
+    better = 0
+    gin = 0
+    total = 0
+    x = unseen
+    while x:
+        low = x & -x
+        after = knock_min(held | low)
+        total += after
+        if after < dw:
+            better += 1
+        if after == 0:
+            gin += 1
+        x ^= low
+    return better, gin, total
+
+
+@njit(cache=True)
 def gate_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: int, out: np.ndarray) -> None:
     """``out[:NUM_GATE_FEATURES]`` = the features of row ``k`` (a discard decision with a knock
     ``knock`` and the plain discard ``hold``), from the observation and the mask only."""
@@ -201,22 +221,7 @@ def gate_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: i
     hc = hold - DISCARD_BASE
     dw = kd[kc]
     hdw = kd[hc]
-    held = hand & ~(np.int64(1) << hc)
-    gin = 0
-    better = 0
-    total = 0
-    n = 0
-    x = unseen
-    while x:
-        low = x & -x
-        after = knock_min(held | low)
-        total += after
-        n += 1
-        if after == 0:
-            gin += 1
-        if after < hdw:
-            better += 1
-        x ^= low
+    better, gin, total = draw_outs(hand & ~(np.int64(1) << hc), hdw, unseen)
     n_unseen = popcount(unseen)
     p_hidden = hidden_share(known, unseen)
     pile_n = popcount(pile) + (1 if top else 0)
@@ -229,7 +234,7 @@ def gate_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: i
     out[7] = stock
     out[8] = gin
     out[9] = better
-    out[10] = total / n if n else 0.0
+    out[10] = total / n_unseen if n_unseen else 0.0
     out[11] = n_unseen
     out[12] = pile_n
     out[13] = popcount(known)
@@ -370,25 +375,6 @@ def discard_top(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: n
 
 
 @njit(cache=True)
-def _after_discard(hand: int, c: int, unseen: int) -> tuple[int, int]:
-    """(unseen cards that would lower the deadwood, that would give gin) after discarding ``c``."""
-    held = hand & ~(np.int64(1) << c)
-    dw = deadwood(held)
-    better = 0
-    gin = 0
-    x = unseen
-    while x:
-        low = x & -x
-        after = knock_min(held | low)
-        if after < dw:
-            better += 1
-        if after == 0:
-            gin += 1
-        x ^= low
-    return better, gin
-
-
-@njit(cache=True)
 def discard_features(obs: np.ndarray, mask: np.ndarray, k: int, base: int, alt: int, rank: int, gap: float,
                      out: np.ndarray) -> None:
     """``out[:NUM_DISCARD_FEATURES]`` = the features of row ``k`` (a discard decision where the heuristic
@@ -397,10 +383,12 @@ def discard_features(obs: np.ndarray, mask: np.ndarray, k: int, base: int, alt: 
     hand, _, _, known, odecl, stock, unseen = view_masks(obs, k)
     n_unseen = popcount(unseen)
     p_hidden = hidden_share(known, unseen)
-    bdw = deadwood(hand & ~(np.int64(1) << base))
-    adw = deadwood(hand & ~(np.int64(1) << alt))
-    bo, bg = _after_discard(hand, base, unseen)
-    ao, ag = _after_discard(hand, alt, unseen)
+    b_held = hand & ~(np.int64(1) << base)
+    a_held = hand & ~(np.int64(1) << alt)
+    bdw = deadwood(b_held)
+    adw = deadwood(a_held)
+    bo, bg, _ = draw_outs(b_held, bdw, unseen)
+    ao, ag, _ = draw_outs(a_held, adw, unseen)
     bd = danger(base, odecl, known, unseen, p_hidden)
     ad = danger(alt, odecl, known, unseen, p_hidden)
     opp = meld_outs(known) if known else 0
