@@ -107,8 +107,9 @@ def run(
     text=True)`` would give it, in a fork of the zygote. ``env`` replaces the environment once the
     process has started (what the preloaded modules read at import keeps the zygote's values)."""
     global _zygote
+    words = [str(a) for a in args]
+    command = [sys.executable, "-m", "gin3_env.cli", *words]
     if not FORK:  # no fork (or not a safe one, as on macOS): a new interpreter, as subprocess.run starts
-        command = [sys.executable, "-m", "gin3_env.cli", *map(str, args)]
         return subprocess.run(command, cwd=cwd, env=None if env is None else dict(env), capture_output=True, text=True,
                               timeout=timeout)
     if _zygote is None or _zygote.proc.poll() is not None:
@@ -117,13 +118,12 @@ def run(
     with tempfile.TemporaryDirectory(prefix="gin3-forkrun-") as folder:
         out, err = Path(folder, "stdout"), Path(folder, "stderr")
         request = {
-            "args": [str(a) for a in args],
+            "args": words,
             "cwd": str(cwd if cwd is not None else Path.cwd()),
             "env": dict(os.environ if env is None else env),
             "stdout": str(out),
             "stderr": str(err),
         }
-        command = [sys.executable, "-m", "gin3_env.cli", *request["args"]]
         try:
             code = _zygote.run(request, timeout)
         except TimeoutError:
