@@ -14,12 +14,6 @@ from other modules (the observation layout, the state columns, the rules fields)
 kernels of other files it calls are not part of that check. :func:`njit` therefore adds the
 stamps of the source files below and beside the kernels (:data:`STAMPED`) to each kernel's
 cache stamp, so that changing a table recompiles every kernel instead of running a stale one.
-
-A kernel called from another with a constant argument (``act_row(obs, mask, 0, ...)``, a plane
-number) would be compiled again for that constant's literal type, once per constant: the same
-machine code, compiled twice or more, at each cold start. :func:`njit` makes a kernel's
-dispatcher see the plain types of its arguments when another kernel calls it
-(:func:`_plain_calls`), so each kernel is compiled once per layout of its arrays.
 """
 
 from __future__ import annotations
@@ -31,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import numba
-from numba.core import types
 
 __all__ = ["UncachedKernelsWarning", "njit"]
 
@@ -55,17 +48,6 @@ def _stamp_cache(dispatcher: Any) -> Any:
     return dispatcher
 
 
-def _plain_calls(dispatcher: Any) -> Any:
-    """Type calls from other kernels by their arguments' plain types (``int64``, not ``Literal[int](0)``)."""
-    template = dispatcher.get_call_template
-
-    def get_call_template(args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-        return template(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
-
-    dispatcher.get_call_template = get_call_template
-    return dispatcher
-
-
 class UncachedKernelsWarning(RuntimeWarning):
     """No writable numba cache location: the kernels are compiled at each start."""
 
@@ -76,12 +58,12 @@ def njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     def decorate(func: Callable[..., Any]) -> Any:
         if options.get("cache"):
             try:
-                return _plain_calls(_stamp_cache(numba.njit(**options)(func)))
+                return _stamp_cache(numba.njit(**options)(func))
             except RuntimeError as exc:
                 if "no locator available" not in str(exc):
                     raise
                 _warn_once(exc)
-        return _plain_calls(numba.njit(**{**options, "cache": False})(func))
+        return numba.njit(**{**options, "cache": False})(func)
 
     return decorate
 
