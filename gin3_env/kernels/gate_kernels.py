@@ -66,7 +66,7 @@ from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_
 from .tables import POINTS
 
 __all__ = ["DISCARD_FEATURES", "DRAW_FEATURES", "GATE_FEATURES", "NUM_DISCARD_FEATURES", "NUM_DRAW_FEATURES",
-           "NUM_GATE_FEATURES"]
+           "NUM_GATE_FEATURES", "no_gate_arrays"]
 
 GATE_FEATURES = (
     "knock_deadwood",  # the deadwood the heuristic would knock with
@@ -161,6 +161,13 @@ DISCARD_FEATURES = (
 NUM_DISCARD_FEATURES = len(DISCARD_FEATURES)
 TOP_DISCARDS = 3  # the heuristic's best plain discards the discard gate chooses among
 KNOCKABLE = 10  # the deadwood the draw features count as knockable (the usual knock limit)
+
+
+def no_gate_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float, float, int]:
+    """The gate argument of :func:`gates_act_row` for "no gate" (the heuristic plays there): an empty
+    ``mean`` and the rest to match."""
+    e = np.zeros(0)
+    return e, e, np.zeros((0, 0)), e, e, 0.0, 0.0, 0
 
 
 @njit(cache=True)

@@ -33,17 +33,11 @@ from ..engine.hand import HandState
 from ..engine.rules import Rules
 from ..errors import IllegalActionError
 from . import hand_kernels as hk
-from .gate_kernels import gates_act_row
+from .gate_kernels import gates_act_row, no_gate_arrays
 from .heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from .jit import njit
 
 __all__ = ["Rollouts", "load_states"]
-
-
-def _no_gate() -> tuple[Any, ...]:
-    """A gate argument of :func:`.gate_kernels.gates_act_row` for "no gate": the heuristic plays there."""
-    e = np.zeros(0)
-    return e, e, np.zeros((0, 0)), e, e, 0.0, 0.0, 0
 
 
 def load_states(states: Sequence[HandState]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -140,7 +134,7 @@ class Rollouts:
         self._fp, self._ip = heuristic_params(self.policy)
         self.gate = gate
         self._gates = ((gate.arrays(), gate.draw_arrays(), gate.discard_arrays()) if gate is not None
-                       else (_no_gate(), _no_gate(), _no_gate()))
+                       else (no_gate_arrays(), no_gate_arrays(), no_gate_arrays()))
 
     def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray) -> np.ndarray:
         """Team points (float64, one per state) of playing each state's first action, then the

@@ -45,6 +45,7 @@ from ..kernels.gate_kernels import (
     GATE_FEATURES,
     gated_act_parallel,
     gated_act_serial,
+    no_gate_arrays,
 )
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from ..kernels.threads import use_threads
@@ -56,12 +57,6 @@ __all__ = ["GATE_FORMAT", "DiscardGate", "DrawGate", "GatedPolicy", "KnockGate",
 
 GATE_FORMAT = "gin3-knock-gate"
 GATE_VERSION = 1
-
-
-def no_gate_arrays() -> tuple[Any, ...]:
-    """The kernel argument of "no gate" (the heuristic plays there): empty arrays."""
-    e = np.zeros(0)
-    return e, e, np.zeros((0, 0)), e, e, 0.0, 0.0, 0
 
 
 WEIGHTS = ("mean", "scale", "W1", "b1", "w2")
