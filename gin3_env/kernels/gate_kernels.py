@@ -32,6 +32,8 @@ scorer is a one-hidden-layer ReLU network on standardised features; with no hidd
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import prange
 
@@ -66,7 +68,7 @@ from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_
 from .tables import POINTS
 
 __all__ = ["DISCARD_FEATURES", "DRAW_FEATURES", "GATE_FEATURES", "NUM_DISCARD_FEATURES", "NUM_DRAW_FEATURES",
-           "NUM_GATE_FEATURES", "no_gate_arrays"]
+           "NUM_GATE_FEATURES", "gates_args", "no_gate_arrays"]
 
 GATE_FEATURES = (
     "knock_deadwood",  # the deadwood the heuristic would knock with
@@ -168,6 +170,15 @@ def no_gate_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np
     ``mean`` and the rest to match."""
     e = np.zeros(0)
     return e, e, np.zeros((0, 0)), e, e, 0.0, 0.0, 0
+
+
+def gates_args(gate: Any) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+    """The gates :func:`gates_act_row` takes, ``(kg, dg, xg)``, of a gate file's object (its
+    ``arrays()``, ``draw_arrays()`` and ``discard_arrays()``), or of ``None``: no gate, the heuristic
+    everywhere."""
+    if gate is None:
+        return no_gate_arrays(), no_gate_arrays(), no_gate_arrays()
+    return gate.arrays(), gate.draw_arrays(), gate.discard_arrays()
 
 
 @njit(cache=True)

@@ -33,7 +33,7 @@ from ..engine.hand import HandState
 from ..engine.rules import Rules
 from ..errors import IllegalActionError
 from . import hand_kernels as hk
-from .gate_kernels import gates_act_row, no_gate_arrays
+from .gate_kernels import gates_act_row, gates_args
 from .heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from .jit import njit
 
@@ -133,8 +133,7 @@ class Rollouts:
         self.policy = heuristic_config(gate.heuristic if gate is not None and policy is None else policy)
         self._fp, self._ip = heuristic_params(self.policy)
         self.gate = gate
-        self._gates = ((gate.arrays(), gate.draw_arrays(), gate.discard_arrays()) if gate is not None
-                       else (no_gate_arrays(), no_gate_arrays(), no_gate_arrays()))
+        self._gates = gates_args(gate)
 
     def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray) -> np.ndarray:
         """Team points (float64, one per state) of playing each state's first action, then the

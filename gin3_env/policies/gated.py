@@ -45,6 +45,7 @@ from ..kernels.gate_kernels import (
     GATE_FEATURES,
     gated_act_parallel,
     gated_act_serial,
+    gates_args,
     no_gate_arrays,
 )
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
@@ -290,8 +291,7 @@ class GatedPolicy:
         mask = np.ascontiguousarray(masks, dtype=np.int8)
         out = np.empty(len(obs), dtype=np.int64)
         kernel = gated_act_parallel if use_threads(len(obs)) else gated_act_serial
-        kernel(obs, mask, self._fp, self._ip, self.gate.arrays(), self.gate.draw_arrays(),
-               self.gate.discard_arrays(), out)
+        kernel(obs, mask, self._fp, self._ip, *gates_args(self.gate), out)
         return out
 
     def act(self, observation: dict[str, Any]) -> int:

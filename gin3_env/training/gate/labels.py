@@ -29,11 +29,11 @@ import numpy as np
 
 from ...engine.rules import Rules
 from ...files import atomic_output
-from ...kernels.gate_kernels import DISCARD_FEATURES, DRAW_FEATURES, GATE_FEATURES
+from ...kernels.gate_kernels import DISCARD_FEATURES, DRAW_FEATURES, GATE_FEATURES, gates_args
 from ...kernels.hands import rules_vector
 from ...kernels.heuristic_params import heuristic_config, heuristic_params
 from ...kernels.knock_labels import DISCARD, DRAW, KNOCK, label_deals
-from ...policies.gated import KnockGate, no_gate_arrays
+from ...policies.gated import KnockGate
 
 __all__ = ["DECISIONS", "LabelRun", "load_labels", "run_labels"]
 
@@ -107,9 +107,7 @@ def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | No
     decks = _decks(run.seed, c, n)
     seeds = np.random.default_rng([run.seed, c, 1]).integers(0, 2**31 - 1, size=n).astype(np.int64)
     fp, ip = heuristic_params(heuristic_config(gate.heuristic if gate is not None else None))
-    kg = gate.arrays() if gate is not None else no_gate_arrays()
-    dg = gate.draw_arrays() if gate is not None else no_gate_arrays()
-    xg = gate.discard_arrays() if gate is not None else no_gate_arrays()
+    kg, dg, xg = gates_args(gate)
     what = DECISIONS[run.decision]
     m = what.max_decisions
     feats = np.full((n, m, len(what.features)), np.nan)
