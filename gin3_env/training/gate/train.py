@@ -28,7 +28,7 @@ import hashlib
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -207,8 +207,7 @@ def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, opti
                                  only_take=cfg.draw_only_take)
     draw.provenance = {"labels": asdict(run), "decisions": len(labels["D"]),
                        "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
-    out = KnockGate(gate.mean, gate.scale, gate.W1, gate.b1, gate.w2, gate.b2, gate.threshold, gate.min_deadwood,
-                    gate.heuristic, dict(gate.provenance), draw=draw)
+    out = replace(gate, draw=draw, provenance=dict(gate.provenance))
     out.save(path)
     say(f"draw gate: {report.chosen}, threshold {draw.threshold:+.1f}, cv gain "
         f"{report.kinds[report.chosen]['cv_gain']:+.3f} per decision -> {path}")
@@ -229,8 +228,7 @@ def add_discard_gate(gate: KnockGate, folder: Path, run: LabelRun, kinds: tuple[
     disc, report = fit_discard_gate(labels, kinds, folds, options, progress=say)
     disc.provenance = {"labels": asdict(run), "rows": len(labels["D"]), "decisions": report.decisions,
                        "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
-    out = KnockGate(gate.mean, gate.scale, gate.W1, gate.b1, gate.w2, gate.b2, gate.threshold, gate.min_deadwood,
-                    gate.heuristic, dict(gate.provenance), draw=gate.draw, discard=disc)
+    out = replace(gate, discard=disc, provenance=dict(gate.provenance))
     best = report.kinds[report.chosen]
     say(f"discard gate: {report.chosen}, threshold {disc.threshold:+.1f}, cv gain {best['cv_gain']:+.3f} per "
         f"decision, switches {100 * best['hold_rate']:.1f}%")
