@@ -29,7 +29,7 @@ from .aec_base import (
     require_reset,
 )
 from .errors import check_action_value, check_seed
-from .infos import NOT_APPLICABLE
+from .infos import NOT_APPLICABLE, role_codes
 from .keywords import takes_rules_options
 from .single_agent import _NO_ACTIONS, MAX_REDEALS, _LearnerEnv
 
@@ -184,8 +184,8 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return {
             "action_mask": self._mask().copy(),
             "seat": self.seat,
-            "scores": list(match.scores),
-            "roles": match.roles.to_dict(),
+            "scores": np.asarray(match.scores, dtype=np.int64),
+            "roles": role_codes(match.roles),
             "winner": NOT_APPLICABLE if match.winner is None else int(match.winner),
             "illegal_action": illegal,
             "matches_decided_before_learner_acted": skipped,
