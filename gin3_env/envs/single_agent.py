@@ -24,6 +24,10 @@ Arguments
   ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``); the pool is
   :class:`~gin3_env.envs.opponents.OpponentPool`. ``reset(seed=...)`` seeds the random
   opponents the env made (by name, also inside a pool) from the seed, so a seeded episode repeats.
+- ``features``: ``"plain"`` (the default: the observation above) or ``"augmented"`` (the derived
+  card features after it: ``Box(0, 1, (586,))``, match ``(592,)``), the values of ``gin3 train``'s
+  config, so a model ``gin3 train`` wrote evaluates with SB3's own tools on
+  ``gymnasium.make(id, features=...)`` (docs/training.md). ``gymnasium.make_vec`` takes it too.
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
   training-side wrapper: :class:`gin3_env.training.sb3.duplicate.DuplicateReward`.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, game points >= 0),
@@ -105,6 +109,7 @@ from ..errors import ResetNeededError
 from ..game.driver import run_hand
 from ..game.policy import Policy
 from ..observation.encoding import action_mask, encode
+from ..observation.features import feature_set
 from ..observation.layout import OBS_SIZE
 from ..observation.state import STATE_SIZE, encode_state
 from .aec_base import (
@@ -254,11 +259,14 @@ class ThreeHandedGinEnv(_LearnerEnv):
         illegal_penalty: float = 25.0,
         rules: Rules | None = None,
         render_view: str = "learner",
+        features: str = "plain",
         **rule_options: Any,
     ) -> None:
         self.learner_role = check_learner_role(learner)
+        self.feature_set = feature_set(features)
         self._setup(
-            OBS_SIZE, STATE_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options, render_view
+            self.feature_set.size, STATE_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules,
+            rule_options, render_view,
         )
         self.hand: HandState | None = None
         self.skipped_hands: list[dict[str, Any]] = []  # the last reset's results, as counted in the info
@@ -320,7 +328,8 @@ class ThreeHandedGinEnv(_LearnerEnv):
         return None if self.hand is None else self.hand.result
 
     def _encode(self, view: PlayerView) -> np.ndarray:
-        return encode(view)
+        observation = encode(view)
+        return self.feature_set.encode_view(view, observation) if self.feature_set.extra else observation
 
     def state(self) -> np.ndarray:
         return encode_state(require_reset(self.hand))
