@@ -78,7 +78,8 @@ by way of the infos. For centralised critics and diagnosis only: never part of a
 An episode is a hand (a match) in which the learner decides at least once:
 a hand that the opponent ends before that (the captain takes the upcard and knocks
 at once against a learning box) is counted in
-``info["hands_decided_before_learner_acted"]`` (their results, ``HandResult.to_dict()``, in ``env.unwrapped.skipped_hands``)
+``info["hands_decided_before_learner_acted"]`` (their results, ``HandResult.to_dict()``, in
+``env.unwrapped.skipped_hands``)
 and another hand is dealt, except
 with a given deck, where the episode is then over at reset. In the match env the
 points of such a hand are paid with the learner's next step, and a match the opponents
@@ -110,7 +111,6 @@ from ..game.driver import run_hand
 from ..game.policy import Policy
 from ..observation.encoding import action_mask, encode
 from ..observation.features import feature_set
-from ..observation.layout import OBS_SIZE
 from ..observation.state import STATE_SIZE, encode_state
 from .aec_base import (
     RENDER_MODES,

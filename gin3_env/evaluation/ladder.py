@@ -35,6 +35,7 @@ from typing import Any
 from ..argparsing import OneLineErrorParser
 from ..files import atomic_output, save_json
 from ..policies import check_policy_spec, policy_spec_help
+from ..policies.loading import importable, install_hint, missing_module
 from ..policies.model_file import add_trust_flag, trust_from_args
 from ..signals import Interrupted, raise_on_stop_signals
 from .hands import evaluate_hands
@@ -181,6 +182,17 @@ def check_roster(players: Sequence[str]) -> None:
             import_pyspiel()
         else:
             check_policy_spec(spec)
+
+
+def left_out(players: Sequence[str]) -> dict[str, str]:
+    """The players of the roster whose optional library is not installed here: spec -> that module
+    (``openspiel-simple`` needs pyspiel, a network player torch)."""
+    out: dict[str, str] = {}
+    for spec in players:
+        module = ("pyspiel" if not importable("pyspiel") else None) if spec == OPPONENT_NAME else missing_module(spec)
+        if module is not None:
+            out[spec] = module
+    return out
 
 
 def _writable_place(path: Path, what: str) -> None:
@@ -367,6 +379,12 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
     trust_from_args(args)
     players = [s.strip() for s in args.players.split(",")]
     plot = plot_path_of(args)
+    missing = left_out(players)
+    if missing and len(players) - len(missing) >= 2:  # play the others; with fewer, check_roster says why not
+        for spec, module in missing.items():
+            print(f"gin3 ladder: leaving out {spec}: {module} is not installed ({install_hint(module)})",
+                  file=sys.stderr)
+        players = [p for p in players if p not in missing]
 
     def report(pair: LadderPair, done: int, total: int) -> None:
         if args.progress:
