@@ -96,7 +96,7 @@ NOTE_ENV = "GIN3_COMPILE_NOTE"  # "1": say when the kernels compile, also off a 
 COLD_COMPILE_SECONDS = (20, 60)
 
 
-class CompileNote(numba_event.Listener):  # type: ignore[misc]
+class CompileNote(numba_event.Listener):
     """Says once per process, on stderr, that numba compiles this package's kernels (see the module doc)."""
 
     def __init__(self) -> None:
