@@ -57,6 +57,7 @@ class TrainingMonitor:
         self.target = cfg.total_timesteps
         self._start = (time.monotonic(), 0)
         self._last_line = time.monotonic()
+        self._sampling = 0.0  # samples/s of the last rollout's collection
 
     def start(self, step: int, target: int) -> None:
         """PPO begins at ``step`` and stops at ``target`` (whole rollouts)."""
@@ -76,25 +77,22 @@ class TrainingMonitor:
             eta = "time left unknown"
         else:
             eta = f"about {left:.0f} s left" if left < 120 else f"about {left / 60:.0f} min left"
+        sampling = f" (sampling {self._sampling:,.0f} samples/s)" if self._sampling else ""
         print(f"[ppo] step {step:,} of {self.target:,} ({100 * step / max(self.target, 1):.0f}%), "
-              f"{rate:,.0f} steps/s, {eta}", flush=True)
+              f"{rate:,.0f} steps/s{sampling}, {eta}", flush=True)
 
     def rollout_started(self, model: Any) -> None:
         check_run_folder(self.run_dir)  # SB3 writes TensorBoard's files by path: the folder must be the run's
         self._rollout = (time.perf_counter(), model.num_timesteps)
-        if not hasattr(self, "_first"):
-            self._first = self._rollout
 
     def rollout_ended(self, model: Any, logger: Any) -> None:
-        """Print the sampling speed: samples per second of this rollout's collection, and of the
-        run so far (collection plus updates)."""
+        """Record the sampling speed (samples per second of this rollout's collection) for TensorBoard
+        and the next progress line: no line of its own (a rollout is 2,048 steps; a line each made
+        hundreds off a terminal and cut through the progress bar on one)."""
         (start, steps), now = self._rollout, time.perf_counter()
-        sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
-        overall = (model.num_timesteps - self._first[1]) / max(now - self._first[0], 1e-9)
-        logger.record("time/sampling_samples_per_s", sampling)
+        self._sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
+        logger.record("time/sampling_samples_per_s", self._sampling)
         record_folder(getattr(logger, "dir", None))  # TensorBoard's files, recorded as the run's (re-checked)
-        print(f"[train] step {model.num_timesteps:>9,}: sampling {sampling:,.0f} samples/s, "
-              f"{overall:,.0f} samples/s with the updates ({self.cfg.vec_env} env)", flush=True)
 
     def due(self, key: str, every: int, step: int) -> bool:
         if every <= 0 or step - self.state[key] < every:
