@@ -128,3 +128,14 @@ def test_off_a_terminal_training_writes_a_line_a_minute_not_one_per_rollout(tmp_
     lines = capsys.readouterr().out.splitlines()
     assert 10 <= len(lines) <= 17, lines  # 1,000 s: a line a minute
     assert all(line.startswith("[ppo] step") for line in lines) and "(sampling 205 samples/s)" in lines[-1]
+
+
+def test_a_training_run_lists_its_stages_at_the_start(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path, bc_samples=3000, bc_epochs=2, total_timesteps=50000, eval_every=5000, eval_hands=200,
+               final_eval_hands=2000, select_top=3)
+    text = monitoring.stages_text(cfg)
+    for part in ("1. warm start: behaviour cloning of the heuristic, 3,000 decisions, 2 epochs",
+                 "2. PPO to 50,000 steps, every 5,000 steps an evaluation on 200 deals (its progress lines say the "
+                 "time left)", "3. the 3 best candidates re-evaluated on 2,000 fresh deals",
+                 "4. the final evaluation of best.zip on 2,000 deals"):
+        assert part in text, (part, text)

@@ -25,6 +25,20 @@ from .envs import opponent_pool
 from .selection import keep_candidate
 
 
+def stages_text(cfg: Any) -> str:
+    """The stages of a ``gin3 train`` run, said at its start (the PPO stage's progress lines then keep its
+    time left)."""
+    warm = (f"warm start: behaviour cloning of the heuristic, {cfg.bc_samples:,} decisions, {cfg.bc_epochs} epochs"
+            if cfg.bc_samples > 0 and not cfg.resume else "no warm start")
+    evals = (f", every {cfg.eval_every:,} steps an evaluation on {cfg.eval_hands:,} deals" if cfg.eval_every > 0
+             else "")
+    select = cfg.select_hands or cfg.final_eval_hands
+    return (f"[train] stages: 1. {warm}; 2. PPO to {cfg.total_timesteps:,} steps{evals} (its progress lines say the "
+            f"time left); 3. the {cfg.select_top} best candidates re-evaluated on {select:,} fresh deals; 4. the "
+            f"final evaluation of best.zip on {cfg.final_eval_hands:,} deals vs the heuristic and random. Ctrl-C "
+            "writes a checkpoint and stops; --resume continues")
+
+
 class TrainingMonitor:
     """Builds the SB3 callback: schedule, snapshots, evaluation, checkpoints."""
 
