@@ -98,6 +98,8 @@ class TrainingMonitor:
     def rollout_started(self, model: Any) -> None:
         check_run_folder(self.run_dir)  # SB3 writes TensorBoard's files by path: the folder must be the run's
         self._rollout = (time.perf_counter(), model.num_timesteps)
+        if not hasattr(self, "_first"):
+            self._first = self._rollout
 
     def rollout_ended(self, model: Any, logger: Any) -> None:
         """Record the sampling speed (samples per second of this rollout's collection) for TensorBoard
@@ -107,6 +109,15 @@ class TrainingMonitor:
         self._sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
         logger.record("time/sampling_samples_per_s", self._sampling)
         record_folder(getattr(logger, "dir", None))  # TensorBoard's files, recorded as the run's (re-checked)
+
+    def speed_line(self, model: Any) -> None:
+        """One line at the end of PPO: the sampling speed of the last rollout, and the run's with the updates."""
+        if not hasattr(self, "_first"):
+            return
+        start, steps = self._first
+        overall = (model.num_timesteps - steps) / max(time.perf_counter() - start, 1e-9)
+        print(f"[train] PPO to step {model.num_timesteps:,}: sampling {self._sampling:,.0f} samples/s, "
+              f"{overall:,.0f} samples/s with the updates ({self.cfg.vec_env} env)", flush=True)
 
     def due(self, key: str, every: int, step: int) -> bool:
         if every <= 0 or step - self.state[key] < every:

@@ -234,6 +234,7 @@ def learn(
         progress_bar=cfg.progress_bar and sys.stderr.isatty(),
         tb_log_name="ppo",
     )
+    monitor.speed_line(model)
 
 
 def finish_learning(cfg: TrainConfig, model: Any, env: Any, monitor: TrainingMonitor, stop: GracefulStop) -> None:
