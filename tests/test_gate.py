@@ -451,6 +451,37 @@ def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round
         load_gate(bad)
 
 
+def test_a_chunk_says_its_progress_while_it_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk of minutes (the draw stage's took 243 s before its first line) says where it is meanwhile."""
+    from gin3_env.training.gate import labels
+
+    monkeypatch.setattr(labels, "PROGRESS_SECONDS", 0.0)
+    said: list[str] = []
+    run_labels(tmp_path / "labels", LabelRun(seed=7, deals=20, chunk=20, shuffles=3), progress=said.append)
+    inside = [s for s in said if s.startswith("labels chunk 1/1: 4/20 deals; about ")]
+    assert inside and "left in this stage" in inside[0]
+
+
+def test_the_first_signal_asks_a_stop_in_one_line_and_the_second_stops_now(capsys: pytest.CaptureFixture[str]
+                                                                          ) -> None:
+    import signal
+
+    from gin3_env.signals import Interrupted, StopRequest
+
+    stop = StopRequest("gin3 train-gate", "the finished shards")
+    with stop:
+        assert not stop()
+        stop._handle(signal.SIGINT, None)
+        assert stop() and stop.signum == signal.SIGINT
+        with pytest.raises(Interrupted) as info:
+            stop._handle(signal.SIGINT, None)
+    assert info.value.exit_code == 130
+    err = capsys.readouterr().err
+    line = "gin3 train-gate: SIGINT: stopping within seconds, keeping the finished shards; SIGINT again stops now"
+    assert line in err
+    assert signal.getsignal(signal.SIGINT) is not stop._handle  # the handlers are given back
+
+
 def test_a_stop_keeps_the_chunks_labelled_deals_and_the_resumed_shard_is_the_same(tmp_path: Path) -> None:
     """A stop asked for mid-chunk is met after the batch in progress: the chunk's deals go to a part file,
     the next run says what it found, continues from there, and writes the shard an unstopped run writes."""
