@@ -120,3 +120,19 @@ def test_codes_table_in_the_design_page_is_the_code() -> None:
     rows = {int(m[0]): m[1].strip() for m in __import__("re").findall(r"\n  \| (-?\d) \| ([^|]*)\|", text)}
     for code in range(len(OUTCOME_CODES)):
         assert rows[code].replace(" ", "_") == outcome_name(code), (code, rows.get(code))
+
+
+def test_the_knock_learners_infos_have_one_schema() -> None:
+    env = gym.make("gin3/ThreeHandedGinKnock-v0")
+    rng = np.random.default_rng(0)
+    infos = []
+    for episode in range(6):
+        _, info = env.reset(seed=episode)
+        infos.append(info)
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(int(rng.integers(2)))
+            infos.append(info)
+            done = terminated or truncated
+    check_one_schema(infos)
+    assert {i["learner"] for i in infos} <= {0, 1}
