@@ -42,6 +42,7 @@ from typing import Any
 
 from ...argparsing import OneLineErrorParser
 from ...policies.gated import KnockGate, load_gate
+from ...policies.loading import PLAYERS
 from ...signals import Interrupted, StopRequest, exit_code
 from ..options import add_option_flags, option, option_overrides
 from ..sb3.config import read_config
@@ -322,8 +323,10 @@ def add_discard_gate(gate: KnockGate, folder: Path, run: LabelRun, kinds: tuple[
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="gin3 train-gate",
-        description="Fit a knock gate on labels computed on the true deal and write its model file "
-        "(the heuristic plus the gate: the 'trained' player). Resumes a stopped run in the same --out.",
+        description=f"Make the 'trained' player ({PLAYERS['trained']}): label the decisions of each gate on the "
+        "true deal, fit the gates and write the model file (the config names which gates: the shipped 'gate' all "
+        "three). Lists its stages with estimates; Ctrl-C stops within seconds keeping the work done, and the same "
+        "command resumes in the same --out.",
     )
     parser.add_argument("--config", default="gate", help="a YAML config file or a shipped config name (default gate)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder of the label shards and the model files")
