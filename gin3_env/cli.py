@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .argparsing import OneLineErrorParser
-from .policies.loading import policy_spec_help
+from .policies.loading import PLAYERS, policy_spec_help
 from .policies.model_file import add_trust_flag, trust_from_args
 from .signals import Interrupted, exit_code, raise_on_stop_signals
 
@@ -37,7 +37,7 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
     "bench": ("gin3_env.benchmarks", "main", "speed benchmarks (needs the 'bench' extra)"),
     "ladder": ("gin3_env.evaluation.ladder", "cli_main", "every pair of a roster of players on the same deals"),
     "train-gate": ("gin3_env.training.gate.train", "main",
-                   "fit the knock gate of the 'trained' player on labels on the true deal"),
+                   f"make the 'trained' player ({PLAYERS['trained']}) from labels on the true deal"),
 }
 ROLES = {"team": 0, "box": 1}
 # gin3 train --backend NAME: the trainers other than the default (sb3) one

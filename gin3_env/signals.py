@@ -5,16 +5,21 @@ A command that only computes (``gin3 evaluate``) stops at once on Ctrl-C or
 :class:`Interrupted` (a ``KeyboardInterrupt``), which the command line catches
 to print one line and exit with ``128 + signal`` (130 for SIGINT, 143 for
 SIGTERM), as a shell reports a process killed by that signal. ``gin3 train``
-stops more gently (a checkpoint first): :mod:`gin3_env.training.run.signals`.
+stops more gently (a checkpoint first): :mod:`gin3_env.training.run.signals`;
+``gin3 train-gate`` with :class:`StopRequest`: the first signal says so in one line
+and asks the work to stop at its next check (seconds away), keeping what is done; a
+second one stops at once.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import TextIO
 
 STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
 
@@ -62,3 +67,37 @@ def raise_on_stop_signals() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+class StopRequest:
+    """While inside (a context manager): the first SIGINT or SIGTERM prints one line on ``stream`` and sets
+    the request (``stop()`` is then true: the work stops at its next check, keeping what is done); a
+    second one raises :class:`Interrupted` (stop now). Outside the main thread nothing is installed."""
+
+    def __init__(self, command: str, what: str = "the work in progress", stream: TextIO | None = None) -> None:
+        self.command = command
+        self.what = what
+        self.stream = stream
+        self.signum: int | None = None
+        self._previous: dict[int, object] = {}
+
+    def __call__(self) -> bool:
+        return self.signum is not None
+
+    def __enter__(self) -> StopRequest:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {sig: signal.signal(sig, self._handle) for sig in STOP_SIGNALS}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        self._previous = {}
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.signum is not None:
+            raise Interrupted(signum)
+        self.signum = signum
+        name = signal_name(signum)
+        print(f"\n{self.command}: {name}: stopping within seconds, keeping {self.what}; {name} again stops now",
+              file=self.stream or sys.stderr, flush=True)

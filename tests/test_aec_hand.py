@@ -17,11 +17,12 @@ from pettingzoo.utils import wrappers
 
 import gin3_env
 from gin3_env.engine.actions import NUM_ACTIONS, TAKE_DISCARD, knock_action
-from gin3_env.engine.cards import parse_card
+from gin3_env.engine.cards import card_str, parse_card
 from gin3_env.engine.hand import HandState
 from gin3_env.engine.phases import Phase
 from gin3_env.engine.rules import Rules
 from gin3_env.envs import aec_hand
+from gin3_env.envs.infos import OUTCOME_CODES, outcome_name
 from gin3_env.observation import LAYOUT, OBS_SIZE, encode
 
 AGENTS = ["team_0", "box_0"]
@@ -140,7 +141,7 @@ def test_golden_gin_on_the_first_turn() -> None:
     env.reset(options={"deck": deck})
     obs, reward, term, trunc, info = env.last()
     assert env.agent_selection == "team_0" and reward == 0 and not term and not trunc
-    assert info["outcome"] == "" and info["winner"] == "" and info["turns"] == 0  # one schema from reset on
+    assert info["outcome"] == 0 and info["winner"] == -1 and info["turns"] == 0  # one schema from reset on
     assert obs["action_mask"].nonzero()[0].tolist() == [1, 2]  # take the upcard or pass
     env.step(TAKE_DISCARD)
     assert env.agent_selection == "team_0"
@@ -154,14 +155,15 @@ def test_golden_gin_on_the_first_turn() -> None:
     assert env.truncations == {"team_0": False, "box_0": False}
     info = env.infos["box_0"]
     assert info == env.infos["team_0"]
-    assert info["outcome"] == "gin" and info["knocker"] == "team_0" and info["winner"] == "team_0"
+    assert info["outcome"] == OUTCOME_CODES["gin"] and info["knocker"] == 0 and info["winner"] == 0  # team_0
     assert info["points"] == 97 and info["knocker_deadwood"] == 0 and info["defender_deadwood"] == 72
-    assert info["knock_discard"] == "KS" and info["turns"] == 1
-    melds = sorted(info["spreads"]["team_0"]["melds"].split(" / "))
-    assert melds == ["4D 5D 6D", "7H 8H 9H TH", "AC 2C 3C"]
-    assert info["spreads"]["box_0"]["deadwood"] == 72 and info["spreads"]["box_0"]["layoffs"] == ""
-    result = env.unwrapped.result
+    assert info["knock_discard"] == parse_card("KS") and info["turns"] == 1
+    result = env.unwrapped.result  # the text: the outcome's name, the spreads
     assert result is not None and result.outcome == "gin" and result.points == 97
+    assert result.spreads is not None
+    melds = sorted(" ".join(card_str(c) for c in meld) for meld in result.spreads[0].melds)
+    assert melds == ["4D 5D 6D", "7H 8H 9H TH", "AC 2C 3C"]
+    assert result.spreads[1].deadwood == 72 and result.spreads[1].layoffs == ()
     # Both finished agents step once with None, the last mover's opponent first.
     assert env.agent_selection == "box_0"
     _, reward, term, _, _ = env.last()
@@ -182,10 +184,12 @@ def test_golden_undercut_with_layoffs() -> None:
     run_actions(env, [action("pass"), action("take"), action("knock 9C")])
     assert env.rewards == {"team_0": 5.0, "box_0": -5.0}  # 10 points x 0.5
     info = env.infos["team_0"]
-    assert (info["outcome"], info["knocker"], info["winner"]) == ("undercut", "box_0", "team_0")
+    assert (info["outcome"], info["knocker"], info["winner"]) == (OUTCOME_CODES["undercut"], 1, 0)  # box_0, team_0
     assert info["points"] == 10
     assert (info["knocker_deadwood"], info["defender_deadwood"]) == (2, 2)
-    laid = sorted(item.split(":")[0] for item in info["spreads"]["team_0"]["layoffs"].split())
+    result = env.unwrapped.result
+    assert result is not None and result.spreads is not None
+    laid = sorted(card_str(card) for card, _ in result.spreads[0].layoffs)
     assert laid == ["4S", "7S", "TD"]
 
 
@@ -196,7 +200,7 @@ def test_golden_dead_hand_and_truncation() -> None:
     run_actions(env, [action("pass"), action("pass"), action("draw"), action("QS")])
     assert env.terminations == {"team_0": True, "box_0": True}
     assert env.rewards == {"team_0": 0.0, "box_0": 0.0}
-    assert env.infos["box_0"]["outcome"] == "dead" and env.infos["box_0"]["winner"] == ""
+    assert env.infos["box_0"]["outcome"] == OUTCOME_CODES["dead"] and env.infos["box_0"]["winner"] == -1
 
     env = gin3_env.env(max_turns=1)
     env.reset(options={"deck": deck})
@@ -204,7 +208,7 @@ def test_golden_dead_hand_and_truncation() -> None:
     assert env.truncations == {"team_0": True, "box_0": True}
     assert env.terminations == {"team_0": False, "box_0": False}
     assert env.rewards == {"team_0": 0.0, "box_0": 0.0}
-    assert env.infos["team_0"]["outcome"] == "truncated"
+    assert env.infos["team_0"]["outcome"] == OUTCOME_CODES["truncated"]
 
 
 def test_illegal_action_wrapped_and_raw() -> None:
@@ -256,7 +260,7 @@ def test_random_play_matches_the_engine(seed: int) -> None:
     assert env.rewards == {agent: result.returns[p] * 0.25 for p, agent in enumerate(AGENTS)}
     assert env.terminations["team_0"] == (result.outcome != "truncated")
     assert env.truncations["team_0"] == (result.outcome == "truncated")
-    assert env.infos["team_0"]["outcome"] == result.outcome
+    assert outcome_name(env.infos["team_0"]["outcome"]) == result.outcome
     for agent in AGENTS:
         assert not env.observe(agent)["action_mask"].any()
 

@@ -19,6 +19,7 @@ from gin3_env.engine.actions import NUM_ACTIONS
 from gin3_env.engine.hand import BOX, TEAM
 from gin3_env.engine.match import MatchState, Roles
 from gin3_env.envs import aec_match
+from gin3_env.envs.infos import OUTCOME_CODES, ROLE_CODES, outcome_name
 from gin3_env.observation import MATCH_LAYOUT, MATCH_OBS_SIZE, OBS_SIZE, encode
 from gin3_env.observation.layout import MATCH_ROLE_OFFSET, MATCH_SCORE_OFFSET
 
@@ -27,9 +28,22 @@ SCORES = slice(MATCH_SCORE_OFFSET, MATCH_OBS_SIZE)  # the three totals / target
 
 SEATS = ["player_0", "player_1", "player_2"]
 INFO_KEYS = (
-    "outcome", "knocker", "winner", "points", "knocker_deadwood", "defender_deadwood", "knock_discard", "spreads",
+    "outcome", "knocker", "winner", "points", "knocker_deadwood", "defender_deadwood", "knock_discard",
     "turns", "hand_roles", "seat_points", "scores", "roles", "hands_played", "match_over", "match_winner",
 )
+
+
+def plain(info: dict[str, Any]) -> dict[str, Any]:
+    """An info with its arrays as lists (comparable with ``==``)."""
+    return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in info.items()}
+
+
+def roles_of(codes: np.ndarray) -> dict[str, int]:
+    """Each seat's role code (``infos.ROLE_CODES``) as the ``roles`` option's dict."""
+    names = {code: name for name, code in ROLE_CODES.items()}
+    return {names[int(code)]: seat for seat, code in enumerate(codes)}
+
+
 GIN_DECK = stacked_deck(GIN_TEAM, JUNK_BOX, "TH")  # the captain takes 10H and goes gin: 97 points
 UNDERCUT_DECK = stacked_deck("AC AD AH 4H 5H 6H 4S 7S 2C TD", "AS 2S 3S 7C 7D 7H JD QD KD 9C", "2H")
 UNDERCUT_MOVES = [action("pass"), action("take"), action("knock 9C")]  # the team undercuts: 10
@@ -114,7 +128,7 @@ def test_random_match_bookkeeping(seed: int) -> None:
         a = int(rng.choice(env.match.hand.legal_actions()))
         env.step(a)
         result = twin.apply(a)
-        assert env.infos[agent]["outcome"] == "" or result is not None  # cleared when the seat acts
+        assert env.infos[agent]["outcome"] == 0 or result is not None  # cleared when the seat acts
         assert all(set(env.infos[s]) == set(INFO_KEYS) for s in SEATS)  # one schema on every step
         if result is None:
             assert env.rewards == dict.fromkeys(SEATS, 0.0)
@@ -129,19 +143,19 @@ def test_random_match_bookkeeping(seed: int) -> None:
             totals[roles.seat_of(result.winner)] += result.points
         assert env.match.scores == totals == twin.scores
         info = env.infos["player_0"]
-        assert all(env.infos[s] == info for s in SEATS)
-        assert info["outcome"] == result.outcome and info["scores"] == totals
-        assert info["hand_roles"] == roles.to_dict()
-        assert info["roles"] == roles.after(result).to_dict() == twin.roles.to_dict()
+        assert all(plain(env.infos[s]) == plain(info) for s in SEATS)
+        assert outcome_name(info["outcome"]) == result.outcome and info["scores"].tolist() == totals
+        assert roles_of(info["hand_roles"]) == roles.to_dict()
+        assert roles_of(info["roles"]) == roles.after(result).to_dict() == twin.roles.to_dict()
         assert info["hands_played"] == hands
         if result.winner is not None:
-            assert info["winner"] == SEATS[roles.seat_of(result.winner)]
-            assert info["seat_points"][seat_of(info["winner"])] == result.points
+            assert info["winner"] == roles.seat_of(result.winner)
+            assert info["seat_points"][info["winner"]] == result.points
     check_observations(env)
     assert twin.is_over and env.match.winner == twin.winner
     assert env.terminations == dict.fromkeys(SEATS, True)
     info = env.infos["player_1"]
-    assert info["match_over"] and info["match_winner"] == info["winner"] == SEATS[env.match.winner]
+    assert info["match_over"] and info["match_winner"] == info["winner"] == env.match.winner
     assert max(info["scores"]) >= 40 and info["scores"][env.match.winner] >= 40
     stepped = []
     while env.agents:
@@ -164,25 +178,26 @@ def test_golden_two_hands_with_role_rotation() -> None:
     assert env.rewards == {"player_0": -10.0, "player_1": 10.0, "player_2": 0.0}
     info = env.infos["player_2"]
     assert (info["outcome"], info["knocker"], info["winner"], info["points"]) == (
-        "undercut",
-        "player_0",
-        "player_1",
+        OUTCOME_CODES["undercut"],
+        0,  # player_0
+        1,  # player_1
         10,
     )
-    assert info["scores"] == [0, 10, 0] and info["seat_points"] == [0, 10, 0]
+    assert info["scores"].tolist() == [0, 10, 0] and info["seat_points"].tolist() == [0, 10, 0]
     # Box lost: seat 1 (captain) goes into the box, seat 2 (sitter) captains, seat 0 sits out.
-    assert info["roles"] == {"box": 1, "captain": 2, "sitter": 0}
-    assert not info["match_over"] and info["match_winner"] == ""
+    assert roles_of(info["roles"]) == {"box": 1, "captain": 2, "sitter": 0}
+    assert info["roles"].tolist() == [ROLE_CODES["sitter"], ROLE_CODES["box"], ROLE_CODES["captain"]]
+    assert not info["match_over"] and info["match_winner"] == -1
     assert env.agent_selection == "player_2"
     obs = env.observe("player_2")["observation"]
     assert obs[ROLE].tolist() == [0, 1, 0] and obs[SCORES].tolist() == pytest.approx([0, 0, 0.1])
-    assert env.last()[4] == info  # the captain sees the result before he acts
+    assert plain(env.last()[4]) == plain(info)  # the captain sees the result before he acts
     for a in GIN_MOVES:
         env.step(a)
     assert env.rewards == {"player_0": 0.0, "player_1": -97.0, "player_2": 97.0}
     assert env._cumulative_rewards["player_1"] == -87.0  # +10, then -97; it has not acted since
-    assert env.infos["player_0"]["scores"] == [0, 10, 97]
-    assert env.infos["player_0"]["roles"] == {"box": 2, "captain": 0, "sitter": 1}
+    assert env.infos["player_0"]["scores"].tolist() == [0, 10, 97]
+    assert roles_of(env.infos["player_0"]["roles"]) == {"box": 2, "captain": 0, "sitter": 1}
     assert env.agent_selection == "player_0" and not any(env.terminations.values())
 
 
@@ -194,8 +209,8 @@ def test_golden_gin_wins_the_match() -> None:
     assert env.terminations == dict.fromkeys(SEATS, True)
     assert env.rewards == {"player_0": 97.0, "player_1": -97.0, "player_2": 0.0}
     info = env.infos["player_2"]
-    assert info["scores"] == [187, 0, 99] and info["match_over"]
-    assert info["match_winner"] == info["winner"] == "player_0"
+    assert info["scores"].tolist() == [187, 0, 99] and info["match_over"]
+    assert info["match_winner"] == info["winner"] == 0  # player_0
     for seat in SEATS:
         obs = env.observe(seat)
         assert not obs["action_mask"].any()
@@ -278,7 +293,7 @@ def test_mid_match_copy_continues_identically(how: str) -> None:
         trace = []
         for agent in e.agent_iter():
             obs, reward, term, trunc, info = e.last()
-            trace.append((agent, reward, term, obs["observation"].tobytes(), sorted(info.items())))
+            trace.append((agent, reward, term, obs["observation"].tobytes(), sorted(plain(info).items())))
             e.step(None if term or trunc else int(r.choice(np.flatnonzero(obs["action_mask"]))))
         return trace
 

@@ -189,6 +189,18 @@ def test_play_whole_hand(choose: object, role: str) -> None:
     assert "Traceback" not in text
 
 
+def test_ctrl_c_in_play_exits_130_and_quit_exits_0() -> None:
+    """``gin3 play`` ends on Ctrl-C as every other command does: a goodbye, exit 130 (``quit`` stays 0)."""
+    child = spawn("play", "--opponent", "random", "--seed", "1", "--no-color", "--ascii")
+    child.expect(PROMPT)
+    child.sendintr()
+    assert finish(child) == 130
+    child = spawn("play", "--opponent", "random", "--seed", "1", "--no-color", "--ascii")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    assert finish(child) == 0
+
+
 def test_garbage_input_then_quit() -> None:
     child = spawn("play", "--opponent", "random", "--seed", "1", "--no-color", "--ascii")
     child.expect(PROMPT)
@@ -401,3 +413,42 @@ def test_a_signal_after_a_stopped_run_printed_its_report_keeps_the_exit_code() -
                               timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
         assert done.returncode == code, done.stderr[-2000:]
         assert ("finalized" in done.stdout) is finalized, (code, done.stdout)
+
+
+def blocked(modules: list[str], *argv: str) -> subprocess.CompletedProcess[str]:
+    """``gin3 ARGV`` in a fresh interpreter where ``modules`` cannot be imported (an install without them)."""
+    code = ("import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
+            + "from gin3_env.cli import main\nsys.exit(main(sys.argv[1:]))")
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=300)
+
+
+def test_a_misspelt_policy_gets_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    from gin3_env.cli import main
+
+    assert main(["evaluate", "trained", "heuristc", "--hands", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown policy 'heuristc' (did you mean 'heuristic'?)" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_json_file_that_is_not_a_gate_is_named_in_a_sentence(tmp_path: Path) -> None:
+    from gin3_env.policies.gated import load_gate
+
+    bad = tmp_path / "bad3.json"
+    bad.write_text('{"a": 1}')
+    with pytest.raises(ValueError) as info:
+        load_gate(bad)
+    assert str(info.value) == f"model file {bad} is not a knock gate (format None, expected 'gin3-knock-gate')"
+
+
+def test_a_player_whose_extra_is_missing_names_the_extra() -> None:
+    done = blocked(["torch"], "evaluate", "ppo", "heuristic", "--hands", "2")
+    assert done.returncode == 2
+    assert "the player 'ppo' needs torch, which is not installed: pip install 'gin3_env[train]'" in done.stderr
+
+
+def test_ladder_without_open_spiel_leaves_its_players_out_with_a_line() -> None:
+    done = blocked(["pyspiel"], "ladder", "--players", "random,heuristic,openspiel-simple", "--hands", "2",
+                   "--no-progress", "--no-plot")
+    assert done.returncode == 0, done.stderr
+    assert "leaving out openspiel-simple: pyspiel is not installed (pip install 'gin3_env[openspiel]'" in done.stderr
+    assert "random" in done.stdout and "openspiel-simple" not in done.stdout

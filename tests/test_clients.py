@@ -49,3 +49,41 @@ def test_example_trains_and_plays_only_legal_actions(name: str) -> None:
     assert line, proc.stdout[-2000:]
     actions, illegal = map(int, re.search(r"(\d+) actions, (\d+) illegal", line[-1]).groups())  # type: ignore[union-attr]
     assert actions > 0 and illegal == 0
+
+
+@pytest.mark.parametrize("make", ["env", "match_env"])
+def test_torchrl_pettingzoo_wrapper_takes_the_infos(make: str) -> None:
+    """TorchRL builds its info spec from ``torch.as_tensor`` of each info value at reset: the infos
+    are numbers only, one schema on every step, so its wrapper and ``check_env_specs`` pass."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+    from torchrl.envs.utils import check_env_specs
+
+    import gin3_env
+
+    kwargs = {"target_score": 10} if make == "match_env" else {}
+    env = PettingZooWrapper(getattr(gin3_env, make)(**kwargs), use_mask=True, seed=0)
+    check_env_specs(env)
+    rollout = env.rollout(60, break_when_any_done=False)
+    assert rollout.batch_size[0] == 60
+
+
+def test_gymnasium_numpy_to_torch_on_make_vec() -> None:
+    """Gymnasium's ``NumpyToTorch`` takes numeric infos only: the vector env's, at reset and every step."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("array_api_compat")
+    import gymnasium as gym
+    from gymnasium.wrappers.vector import NumpyToTorch
+
+    import gin3_env  # noqa: F401  (registers the ids)
+
+    for mode in ("NextStep", "SameStep"):
+        envs = NumpyToTorch(gym.make_vec("gin3/ThreeHandedGin-v0", 4, opponent="heuristic", autoreset_mode=mode))
+        _, info = envs.reset(seed=0)
+        generator = torch.Generator().manual_seed(0)
+        ended = 0
+        for _ in range(80):
+            actions = torch.multinomial(info["action_mask"].float(), 1, generator=generator).squeeze(1)
+            _, _, terminated, truncated, info = envs.step(actions)
+            ended += int((terminated | truncated).sum())
+        assert ended > 0 and isinstance(info["learner"], torch.Tensor)

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 SOURCES = sorted(path for folder in ("gin3_env", "tests", "training") for path in ROOT.joinpath(folder).rglob("*.py"))
 PAGES = sorted(path for path in ROOT.joinpath("docs").rglob("*.md") if "_build" not in path.parts)
 TEXTS = [*SOURCES, *sorted(ROOT.joinpath("docs").rglob("*.py")), ROOT / "README.md", *PAGES]
@@ -226,3 +227,30 @@ def test_the_rules_page_lists_every_rules_option_with_its_default_and_range() ->
         lo, hi = _RANGES.get(field.name, (None, None))
         assert allowed == ("true/false" if isinstance(value, bool) else f"{lo}..{hi}"), name
         assert meaning, name
+
+
+def _python_blocks(page: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (DOCS / page).read_text(), flags=re.S)
+
+
+def test_the_front_page_opens_with_a_frame_and_the_ten_line_aec_loop() -> None:
+    text = (DOCS / "index.md").read_text()
+    body = text.split("\n", 1)[1].lstrip()
+    assert body.startswith("![") and "](frame.png)" in body.splitlines()[0]
+    loop = _python_blocks("index.md")[0]
+    assert text.index(loop) < text.index("```{toctree}")
+    assert len(loop.strip().splitlines()) <= 11 and "env.agent_iter()" in loop and "env.last()" in loop
+
+
+def test_the_api_page_opens_with_the_doors_and_covers_policy_and_evaluation() -> None:
+    text = (DOCS / "api.md").read_text()
+    opening = text[: text.index("```{eval-rst}")]
+    for name in ("gin3_env.env()", "load_policy(", "gin3/three_handed_gin-v0", "gin3/three_handed_gin_match-v0",
+                 "gin3/ThreeHandedGin-v0", "gin3/ThreeHandedGinMatch-v0", "gin3/ThreeHandedGinKnock-v0"):
+        assert name in opening, name
+    assert ".. automodule:: gin3_env.game.policy" in text and ".. automodule:: gin3_env.evaluation" in text
+
+
+def test_the_evaluation_page_evaluates_ones_own_policy_against_trained_in_one_call() -> None:
+    found = [b for b in _python_blocks("evaluation.md") if "def act(" in b and 'load_policy("trained")' in b]
+    assert found and re.search(r"evaluate_hands\(\w+\(\), load_policy\(\"trained\"\)", found[0])

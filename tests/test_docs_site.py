@@ -99,3 +99,22 @@ def test_markdown_tables_become_list_tables() -> None:
     assert gin3_docs.markdown_tables_to_rst(lines) == [
         "Intro", "", ".. list-table::", "   :header-rows: 1", "",
         "   * - a", "     - b", "   * - ``x``", "     - y", "", "", "after"]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_each_env_page_opens_with_a_frame_the_package_draws(env_id: str) -> None:
+    pages = Path(__file__).resolve().parent.parent / "docs" / "envs"
+    page = next(p for p in pages.glob("*.md") if f"{{gin3-env-header}} {env_id}\n" in p.read_text())
+    body = page.read_text().split("\n", 1)[1].lstrip()
+    assert body.startswith(f"```{{gin3-env-frame}} {env_id}\n```"), f"{page.name} does not open with its frame"
+    frame, caption = gin3_docs.env_frame(env_id)
+    assert frame.dtype.name == "uint8" and frame.ndim == 3 and frame.shape[2] == 3 and frame.std() > 10
+    assert "rgb_array" in caption
+
+
+def test_the_summary_table_has_no_empty_header_row() -> None:
+    header = gin3_docs.header_markdown("gin3/three_handed_gin-v0")
+    assert "| | |" not in header and ":header-rows: 0" in header and "* - Import" in header
+    lines = ["| | |", "|---|---|", "| Import | x |"]
+    assert gin3_docs.markdown_tables_to_rst(lines) == [".. list-table::", "   :header-rows: 0", "",
+                                                       "   * - Import", "     - x", ""]

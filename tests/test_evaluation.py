@@ -257,3 +257,12 @@ def test_a_total_that_cannot_be_negative_gets_no_negative_interval_end() -> None
     clipped = mean_ci(skewed, lower=0.0)
     assert clipped.low == 0.0 and clipped.high == mean_ci(skewed).high and clipped.mean == 30.0
     assert mean_ci([100.0, 110.0, 120.0], lower=0.0) == mean_ci([100.0, 110.0, 120.0])
+
+
+def test_evaluate_lists_its_stages_first(capsys) -> None:
+    from gin3_env.evaluation import cli_main
+
+    assert cli_main(["heuristic", "random", "--hands", "4", "--matches", "2", "--seed", "1"]) == 0
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first == ("[evaluate] stages: 1. 4 deals, each played twice; 2. 2 three-seat matches (each with its "
+                     "progress and time left)")

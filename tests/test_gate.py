@@ -18,7 +18,7 @@ from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
 from gin3_env.policies import load_policy
 from gin3_env.policies.gated import DiscardGate, DrawGate, GatedPolicy, KnockGate, load_gate
 from gin3_env.policies.model_fields import MissingModelFileError, ModelFileError
-from gin3_env.training.gate.labels import LabelRun, _decks, label_chunk, run_labels
+from gin3_env.training.gate.labels import LabelRun, LabelsStopped, _decks, label_chunk, run_labels
 from gin3_env.training.gate.train import GateConfig, train_gate
 from gin3_env.vector import HeuristicBatch, VectorHands
 
@@ -449,3 +449,99 @@ def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round
     bad.write_text(json.dumps({**data, "discard_gate": "x"}))
     with pytest.raises(ModelFileError, match="discard_gate must be a JSON object"):
         load_gate(bad)
+
+
+def test_a_chunk_says_its_progress_while_it_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk of minutes (the draw stage's took 243 s before its first line) says where it is meanwhile."""
+    from gin3_env.training.gate import labels
+
+    monkeypatch.setattr(labels, "PROGRESS_SECONDS", 0.0)
+    said: list[str] = []
+    run_labels(tmp_path / "labels", LabelRun(seed=7, deals=20, chunk=20, shuffles=3), progress=said.append)
+    inside = [s for s in said if s.startswith("labels chunk 1/1: 4/20 deals; about ")]
+    assert inside and "left in this stage" in inside[0]
+
+
+def test_the_first_signal_asks_a_stop_in_one_line_and_the_second_stops_now(capsys: pytest.CaptureFixture[str]
+                                                                          ) -> None:
+    import signal
+
+    from gin3_env.signals import Interrupted, StopRequest
+
+    stop = StopRequest("gin3 train-gate", "the finished shards")
+    with stop:
+        assert not stop()
+        stop._handle(signal.SIGINT, None)
+        assert stop() and stop.signum == signal.SIGINT
+        with pytest.raises(Interrupted) as info:
+            stop._handle(signal.SIGINT, None)
+    assert info.value.exit_code == 130
+    err = capsys.readouterr().err
+    line = "gin3 train-gate: SIGINT: stopping within seconds, keeping the finished shards; SIGINT again stops now"
+    assert line in err
+    assert signal.getsignal(signal.SIGINT) is not stop._handle  # the handlers are given back
+
+
+def test_a_stop_keeps_the_chunks_labelled_deals_and_the_resumed_shard_is_the_same(tmp_path: Path) -> None:
+    """A stop asked for mid-chunk is met after the batch in progress: the chunk's deals go to a part file,
+    the next run says what it found, continues from there, and writes the shard an unstopped run writes."""
+    run = LabelRun(seed=7, deals=40, chunk=20, shuffles=3)
+    whole = run_labels(tmp_path / "whole", run)
+    said: list[str] = []
+    with pytest.raises(LabelsStopped, match="chunk 1/2: 4 of its 20 deals kept in"):
+        run_labels(tmp_path / "stopped", run, stop=lambda: True, progress=said.append)  # after the first batch
+    parts = list((tmp_path / "stopped").glob("*.part.npz"))
+    assert len(parts) == 1
+    said.clear()
+    again = run_labels(tmp_path / "stopped", run, progress=said.append)
+    assert said[0].startswith("labels: 0 of 2 shards and a part of chunk 1 found in ") and said[0].endswith("resuming")
+    assert not list((tmp_path / "stopped").glob("*.part.npz"))
+    for a, b in zip(whole, again, strict=True):
+        with np.load(a) as x, np.load(b) as y:
+            for key in x.files:
+                np.testing.assert_array_equal(x[key], y[key])
+    assert any("left in this stage" in s for s in said)
+
+
+def test_the_command_lists_its_stages_with_estimates(tmp_path: Path) -> None:
+    from gin3_env.training.gate.train import plan, plan_text
+
+    cfg = GateConfig(deals=120000, rounds=0, draw_deals=24000, discard_deals=21000, discard_shuffles=32)
+    text = plan_text(plan(cfg, tmp_path))
+    assert "3 label stages" in text and "1. knock gate, round 0: 120,000 deals x 64 shuffles, about 3 min" in text
+    assert "2. draw gate: 24,000 deals x 64 shuffles, about 40 min" in text
+    assert "3. discard gate: 21,000 deals x 32 shuffles, about 20 min" in text and "in all" in text
+
+
+def test_ctrl_c_in_a_long_label_stage_stops_within_seconds_keeping_the_work(tmp_path: Path) -> None:
+    """Ctrl-C in train-gate's draw stage (a chunk of minutes): a line at once, a stop within seconds, the
+    chunk's labelled deals kept for the resume, exit 130 (it took about two minutes and kept nothing)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "gin3_env.cli", "train-gate", "--out", str(out), "--deals", "200", "--chunk",
+            "2000", "--shuffles", "4", "--folds", "2", "--epochs", "1", "--hidden", "4", "--draw-deals", "2000",
+            "--draw-shuffles", "64", "--discard-deals", "0"]
+    proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "GIN3_COMPILE_NOTE": "0"})
+    assert proc.stderr is not None
+    lines: list[str] = []
+    while not any("draw gate: labelling" in ln for ln in lines):
+        line = proc.stderr.readline()
+        assert line, "".join(lines)
+        lines.append(line)
+    assert "label stages" in "".join(lines) and "draw gate: 2,000 deals x 64 shuffles" in "".join(lines)
+    time.sleep(8)  # some batches of the draw chunk are labelled
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read()
+    code = proc.wait(timeout=120)
+    took = time.monotonic() - sent
+    assert code == 130, rest
+    assert "SIGINT: stopping within seconds" in rest and "run the same command again to resume" in rest
+    assert took < 30, took  # a batch is about 2 s; the whole chunk takes minutes
+    assert list((out / "labels_draw").glob("*.part.npz")), rest

@@ -1,7 +1,8 @@
 """Every env's info has one schema: the same keys on every step from ``reset`` on, no ``None``
-(a sentinel or a fixed-size array where a value does not apply), each value of one type.
-Learning libraries stack infos step by step (Tianshou's buffers read a missing key or a
-``None`` as missing data)."""
+(a sentinel or a fixed-size array where a value does not apply), each value of one type, and
+numbers only (ints, floats, bools, numeric arrays: no text, no list). Learning libraries stack
+infos step by step and make tensors of them (Tianshou's buffers read a missing key or a ``None``
+as missing data; TorchRL's ``PettingZooWrapper`` calls ``torch.as_tensor`` on each value)."""
 
 from __future__ import annotations
 
@@ -13,24 +14,22 @@ import numpy as np
 import pytest
 
 import gin3_env
+from gin3_env.envs.infos import NOT_APPLICABLE, OUTCOME_CODES, outcome_name
 from gin3_env.vector.gym_env import GinVectorEnv
 
 
 def schema(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
-    """(path, type) of every leaf; a ``None`` anywhere fails."""
+    """(path, type) of every leaf; a ``None``, a text or a list anywhere fails."""
     assert value is not None, f"None at {path or 'the top'}"
     if isinstance(value, dict):
         yield path, "dict"
         for key in sorted(value):
             yield from schema(value[key], f"{path}/{key}")
-    elif isinstance(value, list | tuple):
-        yield path, "list"
-        for i, item in enumerate(value):
-            yield from schema(item, f"{path}[{i}]")
     elif isinstance(value, np.ndarray):
-        assert value.dtype != object, f"an object array at {path}"
+        assert value.dtype.kind in "biuf", f"a {value.dtype} array at {path}: numbers only"
         yield path, f"array {value.dtype.kind} {value.shape}"
     else:
+        assert isinstance(value, bool | int | float | np.number), f"{type(value).__name__} at {path}: numbers only"
         yield path, type(value).__name__
 
 
@@ -64,9 +63,11 @@ def aec_infos(make: Callable[[], Any], hands: int) -> list[dict[str, Any]]:
 def test_aec_infos_have_one_schema(make: Callable[[], Any], episodes: int) -> None:
     infos = aec_infos(make, hands=episodes)
     check_one_schema(infos)
+    for info in infos:  # flat: TorchRL's PettingZooWrapper makes one tensor of each value
+        assert not any(isinstance(v, dict) for v in info.values()), sorted(info)
     ended = [i for i in infos if i["outcome"]]
-    assert ended and {i["outcome"] for i in ended} <= {"gin", "knock", "undercut", "dead", "truncated"}
-    assert any(i["knocker"] == "" for i in infos)  # the sentinel, before the end
+    assert ended and {i["outcome"] for i in ended} <= set(OUTCOME_CODES.values()) - {0}
+    assert any(i["knocker"] == NOT_APPLICABLE for i in infos)  # the sentinel, before the end
 
 
 def gym_infos(env_id: str, episodes: int, **kwargs: Any) -> list[dict[str, Any]]:
@@ -101,7 +102,7 @@ def test_vector_infos_have_one_schema(mode: str) -> None:
     assert isinstance(env, GinVectorEnv)
     _, info = env.reset(seed=0)
     rng = np.random.default_rng(0)
-    infos, ended = [], 0
+    infos, ended = [info], 0  # reset's info has the keys of every step's
     for _ in range(120):
         acts = [rng.choice(np.flatnonzero(m)) for m in info["action_mask"]]
         _, _, terminated, truncated, info = env.step(np.array(acts))
@@ -109,3 +110,29 @@ def test_vector_infos_have_one_schema(mode: str) -> None:
         ended += int((terminated | truncated).sum())
     assert ended > 0 and any(not (i.get("_outcome", i.get("_final_obs"))).any() for i in infos)
     check_one_schema(infos)
+
+
+def test_codes_table_in_the_design_page_is_the_code() -> None:
+    """docs/design.md's table of codes names each outcome code as the code does."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "design.md").read_text()
+    rows = {int(m[0]): m[1].strip() for m in __import__("re").findall(r"\n  \| (-?\d) \| ([^|]*)\|", text)}
+    for code in range(len(OUTCOME_CODES)):
+        assert rows[code].replace(" ", "_") == outcome_name(code), (code, rows.get(code))
+
+
+def test_the_knock_learners_infos_have_one_schema() -> None:
+    env = gym.make("gin3/ThreeHandedGinKnock-v0")
+    rng = np.random.default_rng(0)
+    infos = []
+    for episode in range(6):
+        _, info = env.reset(seed=episode)
+        infos.append(info)
+        done = False
+        while not done:
+            _, _, terminated, truncated, info = env.step(int(rng.integers(2)))
+            infos.append(info)
+            done = terminated or truncated
+    check_one_schema(infos)
+    assert {i["learner"] for i in infos} <= {0, 1}

@@ -137,3 +137,13 @@ def test_openspiel_simple_pairs_play_openspiel_gin(tmp_path: Path) -> None:
     assert "OpenSpiel's two-player gin_rummy" in result.to_text()
     ladder.plot_ladder(result, tmp_path / "l.png")
     assert (tmp_path / "l.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_ladder_lists_its_pairs_and_keeps_the_time_left(capsys: pytest.CaptureFixture[str]) -> None:
+    from gin3_env.evaluation.ladder import cli_main
+
+    assert cli_main(["--players", "random,heuristic,trained", "--hands", "4", "--no-plot"]) == 0
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[ladder]")]
+    assert err[0] == ("[ladder] 3 pairs, 12 deals in all (each played twice): random vs heuristic (4), "
+                      "random vs trained (4), heuristic vs trained (4)")
+    assert "left" in err[1] and "left" in err[2] and "left" not in err[3]  # the last pair: nothing left

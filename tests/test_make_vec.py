@@ -70,7 +70,8 @@ def test_next_step_autoreset() -> None:
             continue
         assert (obs[done, 364 + 4] == 1).all()  # the last observation shows the hand over
         np.testing.assert_array_equal(info["_outcome"], done)
-        assert set(info["outcome"][done]) <= {"gin", "knock", "undercut", "dead", "truncated"}
+        assert set(info["outcome"][done]) <= {1, 2, 3, 4, 5}  # the codes of gin, knock, undercut, dead, truncated
+        assert not info["outcome"][~done].any()  # 0 where no episode ended
         np.testing.assert_array_equal(info["_points"], done)
         assert (obs[done, 369 + info["learner"][done]] == 1).all()  # the learner of the ended hand
         assert info["action_mask"][done].all() and env.action_masks()[done].all()
@@ -208,3 +209,43 @@ def test_the_readme_random_loop_runs_in_every_vectorization_mode(env_id: str, do
         assert info["action_mask"][done].all()
     envs.close()
     assert ended > 0
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_reset_info_has_the_keys_of_a_step_info(mode: AutoresetMode) -> None:
+    env = gym.make_vec(HAND_ID, num_envs=4, opponent="random", autoreset_mode=mode)
+    _, reset_info = env.reset(seed=0)
+    _, _, _, _, step_info = env.step(masked_random(reset_info["action_mask"], np.random.default_rng(0)))
+    assert sorted(reset_info) == sorted(step_info)
+    for key, value in reset_info.items():
+        if isinstance(value, np.ndarray):
+            assert (value.dtype, value.shape) == (step_info[key].dtype, step_info[key].shape), key
+    ended = reset_info["_outcome"] if mode is AutoresetMode.NEXT_STEP else reset_info["_final_obs"]
+    assert not ended.any()  # no episode ended at reset
+
+
+def test_learner_is_the_same_int_code_in_the_vector_and_the_scalar_env() -> None:
+    vec = gym.make_vec(HAND_ID, num_envs=2, learner="box", opponent="random")
+    scalar = gym.make(HAND_ID, learner="box", opponent="random")
+    _, vinfo = vec.reset(seed=0)
+    _, sinfo = scalar.reset(seed=0)
+    assert vinfo["learner"].tolist() == [1, 1] and type(sinfo["learner"]) is int and sinfo["learner"] == 1
+
+
+def test_make_vec_takes_max_episode_steps() -> None:
+    """As Gymnasium's own vector envs: a slot's episode is truncated after that many learner steps."""
+    env = gym.make_vec(HAND_ID, 8, opponent="heuristic", max_episode_steps=3)
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+    count, pending = np.zeros(8, dtype=int), np.zeros(8, dtype=bool)
+    cuts = 0
+    for _ in range(40):
+        _, rewards, terminated, truncated, info = env.step(masked_random(info["action_mask"], rng))
+        count[~pending] += 1  # a slot waiting for its NEXT_STEP reset takes no learner step
+        done = terminated | truncated
+        assert (count <= 3).all() and done[count == 3].all() and not done[pending].any()
+        cut = truncated & (count == 3)
+        assert (info["outcome"][cut] == 5).all() and not rewards[cut].any()  # truncated, reward 0
+        cuts += int(cut.sum())
+        pending, count[done] = done, 0
+    assert cuts > 0

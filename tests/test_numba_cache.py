@@ -62,3 +62,29 @@ def test_a_cached_kernel_is_compiled_again_when_a_table_it_reads_changes(tmp_pat
     run("same")
     assert run("same") == (1, 0)  # the cache is used while nothing changed
     assert run("changed") == (0, 1)  # and refused once a table's file did
+
+
+NOTE = """
+from gin3_env.kernels.meld_kernels import popcount
+assert popcount(0b1011) == 3
+"""
+
+
+def test_a_cold_compile_is_said_once_and_a_warm_start_says_nothing(tmp_path) -> None:
+    """The first use on a fresh install compiles for tens of seconds: one line says so (on a terminal, or
+    with GIN3_COMPILE_NOTE=1); a start that loads the kernels from the cache is silent."""
+    import os
+
+    def stderr(cache: str, note: str | None) -> str:
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / cache)}
+        env.pop("GIN3_COMPILE_NOTE", None)
+        if note is not None:
+            env["GIN3_COMPILE_NOTE"] = note
+        done = subprocess.run([sys.executable, "-c", NOTE], capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stderr
+
+    cold = stderr("a", "1")
+    assert cold.count("gin3: compiling the kernels, once, about ") == 1, cold
+    assert "compiling the kernels" not in stderr("a", "1")  # warm: loaded from the cache
+    assert "compiling the kernels" not in stderr("b", None)  # cold, but stderr is no terminal and nobody asked

@@ -229,7 +229,7 @@ def test_load_builtin_policies() -> None:
 
 
 def test_load_policy_errors(tmp_path) -> None:
-    with pytest.raises(ValueError, match=r"unknown policy .grandmaster.: choose random, heuristic, search .*rllib:"):
+    with pytest.raises(ValueError, match=r"unknown policy .grandmaster.: choose random, heuristic, search.*rllib:"):
         load_policy("grandmaster")
     missing = tmp_path / "nope.zip"
     with pytest.raises(FileNotFoundError, match=r"nope\.zip"):

@@ -123,3 +123,12 @@ def test_relative_links_point_at_files() -> None:
 
 def test_readme_is_a_front_page() -> None:
     assert len(README.read_text().splitlines()) <= 250
+
+
+def test_the_readme_gives_the_tests_cpu_minutes_beside_their_wall_time() -> None:
+    """A wall time alone misleads on a busy machine: the README says what the test run needs in CPU-minutes."""
+    text = re.sub(r"\s+", " ", README.read_text())
+    match = re.search(r"The tests, `pytest -q`, need about ([\d.]+) CPU-minutes: (\d+) min (\d+) s of wall time", text)
+    assert match, "the README's test time names its CPU-minutes and its wall time"
+    cpu, wall = float(match[1]), int(match[2]) + int(match[3]) / 60
+    assert wall < cpu <= 2 * wall  # two cores: the CPU-minutes lie between one and two wall-minutes each

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 
+import gymnasium as gym
 import pettingzoo
 import pytest
 
@@ -230,3 +231,23 @@ def test_without_a_pettingzoo_registry_the_package_imports_and_registers_gymnasi
         """
     )
     assert out.split()[0] == "ok"
+
+
+def test_a_model_gin3_train_wrote_evaluates_with_sb3s_own_tools_on_the_registered_id() -> None:
+    """The shipped PPO model (``gin3 train --config default``: augmented features, 586 entries) loads with
+    SB3's loader and plays ``gym.make(id, features="augmented")`` under SB3's own ``evaluate_policy``."""
+    pytest.importorskip("sb3_contrib")
+    from importlib.resources import files
+
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.evaluation import evaluate_policy
+    from stable_baselines3.common.monitor import Monitor
+
+    model = MaskablePPO.load(str(files("gin3_env") / "models" / "ppo.zip"), device="cpu")
+    env = Monitor(gym.make("gin3/ThreeHandedGin-v0", features="augmented", opponent="heuristic"))
+    assert env.observation_space.shape == model.observation_space.shape == (586,)
+    rewards, lengths = evaluate_policy(model, env, n_eval_episodes=3, return_episode_rewards=True)
+    assert len(rewards) == len(lengths) == 3
+    assert gym.make("gin3/ThreeHandedGinMatch-v0", features="augmented").observation_space.shape == (592,)
+    with pytest.raises(ValueError, match="unknown features 'agumented'"):
+        gym.make("gin3/ThreeHandedGin-v0", features="agumented")

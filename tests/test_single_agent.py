@@ -16,6 +16,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 import gin3_env
 from gin3_env.engine import HandState, parse_card, parse_cards
 from gin3_env.engine.actions import PASS, TAKE_DISCARD, knock_action
+from gin3_env.envs.infos import OUTCOME_CODES
 from gin3_env.envs.single_agent import ThreeHandedGinEnv
 from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
 from gin3_env.observation import MATCH_OBS_SIZE, OBS_SIZE, encode
@@ -79,12 +80,13 @@ def test_gin_reward_is_exact_for_each_role() -> None:
     env.step(TAKE_DISCARD)
     _, reward, terminated, truncated, info = env.step(knock_action(parse_card("KS")))
     assert (reward, terminated, truncated) == (points, True, False)
-    assert info["result"]["outcome"] == "gin" and info["result"]["points"] == points
+    assert info["result"]["outcome"] == OUTCOME_CODES["gin"] and info["result"]["points"] == points
+    assert env.unwrapped.result is not None and env.unwrapped.result.outcome == "gin"  # the text
     # The learner as box: the heuristic captain takes the upcard and goes gin before the box
     # decides anything; with a given deck the episode is then over at reset.
     env = ThreeHandedGinEnv(learner="box", opponent=HeuristicPolicy(), reward_scale=0.5)
     _, info = env.reset(options={"deck": deck})
-    assert info["result"]["winner"] == "team" and env.action_masks().all()  # all True at the end
+    assert info["result"]["winner"] == 0 and env.action_masks().all()  # the team; all True at the end
     with pytest.raises(RuntimeError, match="reset"):
         env.step(PASS)
 
@@ -176,7 +178,7 @@ def test_match_rewards_add_up_to_the_learners_seat_total() -> None:
         won = sum(h["seat_points"][env.seat] for h in env.match.history)
         assert total <= won
         assert info["winner"] == env.match.winner
-        assert info["scores"] == env.match.scores
+        assert info["scores"].tolist() == env.match.scores
 
 
 def test_pickle_and_seeded_reset_reproduce_episodes() -> None:

@@ -186,9 +186,9 @@ def test_sigint_checkpoints_stops_workers_and_a_second_run_on_the_folder_is_refu
 
 
 def test_sigint_checkpoints_with_the_batched_default(tmp_path: Path) -> None:
-    run = Run(tmp_path, base=BATCHED)
+    run = Run(tmp_path, "--progress-every", "1", base=BATCHED)
     run.wait_for(READY)
-    run.wait_for("samples/s with the updates (batched env)")  # a whole rollout of the batched env is done
+    run.wait_for("(sampling ")  # a progress line after a whole rollout of the batched env is done
     assert not descendants(run.proc.pid)  # no worker process to stop
     os.kill(run.proc.pid, signal.SIGINT)
     assert run.finish() == 130

@@ -18,7 +18,7 @@ import gin3_env
 from gin3_env.training.run.signals import GracefulStop
 from gin3_env.training.sb3 import monitor as monitoring
 from gin3_env.training.sb3 import train as training
-from gin3_env.training.sb3.config import load_config
+from gin3_env.training.sb3.config import TrainConfig, load_config
 from gin3_env.training.sb3.envs import make_vec_env
 
 
@@ -93,3 +93,49 @@ def test_resuming_a_model_that_already_has_the_steps_evaluates_and_saves_it(tmp_
     history = json.loads((run / "eval_history.json").read_text())
     assert [h["step"] for h in history] == [summary["num_timesteps"]]  # the last step, evaluated once
     assert (run / "checkpoint.zip").is_file() and (run / "final.zip").is_file() and (run / "best.zip").is_file()
+
+
+def test_off_a_terminal_training_writes_a_line_a_minute_not_one_per_rollout(tmp_path: Path, capsys,
+                                                                           monkeypatch) -> None:
+    """The default config's 800 rollouts made 800 lines; now a progress line at most every progress_every
+    seconds (60 by default), carrying the last rollout's sampling speed."""
+    cfg = _cfg(tmp_path, vec_env="dummy", n_envs=2, n_steps=64, total_timesteps=128)
+    assert TrainConfig().progress_every == 60 and cfg.progress_every == 60
+    monitor = monitoring.TrainingMonitor(cfg, monitoring.fresh_state())
+    monitor.lines = True
+    now = [0.0]
+    monkeypatch.setattr(monitoring.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(monitoring.time, "perf_counter", lambda: now[0])
+    monitor.start(0, 2048 * 100)
+
+    class Model:
+        num_timesteps = 0
+
+    class Logger:
+        dir = None
+
+        def record(self, key: str, value: float) -> None:
+            pass
+
+    model = Model()
+    for _ in range(100):  # 100 rollouts of 2,048 steps, one every 10 s
+        monitor.rollout_started(model)
+        for _ in range(8):
+            now[0] += 10 / 8
+            model.num_timesteps += 256
+            monitor.progress_line(model.num_timesteps)
+        monitor.rollout_ended(model, Logger())
+    lines = capsys.readouterr().out.splitlines()
+    assert 10 <= len(lines) <= 17, lines  # 1,000 s: a line a minute
+    assert all(line.startswith("[ppo] step") for line in lines) and "(sampling 205 samples/s)" in lines[-1]
+
+
+def test_a_training_run_lists_its_stages_at_the_start(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path, bc_samples=3000, bc_epochs=2, total_timesteps=50000, eval_every=5000, eval_hands=200,
+               final_eval_hands=2000, select_top=3)
+    text = monitoring.stages_text(cfg)
+    for part in ("1. warm start: behaviour cloning of the heuristic, 3,000 decisions, 2 epochs",
+                 "2. PPO to 50,000 steps, every 5,000 steps an evaluation on 200 deals (its progress lines say the "
+                 "time left)", "3. the 3 best candidates re-evaluated on 2,000 fresh deals",
+                 "4. the final evaluation of best.zip on 2,000 deals"):
+        assert part in text, (part, text)

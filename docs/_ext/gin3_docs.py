@@ -12,7 +12,9 @@ break the site; a table or section that cannot be found is a build warning (an e
 - ``{gin3-env-signature} ID``: the factory's signature;
 - ``{gin3-env-section} ID Title``: a section of the env module's docstring;
 - ``{gin3-cli-help}``: ``gin3 --help`` and every subcommand's ``--help``;
-- ``{gin3-related}``: links to the pages named in its body that exist (``page: text`` lines).
+- ``{gin3-related}``: links to the pages named in its body that exist (``page: text`` lines);
+- ``{gin3-env-frame} ID``: a frame of a hand in the id's env, drawn by the package's renderer at build time
+  (a few moves into a seeded hand; written to ``_generated/`` beside the pages).
 """
 
 from __future__ import annotations
@@ -231,7 +233,66 @@ def header_markdown(env_id: str) -> str:
     ]
     if info["state"] is not None:
         rows.append(("State Shape", f"`{tuple(info['state'].shape)}` (privileged: for centralised critics)"))
-    return "\n".join(["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
+    # a table of name and value pairs has no header row (an empty one showed as a blank bar): a list table
+    items = "\n".join(f"* - {k}\n  - {v}" for k, v in rows)
+    return f"```{{list-table}}\n:header-rows: 0\n:widths: 1 3\n\n{items}\n```"
+
+
+FRAME_SEED, FRAME_MOVES = 3, 9  # a hand a few moves in: the pile, a card taken from it, the stock
+
+
+def env_frame(env_id: str) -> tuple[Any, str]:
+    """A ``uint8`` frame of a hand in the env of ``env_id`` a few seeded moves in (the heuristic's moves in the
+    AEC envs, masked random ones for a learner), and its caption. An env that draws no frame of its own (the
+    knock learner) shows the hand env it plays in."""
+    import numpy as np
+
+    library, target = entry_point(env_id)
+    rng = np.random.default_rng(FRAME_SEED)
+    if library == "pettingzoo":
+        from gin3_env.policies import HeuristicPolicy
+
+        env = target(render_mode="rgb_array")
+        env.reset(seed=FRAME_SEED)
+        heuristic = HeuristicPolicy()
+        for _ in range(FRAME_MOVES):
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                break
+            hand = {"observation": observation["observation"][: gin3_env_obs_size()],
+                    "action_mask": observation["action_mask"]}
+            env.step(heuristic.act(hand))
+        return env.render(), "the table in the middle of a hand, as `render_mode=\"rgb_array\"` draws it"
+    import gymnasium as gym
+
+    draws = "rgb_array" in getattr(target, "metadata", {}).get("render_modes", [])
+    shown = env_id if draws else "gin3/ThreeHandedGin-v0"
+    env = gym.make(shown, render_mode="rgb_array", opponent="heuristic")
+    env.reset(seed=FRAME_SEED)
+    for _ in range(FRAME_MOVES // 3):
+        _, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.unwrapped.action_masks()))))
+        if terminated or truncated:
+            env.reset(seed=FRAME_SEED + 1)
+    where = "the learner's side" if shown == env_id else f"the hand it plays in ({shown}), from the learner's side"
+    return env.render(), f"{where}, the opponent's cards face down, as `render_mode=\"rgb_array\"` draws it"
+
+
+def gin3_env_obs_size() -> int:
+    import gin3_env.observation
+
+    return int(gin3_env.observation.OBS_SIZE)
+
+
+def frame_markdown(env_id: str, srcdir: Path) -> str:
+    """The frame of :func:`env_frame`, written as ``_generated/frame_<id>.png`` under ``srcdir``, as an image."""
+    from PIL import Image
+
+    frame, caption = env_frame(env_id)
+    name = "frame_" + re.sub(r"[^A-Za-z0-9]+", "_", env_id).strip("_") + ".png"
+    folder = srcdir / "_generated"
+    folder.mkdir(exist_ok=True)
+    Image.fromarray(frame).save(folder / name)
+    return f"![{caption}](/_generated/{name})\n\n*{caption[0].upper() + caption[1:]}.*"
 
 
 def plain_signature(target: Any) -> str:
@@ -330,9 +391,12 @@ def markdown_tables_to_rst(lines: list[str]) -> list[str]:
                 i += 1
             cells = [[cell.strip() or " " for cell in row.strip().strip("|").split("|")] for row in rows]
             width = max(len(row) for row in cells)
+            header = 1
+            if not "".join(cells[0]).strip():  # "| | |": no header, not a blank one
+                cells, header = cells[1:], 0
             if out and out[-1].strip():
                 out.append("")
-            out += [f"{indent}.. list-table::", f"{indent}   :header-rows: 1", ""]
+            out += [f"{indent}.. list-table::", f"{indent}   :header-rows: {header}", ""]
             for row in cells:
                 row = row + [" "] * (width - len(row))
                 out.append(f"{indent}   * - {row[0]}")
@@ -370,6 +434,13 @@ class MarkdownDirective(SphinxDirective):
         self.state.nested_parse(StringList(text.splitlines(), source=self.get_source_info()[0]),
                                 self.content_offset, container)
         return container.children
+
+
+class EnvFrame(MarkdownDirective):
+    required_arguments = 1
+
+    def markdown(self) -> tuple[str, list[str]]:
+        return frame_markdown(self.arguments[0], Path(self.env.srcdir)), []
 
 
 def _one(func: Callable[[str], str]) -> type[MarkdownDirective]:
@@ -437,6 +508,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("gin3-env-section", EnvSection)
     app.add_directive("gin3-cli-help", CliHelp)
     app.add_directive("gin3-related", Related)
+    app.add_directive("gin3-env-frame", EnvFrame)
     app.connect("autodoc-process-docstring", process_docstring)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 

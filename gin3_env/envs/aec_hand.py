@@ -102,13 +102,15 @@ Zero-sum game points (times `reward_scale`), paid when the hand ends:
 | dead hand / truncated at `max_turns`      | 0                         | 0                         |
 
 Gin, knock, undercut and dead hands set `terminations`; the `max_turns` cap sets
-`truncations`. At the end `infos[agent]` holds the result: `outcome`, `knocker`
-and `winner` (`"team_0"`, `"box_0"` or `""`), `points`, `knocker_deadwood`,
-`defender_deadwood`, `knock_discard`, `spreads` (per agent: melds, deadwood
-cards, deadwood, layoffs, as text), `turns`. The infos have these keys on every
-step from `reset` on, never `None`: before the end, and where a field does not
-apply (a dead hand's knocker), `""` for a text and `-1` for a deadwood, `0`
-points (the table in `gin3_env/envs/infos.py`). `env.unwrapped.result` is the engine's
+`truncations`. At the end `infos[agent]` holds the result, in numbers only (so that
+tensor libraries take the infos): `outcome` (a code: 1 gin, 2 knock, 3 undercut, 4 dead,
+5 truncated), `knocker` and `winner` (0 `team_0`, 1 `box_0`), `points`,
+`knocker_deadwood`, `defender_deadwood`, `knock_discard` (a card, `suit * 13 + rank`),
+`turns`. The infos have these keys on every step from `reset` on, never `None`:
+before the end, and where a field does not apply (a dead hand's knocker), `0` for
+the outcome (in play), `-1` for a player, a card or a deadwood, `0` points (the table of
+codes in `gin3_env/envs/infos.py`). The text (the outcome's name, the spreads and layoffs)
+is on `env.unwrapped.result`, the engine's
 `HandResult`, `env.unwrapped.replay_log()` a JSON-able record (rules, deck,
 actions) that `replay(log)` plays back to the same end.
 
@@ -178,7 +180,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         self._start(seed)
         self.hand = HandState.deal(self.rules, deck=deck, rng=self._rng)
         self.agent_selection = AGENTS[self.hand.player]
-        blank = {**result_info(None, AGENTS), "turns": 0}  # one schema from the first step (infos.py)
+        blank = {**result_info(None), "turns": 0}  # one schema from the first step (infos.py)
         self.infos = {agent: dict(blank) for agent in AGENTS}
         if self.render_mode == "human":
             self.render()
@@ -205,7 +207,7 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
         for p, agent in enumerate(AGENTS):
             self.rewards[agent] = returns[p] * self.reward_scale
         ended = self.truncations if result.outcome == "truncated" else self.terminations
-        info = result_info(result, AGENTS)
+        info = result_info(result)
         info["turns"] = require_reset(self.hand).turns
         for agent in AGENTS:
             ended[agent] = True

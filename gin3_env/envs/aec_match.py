@@ -93,19 +93,19 @@ seats that played it: the scoring side's seat gets `+points`, the other side's
 seat `-points`, the sitter 0; dead and truncated hands pay 0. (Rewards are
 per hand, the running totals are in the infos; the match winner is the seat
 whose total first reaches the target.) When a hand ends, every seat's
-`infos[seat]` holds, until that seat next acts: the hand result as in the hand
-env with seats for players (`outcome`, `knocker`, `winner`, `points`,
-`knocker_deadwood`, `defender_deadwood`, `knock_discard`, `spreads` keyed by
-seat, `turns`), `hand_roles` (the roles it was played with), `seat_points`,
-`scores` (the three totals), `roles` (for the next hand, the form of the
-option), `hands_played`, `match_over` and `match_winner` (a seat name or
-`""`). Every seat's info has these keys on every step from `reset` on, never
-`None`: no hand ended since the seat last acted (or a field that does not apply,
-a dead hand's knocker) gives `""` for a text, `-1` for a deadwood, `0` points and
-turns, `[0, 0, 0]` seat points, the hand in play's roles; `spreads` names all
-three seats, the sitter's empty (the table in `gin3_env/envs/infos.py`). At
-the match end all seats terminate; the last hand's winner is then the match
-winner, so `winner == match_winner`.
+`infos[seat]` holds, until that seat next acts, numbers only: the hand result as in the hand
+env with seats for players (`outcome` code, `knocker` and `winner` seats, `points`,
+`knocker_deadwood`, `defender_deadwood`, `knock_discard`, `turns`), `hand_roles` (int
+(3,): each seat's role in that hand, 0 captain, 1 box, 2 sitter), `seat_points` (int (3,)),
+`scores` (int (3,), the totals), `roles` (each seat's role in the next hand, coded the
+same), `hands_played`, `match_over` and `match_winner` (a seat, `-1` until the end).
+Every seat's info has these keys on every step from `reset` on, never `None`: no hand
+ended since the seat last acted (or a field that does not apply, a dead hand's knocker)
+gives `0` for the outcome (in play), `-1` for a seat, a card or a deadwood, `0` points
+and turns, `[0, 0, 0]` seat points, the hand in play's roles (the table of codes in
+`gin3_env/envs/infos.py`; the text of a hand's end is on `env.unwrapped.match.history`).
+At the match end all seats terminate; the last hand's winner is then the match winner,
+so `winner == match_winner`.
 
 ### State
 
@@ -143,7 +143,7 @@ from .aec_base import (
     render_text,
     require_reset,
 )
-from .infos import result_info, spread_info
+from .infos import NOT_APPLICABLE, result_info, role_codes
 from .keywords import factory_of, takes_rules_options
 from .wrapping import wrap
 
@@ -228,20 +228,19 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
                 self.terminations[agent] = True
 
     def _info_of(self, result: HandResult | None, roles: Roles, turns: int, seat_points: list[int]) -> dict[str, Any]:
-        """A seat's info in the one schema of the module doc (the spreads keyed by all three seats)."""
+        """A seat's info in the one schema of the module doc."""
         match = require_reset(self.match)
-        info = result_info(result, (SEATS[roles.captain], SEATS[roles.box]))
-        info["spreads"] = {seat: info["spreads"].get(seat, spread_info(None)) for seat in SEATS}
+        info = result_info(result, (roles.captain, roles.box))
         info.update(
             {
                 "turns": turns,
-                "hand_roles": roles.to_dict(),
-                "seat_points": seat_points,
-                "scores": list(match.scores),
-                "roles": match.roles.to_dict(),
+                "hand_roles": role_codes(roles),
+                "seat_points": np.asarray(seat_points, dtype=np.int64),
+                "scores": np.asarray(match.scores, dtype=np.int64),
+                "roles": role_codes(match.roles),
                 "hands_played": len(match.history),
                 "match_over": match.is_over,
-                "match_winner": SEATS[match.winner] if match.winner is not None else "",
+                "match_winner": NOT_APPLICABLE if match.winner is None else int(match.winner),
             }
         )
         return info

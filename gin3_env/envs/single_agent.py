@@ -24,6 +24,10 @@ Arguments
   ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``); the pool is
   :class:`~gin3_env.envs.opponents.OpponentPool`. ``reset(seed=...)`` seeds the random
   opponents the env made (by name, also inside a pool) from the seed, so a seeded episode repeats.
+- ``features``: ``"plain"`` (the default: the observation above) or ``"augmented"`` (the derived
+  card features after it: ``Box(0, 1, (586,))``, match ``(592,)``), the values of ``gin3 train``'s
+  config, so a model ``gin3 train`` wrote evaluates with SB3's own tools on
+  ``gymnasium.make(id, features=...)`` (docs/training.md). ``gymnasium.make_vec`` takes it too.
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
   training-side wrapper: :class:`gin3_env.training.sb3.duplicate.DuplicateReward`.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, game points >= 0),
@@ -44,23 +48,27 @@ ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale
 ``reset(options=...)`` takes ``"deck"`` (hand env) or ``"decks"``/``"roles"``/``"scores"``
 (match env), and ``"learner"`` to fix the learner's role for that episode.
 
-Infos: one schema, the same keys on every step from ``reset`` on, never ``None`` (so that
-Gymnasium's vector envs, Tianshou's buffers and TorchRL's info readers stack them):
+Infos: one schema, the same keys on every step from ``reset`` on, numbers only, never ``None``
+(so that Gymnasium's vector envs and ``NumpyToTorch``, Tianshou's buffers and TorchRL's info
+readers stack them):
 
 | key | hand env | match env |
 |---|---|---|
 | ``action_mask`` | bool (107,), as ``action_masks()`` | the same |
-| ``learner`` / ``seat`` | ``"team"`` or ``"box"`` | the learner's seat, 0..2 |
-| ``result`` | the hand's result (below); ``outcome`` ``""`` while the hand is played | |
-| ``scores``, ``roles`` | | the three totals; the roles of the next hand |
+| ``learner`` / ``seat`` | int: 0 the team, 1 the box (as the vector env's) | the learner's seat, 0..2 |
+| ``result`` | the hand's result (below); ``outcome`` ``0`` while the hand is played | |
+| ``scores``, ``roles`` | | int (3,): the totals; each seat's role in the next hand (0 captain, 1 box, 2 sitter) |
 | ``winner`` | | the match winner's seat, ``-1`` until the match ends |
 | ``illegal_action`` | True on the step an illegal action ended | the same |
 | ``hands_decided_before_learner_acted`` / ``matches_...`` | how many (see below), 0 but at ``reset`` | the same |
 | ``match_over_before_learner_acted`` | | True at ``reset`` with decks whose match is over at once |
 
-The result's fields are ``outcome``, ``knocker``, ``winner``, ``points``, both deadwoods,
-``knock_discard`` and ``spreads``; one that does not apply (a dead hand's knocker, the hand in play) holds a
-sentinel: ``""`` for a text, ``-1`` for a deadwood, ``0`` points (``gin3_env/envs/infos.py``).
+The result's fields are ``outcome`` (a code: 1 gin, 2 knock, 3 undercut, 4 dead, 5 truncated),
+``knocker`` and ``winner`` (0 the team, 1 the box), ``points``, both deadwoods and
+``knock_discard`` (a card); one that does not apply (a dead hand's knocker, the hand in play)
+holds a sentinel: ``0`` for the outcome, ``-1`` for a player, a card or a deadwood, ``0`` points
+(the table of codes in ``gin3_env/envs/infos.py``). The text (the outcome's name, the spreads)
+is on ``env.unwrapped.result``, the engine's ``HandResult``.
 
 The privileged state (:mod:`gin3_env.observation.state`: both hands, the stock in order, the
 pile, phase, to-act; in the match the roles and the totals) is ``env.unwrapped.state()``, with
@@ -70,7 +78,8 @@ by way of the infos. For centralised critics and diagnosis only: never part of a
 An episode is a hand (a match) in which the learner decides at least once:
 a hand that the opponent ends before that (the captain takes the upcard and knocks
 at once against a learning box) is counted in
-``info["hands_decided_before_learner_acted"]`` (their results in ``env.unwrapped.skipped_hands``)
+``info["hands_decided_before_learner_acted"]`` (their results, ``HandResult.to_dict()``, in
+``env.unwrapped.skipped_hands``)
 and another hand is dealt, except
 with a given deck, where the episode is then over at reset. In the match env the
 points of such a hand are paid with the learner's next step, and a match the opponents
@@ -94,13 +103,14 @@ from gymnasium import spaces
 
 from ..engine.actions import NUM_ACTIONS
 from ..engine.hand import BOX, PLAYER_NAMES, TEAM, HandState, check_deck
+from ..engine.result import HandResult
 from ..engine.rules import Rules
 from ..engine.view import PlayerView
 from ..errors import ResetNeededError
 from ..game.driver import run_hand
 from ..game.policy import Policy
 from ..observation.encoding import action_mask, encode
-from ..observation.layout import OBS_SIZE
+from ..observation.features import feature_set
 from ..observation.state import STATE_SIZE, encode_state
 from .aec_base import (
     RENDER_MODES,
@@ -128,7 +138,7 @@ _ANY_ACTION.flags.writeable = False
 
 def result_fields(result: Any) -> dict[str, Any]:
     """A hand's result in the infos' one schema (``envs/infos.py``; ``None``: the hand in play)."""
-    return result_info(result, PLAYER_NAMES)
+    return result_info(result)
 
 
 class _LearnerEnv(gym.Env):
@@ -249,11 +259,14 @@ class ThreeHandedGinEnv(_LearnerEnv):
         illegal_penalty: float = 25.0,
         rules: Rules | None = None,
         render_view: str = "learner",
+        features: str = "plain",
         **rule_options: Any,
     ) -> None:
         self.learner_role = check_learner_role(learner)
+        self.feature_set = feature_set(features)
         self._setup(
-            OBS_SIZE, STATE_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules, rule_options, render_view
+            self.feature_set.size, STATE_SIZE, opponent, render_mode, reward_scale, illegal_penalty, rules,
+            rule_options, render_view,
         )
         self.hand: HandState | None = None
         self.skipped_hands: list[dict[str, Any]] = []  # the last reset's results, as counted in the info
@@ -284,7 +297,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
             if not self.hand.is_over or deck is not None:
                 break
             assert self.hand.result is not None
-            skipped.append(result_fields(self.hand.result))
+            skipped.append(self.hand.result.to_dict())  # the text, as people read it
             if len(skipped) >= MAX_REDEALS:
                 raise RuntimeError(
                     f"the opponent ended {MAX_REDEALS} hands in a row before the learner could act; "
@@ -309,8 +322,14 @@ class ThreeHandedGinEnv(_LearnerEnv):
     def _learner_view(self) -> PlayerView:
         return require_reset(self.hand).view(self.player)
 
+    @property
+    def result(self) -> HandResult | None:
+        """The engine's result of the hand once it is over (the infos' text: outcome, spreads), else None."""
+        return None if self.hand is None else self.hand.result
+
     def _encode(self, view: PlayerView) -> np.ndarray:
-        return encode(view)
+        observation = encode(view)
+        return self.feature_set.encode_view(view, observation) if self.feature_set.extra else observation
 
     def state(self) -> np.ndarray:
         return encode_state(require_reset(self.hand))
@@ -356,7 +375,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
         hand = require_reset(self.hand)
         return {
             "action_mask": self._mask().copy(),
-            "learner": PLAYER_NAMES[self.player],
+            "learner": int(self.player),
             "result": result_fields(hand.result),
             "illegal_action": illegal,
             "hands_decided_before_learner_acted": skipped,

@@ -20,6 +20,7 @@ from ..errors import ResetNeededError
 from ..game.driver import run_match
 from ..game.policy import Policy
 from ..observation.encoding import encode_match, match_side
+from ..observation.features import feature_set
 from ..observation.layout import MATCH_OBS_SIZE
 from ..observation.state import MATCH_STATE_SIZE, encode_match_state
 from .aec_base import (
@@ -29,7 +30,7 @@ from .aec_base import (
     require_reset,
 )
 from .errors import check_action_value, check_seed
-from .infos import NOT_APPLICABLE
+from .infos import NOT_APPLICABLE, role_codes
 from .keywords import takes_rules_options
 from .single_agent import _NO_ACTIONS, MAX_REDEALS, _LearnerEnv
 
@@ -51,11 +52,13 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         illegal_penalty: float = 25.0,
         rules: Rules | None = None,
         render_view: str = "learner",
+        features: str = "plain",
         **rule_options: Any,
     ) -> None:
         self.learner_seat = self._check_seat(learner)
+        self.feature_set = feature_set(features)
         self._setup(
-            MATCH_OBS_SIZE,
+            self.feature_set.input_size(MATCH_OBS_SIZE),
             MATCH_STATE_SIZE,
             opponent,
             render_mode,
@@ -133,7 +136,8 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return match.hand.view(match_side(match, self.seat))
 
     def _encode(self, view: PlayerView) -> np.ndarray:
-        return encode_match(require_reset(self.match), self.seat, view)
+        observation = encode_match(require_reset(self.match), self.seat, view)
+        return self.feature_set.encode(observation, MATCH_OBS_SIZE) if self.feature_set.extra else observation
 
     def state(self) -> np.ndarray:
         return encode_match_state(require_reset(self.match))
@@ -184,8 +188,8 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         return {
             "action_mask": self._mask().copy(),
             "seat": self.seat,
-            "scores": list(match.scores),
-            "roles": match.roles.to_dict(),
+            "scores": np.asarray(match.scores, dtype=np.int64),
+            "roles": role_codes(match.roles),
             "winner": NOT_APPLICABLE if match.winner is None else int(match.winner),
             "illegal_action": illegal,
             "matches_decided_before_learner_acted": skipped,

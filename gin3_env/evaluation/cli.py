@@ -181,6 +181,11 @@ def run(args: argparse.Namespace) -> Evaluation:
     rules = check_args(args)
     policy_a = _load(args.a, args.seed, rules)
     result = Evaluation(args.a, args.b, args.seed)
+    if args.progress:
+        stages = evaluation_stages(args)
+        if len(stages) > 1:
+            print("[evaluate] stages: " + "; ".join(f"{i}. {s}" for i, s in enumerate(stages, 1))
+                  + " (each with its progress and time left)", file=sys.stderr, flush=True)
     if args.b is not None and args.b != OPPONENT_NAME:
         policy_b = _load(args.b, args.seed + 1, rules)
         if args.hands:
@@ -196,6 +201,22 @@ def run(args: argparse.Namespace) -> Evaluation:
             result.reports.append(evaluate_openspiel_matches(policy_a, args.matches, args.seed, args.progress))
     result.reports = [_labelled(r, args.a, None if r.policy_b == OPPONENT_NAME else args.b) for r in result.reports]
     return result
+
+
+def evaluation_stages(args: argparse.Namespace) -> list[str]:
+    """What ``gin3 evaluate`` will play, in order."""
+    stages = []
+    if args.b is not None and args.b != OPPONENT_NAME:
+        if args.hands:
+            stages.append(f"{args.hands:,} deals, each played twice")
+        if args.matches:
+            stages.append(f"{args.matches:,} three-seat matches")
+    if args.vs_openspiel or args.b == OPPONENT_NAME:
+        if args.hands:
+            stages.append(f"{args.hands:,} hands of OpenSpiel's gin_rummy against its simple bot")
+        if args.matches:
+            stages.append(f"{args.matches:,} matches against OpenSpiel's simple bot")
+    return stages
 
 
 def save_logs(args: argparse.Namespace, result: Evaluation) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,7 @@ from typing import Any
 from ..argparsing import OneLineErrorParser
 from ..files import atomic_output, save_json
 from ..policies import check_policy_spec, policy_spec_help
+from ..policies.loading import importable, install_hint, missing_module
 from ..policies.model_file import add_trust_flag, trust_from_args
 from ..signals import Interrupted, raise_on_stop_signals
 from .hands import evaluate_hands
@@ -183,6 +185,17 @@ def check_roster(players: Sequence[str]) -> None:
             check_policy_spec(spec)
 
 
+def left_out(players: Sequence[str]) -> dict[str, str]:
+    """The players of the roster whose optional library is not installed here: spec -> that module
+    (``openspiel-simple`` needs pyspiel, a network player torch)."""
+    out: dict[str, str] = {}
+    for spec in players:
+        module = ("pyspiel" if not importable("pyspiel") else None) if spec == OPPONENT_NAME else missing_module(spec)
+        if module is not None:
+            out[spec] = module
+    return out
+
+
 def _writable_place(path: Path, what: str) -> None:
     if path.is_dir():
         raise ValueError(f"{what} {path} is a folder; give a file name")
@@ -236,6 +249,13 @@ def play_pair(a: str, b: str, deals: int, seed: int, progress: bool = False) -> 
     return LadderPair(a, b, GIN3_GAME, report)
 
 
+def ladder_plan(players: Sequence[str], hands: int, search_hands: int | None = None) -> list[tuple[str, str, int]]:
+    """The pairs a ladder plays, in order, each with its deals."""
+    search = default_search_hands(hands) if search_hands is None else search_hands
+    return [(a, b, search if is_search(a) or is_search(b) else hands)
+            for i, a in enumerate(players) for b in players[i + 1 :]]
+
+
 def run_ladder(
     players: Sequence[str],
     hands: int,
@@ -243,8 +263,10 @@ def run_ladder(
     search_hands: int | None = None,
     progress: bool = False,
     on_pair: Callable[[LadderPair, int, int], None] | None = None,
+    on_plan: Callable[[list[tuple[str, str, int]]], None] | None = None,
 ) -> Ladder:
-    """Every pair of ``players`` (module doc); ``on_pair(pair, done, total)`` after each pair."""
+    """Every pair of ``players`` (module doc); ``on_plan(pairs)`` once the roster is checked, before any
+    play, ``on_pair(pair, done, total)`` after each pair."""
     if isinstance(hands, bool) or not isinstance(hands, int) or hands < 1:
         raise ValueError(f"--hands must be an int >= 1, got {hands!r}")
     if search_hands is None:
@@ -253,9 +275,10 @@ def run_ladder(
         raise ValueError(f"--search-hands must be an int >= 1, got {search_hands!r}")
     check_roster(players)
     ladder = Ladder(list(players), hands, search_hands, seed)
-    todo = [(a, b) for i, a in enumerate(players) for b in players[i + 1 :]]
-    for done, (a, b) in enumerate(todo, start=1):
-        deals = search_hands if is_search(a) or is_search(b) else hands
+    todo = ladder_plan(players, hands, search_hands)
+    if on_plan is not None:
+        on_plan(todo)
+    for done, (a, b, deals) in enumerate(todo, start=1):
         pair = play_pair(a, b, deals, seed, progress)
         ladder.pairs.append(pair)
         if on_pair is not None:
@@ -367,16 +390,37 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
     trust_from_args(args)
     players = [s.strip() for s in args.players.split(",")]
     plot = plot_path_of(args)
+    missing = left_out(players)
+    if missing and len(players) - len(missing) >= 2:  # play the others; with fewer, check_roster says why not
+        for spec, module in missing.items():
+            print(f"gin3 ladder: leaving out {spec}: {module} is not installed ({install_hint(module)})",
+                  file=sys.stderr)
+        players = [p for p in players if p not in missing]
+
+    plan: list[tuple[str, str, int]] = []
+    started = time.monotonic()
+
+    def announce(pairs: list[tuple[str, str, int]]) -> None:
+        plan[:] = pairs
+        if args.progress:
+            print(f"[ladder] {len(pairs)} pairs, {sum(d for _, _, d in pairs):,} deals in all (each played twice): "
+                  + ", ".join(f"{a} vs {b} ({d:,})" for a, b, d in pairs), file=sys.stderr, flush=True)
 
     def report(pair: LadderPair, done: int, total: int) -> None:
         if args.progress:
+            played = sum(d for _, _, d in plan[:done])
+            left = sum(d for _, _, d in plan[done:])
+            seconds = (time.monotonic() - started) * left / played if played else 0.0
+            eta = "" if not left else (f"; about {seconds:.0f} s left" if seconds < 120 else
+                                       f"; about {seconds / 60:.0f} min left")
             print(f"[ladder] {done}/{total}: {pair.a} vs {pair.b}: {pair.report.overall} "
-                  f"over {pair.deals} deals", file=sys.stderr, flush=True)
+                  f"over {pair.deals} deals{eta}", file=sys.stderr, flush=True)
+
 
     try:
         check_outputs(args.json, plot)
         with raise_on_stop_signals():
-            ladder = run_ladder(players, args.hands, args.seed, args.search_hands, args.progress, report)
+            ladder = run_ladder(players, args.hands, args.seed, args.search_hands, args.progress, report, announce)
     except (ValueError, FileNotFoundError, ImportError) as exc:
         print(f"gin3 ladder: error: {exc}", file=sys.stderr)
         return 2

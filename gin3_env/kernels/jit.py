@@ -14,19 +14,29 @@ from other modules (the observation layout, the state columns, the rules fields)
 kernels of other files it calls are not part of that check. :func:`njit` therefore adds the
 stamps of the source files below and beside the kernels (:data:`STAMPED`) to each kernel's
 cache stamp, so that changing a table recompiles every kernel instead of running a stale one.
+
+The first use on a fresh install (or after an upgrade) compiles the kernels it needs, tens of seconds
+that would otherwise pass in silence. A kernel of this package that numba compiles (a cache miss,
+not a load from the cache) makes :class:`CompileNote` say so once per process on stderr,
+"compiling the kernels, once, about N s", where stderr is a terminal (a person waiting: the
+``gin3`` commands, a Python prompt) or :data:`NOTE_ENV` is ``1`` (``0`` silences it); later runs
+load the kernels from the cache and say nothing.
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numba
+from numba.core import event as numba_event
 
-__all__ = ["UncachedKernelsWarning", "njit"]
+__all__ = ["CompileNote", "UncachedKernelsWarning", "njit"]
 
 _warned = False
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -79,3 +89,44 @@ def _warn_once(exc: RuntimeError) -> None:
         UncachedKernelsWarning,
         stacklevel=4,
     )
+
+
+NOTE_ENV = "GIN3_COMPILE_NOTE"  # "1": say when the kernels compile, also off a terminal; "0": never
+# the cold compile of the kernels a command needs, measured on the 2-core development machine: 19 to 59 s
+COLD_COMPILE_SECONDS = (20, 60)
+
+
+class CompileNote(numba_event.Listener):
+    """Says once per process, on stderr, that numba compiles this package's kernels (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.said = False
+
+    def on_start(self, event: Any) -> None:
+        if self.said:
+            return
+        dispatcher = (event.data or {}).get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        if not module.startswith(__package__ or "gin3_env"):
+            return
+        wanted = os.environ.get(NOTE_ENV)
+        if wanted == "0" or (wanted != "1" and not _stderr_is_terminal()):
+            return
+        self.said = True
+        low, high = COLD_COMPILE_SECONDS
+        print(f"gin3: compiling the kernels, once, about {low} to {high} s (later runs load them from numba's "
+              "cache)", file=sys.stderr, flush=True)
+
+    def on_end(self, event: Any) -> None:
+        pass
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+COMPILE_NOTE = CompileNote()
+numba_event.register("numba:compile", COMPILE_NOTE)

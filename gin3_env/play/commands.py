@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from typing import Any
 
@@ -17,6 +18,7 @@ from ..engine.rules import Rules
 from ..files import check_output_file, save_json
 from ..game.policy import Policy
 from ..render import says
+from ..signals import exit_code
 from .console import Console, Quit, play_hand, play_match
 from .replay import load_log, replay_log
 
@@ -154,7 +156,7 @@ def _start_match(args: argparse.Namespace, rules: Rules, decks: list[list[int]],
 
 
 def run_play(args: argparse.Namespace) -> int:
-    """``gin3 play``: returns the exit code (0 also when the person quits)."""
+    """``gin3 play``: returns the exit code (0 also when the person quits; 130 on Ctrl-C)."""
     io = _console(args)
     rules = _rules(args)
     decks = read_decks(args.deck, args.deck_json)
@@ -165,6 +167,7 @@ def run_play(args: argparse.Namespace) -> int:
         check_output_file(args.save_log, "--save-log")  # before the game, not after it
     base_seed = args.seed
     log: dict[str, Any] | None = None
+    code = 0
     try:
         if args.match:
             match = _start_match(args, rules, decks, io)
@@ -185,14 +188,15 @@ def run_play(args: argparse.Namespace) -> int:
             finally:
                 players = [PERSON, args.opponent] if person == TEAM else [args.opponent, PERSON]
                 log = {**state.log(), "players": players}
-    except (Quit, KeyboardInterrupt):
+    except (Quit, KeyboardInterrupt) as exc:
         io.say("")
         io.say(GOODBYE)
+        code = stopped_code(exc)
     finally:
         if log is not None and args.save_log:
             save_json(args.save_log, log, indent=1)
             print(f"Log saved to {args.save_log}", flush=True)
-    return 0
+    return code
 
 
 def run_replay(args: argparse.Namespace) -> int:
@@ -204,10 +208,19 @@ def run_replay(args: argparse.Namespace) -> int:
         title = f"gin3 replay {os.path.basename(args.file)}"
         return export_replay(data, video=args.video, html=args.html, fps=args.fps, title=title)
     io = _console(args)
+    code = 0
     try:
         replay_log(io, data, step=not args.all)
-    except (Quit, KeyboardInterrupt):
+    except (Quit, KeyboardInterrupt) as exc:
         io.say("")
         io.say(GOODBYE)
+        code = stopped_code(exc)
     sys.stdout.flush()
+    return code
+
+
+def stopped_code(exc: BaseException) -> int:
+    """0 when the person quit (``quit``, end of input), 130 on Ctrl-C (as every ``gin3`` command)."""
+    if isinstance(exc, KeyboardInterrupt) or (isinstance(exc, Quit) and exc.interrupted):
+        return exit_code(signal.SIGINT)
     return 0

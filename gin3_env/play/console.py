@@ -28,7 +28,12 @@ PROMPT = "> "
 
 
 class Quit(Exception):
-    """The person asked to leave (``quit``, end of input or Ctrl-C)."""
+    """The person asked to leave (``quit``, end of input or Ctrl-C: ``interrupted``)."""
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether Ctrl-C ended it (the command then exits 130, as the other commands do)."""
+        return str(self) == "interrupted"
 
 
 @dataclass

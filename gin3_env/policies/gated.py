@@ -271,12 +271,17 @@ def load_gate(path: str | os.PathLike[str]) -> KnockGate:
         raise ModelFileError(p, f"is not a JSON knock gate ({exc})") from None
     try:
         return KnockGate.from_dict(data, "the file")
-    except ValueError as exc:
-        raise ModelFileError(p, str(exc)) from None
+    except ValueError as exc:  # "model file X is not a knock gate (...)": the file is the subject of the line
+        problem = str(exc)
+        if problem.startswith("the file "):
+            problem = problem[len("the file "):]
+        else:
+            problem = "is not a usable gate: " + problem.replace("the file's ", "its ", 1)
+        raise ModelFileError(p, problem) from None
 
 
 class GatedPolicy:
-    """The heuristic with a knock gate (see the module doc); ``act`` takes the observation dict,
+    """The heuristic with learnt gates (see the module doc); ``act`` takes the observation dict,
     :meth:`act_batch` rows of observations and masks (the batched form)."""
 
     def __init__(self, gate: KnockGate, name: str = "gated") -> None:

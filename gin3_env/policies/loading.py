@@ -1,13 +1,23 @@
 """``load_policy(spec)``: built-in players, the shipped model, or a saved model file.
 
+The shipped players, each with its one sentence (:data:`PLAYERS`, which every command's
+``--help`` prints):
+
+- ``random``: a legal move drawn uniformly at random (:class:`RandomPolicy`, ``seed=`` keyword)
+- ``heuristic``: the rule-based player: takes the discard when it improves the hand, discards to
+  keep deadwood low and melds in reach, knocks well (:class:`HeuristicPolicy`, config keywords)
+- ``search``: a decision-time search over deals consistent with what it has seen, weighted by a
+  belief about the hidden cards (:class:`~gin3_env.policies.search.SearchPolicy`: ``seed=``,
+  ``rules=``, option keywords; ``"search:k=v,..."`` with options, e.g.
+  ``"search:samples=16,time_budget=none"``)
+- ``trained``: the heuristic with three learnt gates (knock, draw and discard), model file
+  models/knock_gate.json (:class:`~gin3_env.policies.gated.GatedPolicy`)
+- ``ppo``: the earlier MaskablePPO agent, model file models/ppo.zip (:class:`SB3Policy`)
+
+and the other specs:
+
 | spec                     | result                                                       |
 |--------------------------|--------------------------------------------------------------|
-| ``"random"``             | :class:`RandomPolicy` (``seed=`` keyword)                    |
-| ``"heuristic"``          | :class:`HeuristicPolicy` (config keywords)                   |
-| ``"search"``             | :class:`~gin3_env.policies.search.SearchPolicy` (``seed=``, ``rules=``, option keywords) |
-| ``"search:k=v,..."``     | the same with options, e.g. ``"search:samples=16,time_budget=none"`` |
-| ``"trained"``            | the heuristic with learned knock, draw and discard gates (``models/knock_gate.json``) |
-| ``"ppo"``                | the MaskablePPO model shipped as ``gin3_env/models/ppo.zip`` |
 | a path to a ``.json``    | a gate model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
 | ``"rllib:PATH"``         | a ``gin3 train --backend rllib`` checkpoint folder (torch only) |
@@ -54,6 +64,7 @@ from .random_policy import RandomPolicy
 
 __all__ = [
     "BUILTIN_SPECS",
+    "PLAYERS",
     "SB3Policy",
     "check_model_file",
     "load_model_policy",
@@ -62,22 +73,45 @@ __all__ = [
     "torch_threads",
 ]
 
+# One sentence per shipped player, the same everywhere: the CLI's help (policy_spec_help), this module's table,
+# the README and the docs (tests/test_players_described.py holds them to it). A new player is one more row.
+PLAYERS: dict[str, str] = {
+    "random": "a legal move drawn uniformly at random",
+    "heuristic": "the rule-based player: takes the discard when it improves the hand, discards to keep deadwood low "
+                 "and melds in reach, knocks well",
+    "search": "a decision-time search over deals consistent with what it has seen, weighted by a belief about the "
+              "hidden cards",
+    "trained": "the heuristic with three learnt gates (knock, draw and discard), model file models/knock_gate.json",
+    "ppo": "the earlier MaskablePPO agent, model file models/ppo.zip",
+}
 BUILTIN_SPECS = ("random", "heuristic", "trained", "ppo", "search")
 RLLIB_PREFIX = "rllib:"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 PPO_MODEL = MODELS_DIR / "ppo.zip"  # the MaskablePPO player (spec "ppo")
 PPO_SIDECAR = MODELS_DIR / "ppo.json"
-GATE_MODEL = MODELS_DIR / "knock_gate.json"  # the "trained" player: the heuristic with a knock gate
+GATE_MODEL = MODELS_DIR / "knock_gate.json"  # the "trained" player (PLAYERS["trained"])
 INFERENCE_THREADS = 1  # torch threads while a model acts (see the module doc)
 
 
 def policy_spec_help() -> str:
     """The policy specs every command accepts, in one line (their ``--help`` uses it)."""
+    players = "; ".join(f"{name}: {sentence}" for name, sentence in PLAYERS.items())
     return (
-        "random, heuristic, search (options: search:k=v,...), trained (the heuristic with its learned "
-        "knock, draw and discard gates), ppo (the shipped MaskablePPO model), "
-        f"{RLLIB_PREFIX}PATH (an RLlib checkpoint folder), the path of a gate model file .json "
-        "or the path of a saved model .zip"
+        f"{players} (search takes options: search:k=v,...); or {RLLIB_PREFIX}PATH (an RLlib checkpoint folder), "
+        "the path of a gate model file .json or the path of a saved model .zip"
+    )
+
+
+def unknown_policy(spec: str) -> ValueError:
+    """The one-line refusal of a spec that names nothing, with the closest name ("did you mean")."""
+    import difflib
+
+    names = list(dict.fromkeys([*PLAYERS, *BUILTIN_SPECS]))
+    close = difflib.get_close_matches(spec, names, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return ValueError(
+        f"unknown policy {spec!r}{hint}: choose {', '.join(names)}, {RLLIB_PREFIX}PATH, a gate model .json "
+        "or a saved model .zip (--help describes each)"
     )
 
 
@@ -227,8 +261,54 @@ def load_model_policy(path: str | os.PathLike[str], name: str | None = None, **k
     return SB3Policy(model, name or str(metadata.get("name", file.stem)), metadata, deterministic, threads)
 
 
+# the optional modules a player may need, and the extra that installs each
+EXTRA_OF_MODULE = {"torch": "train", "sb3_contrib": "train", "stable_baselines3": "train", "pyspiel": "openspiel",
+                   "ray": "rllib"}
+
+
+def install_hint(module: str) -> str:
+    """``pip install ...`` of the extra that brings ``module`` (one line's end)."""
+    extra = EXTRA_OF_MODULE.get(module)
+    if extra is None:
+        return f"pip install {module}"
+    return f"pip install 'gin3_env[{extra}]' (in a checkout: pip install -e '.[{extra}]')"
+
+
+def importable(module: str) -> bool:
+    """Whether ``module`` can be imported here, without importing it."""
+    import importlib.util
+    import sys
+
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_module(spec: str) -> str | None:
+    """The optional module a player spec needs that is not installed here (``torch`` for a model), else None."""
+    text = os.fspath(spec)
+    needs_torch = text == "ppo" or text.startswith(RLLIB_PREFIX) or text.endswith(".zip")
+    return "torch" if needs_torch and not importable("torch") else None
+
+
 def load_policy(spec: Any, **kwargs: Any) -> Any:
-    """A policy from a spec (see the module table); ``kwargs`` go to its constructor."""
+    """A policy from a spec (see the module table); ``kwargs`` go to its constructor. A player whose
+    optional library is not installed is an ``ImportError`` naming the extra to install."""
+    try:
+        return _load_policy(spec, **kwargs)
+    except ModuleNotFoundError as exc:
+        module = (exc.name or "").split(".")[0]
+        if module not in EXTRA_OF_MODULE:
+            raise
+        name = os.fspath(spec) if isinstance(spec, str | os.PathLike) else type(spec).__name__
+        hint = install_hint(module)
+        raise ImportError(f"the player {name!r} needs {module}, which is not installed: {hint}") from None
+
+
+def _load_policy(spec: Any, **kwargs: Any) -> Any:
     if not isinstance(spec, str | os.PathLike):
         if callable(getattr(spec, "act", None)):
             if kwargs:
@@ -269,4 +349,4 @@ def load_policy(spec: Any, **kwargs: Any) -> Any:
         return load_model_policy(PPO_MODEL, name=str(sidecar.get("name", "ppo")), **kwargs)
     if isinstance(spec, os.PathLike) or text.endswith(".zip") or os.sep in text or Path(text).exists():
         return load_model_policy(text, **kwargs)
-    raise ValueError(f"unknown policy {text!r}: choose {policy_spec_help()}")
+    raise unknown_policy(text)

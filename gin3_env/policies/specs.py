@@ -4,7 +4,7 @@ A command that takes several specs (``gin3 evaluate A B``) checks them all first
 missing file in any position is refused at once, before a model is loaded (which
 imports torch). The check reads the file and its description but not its weights, so
 imports no torch (:func:`~gin3_env.policies.check_model_file` with ``weights=False``): an unknown
-name is a ``ValueError`` listing the choices (:func:`policy_spec_help`), a missing
+name is a ``ValueError`` naming the closest and listing the choices, a missing
 model file or checkpoint folder a ``FileNotFoundError``, a damaged model file a
 :class:`~gin3_env.policies.ModelFileError`, a bad ``search:`` option a ``ValueError``.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .loading import BUILTIN_SPECS, GATE_MODEL, PPO_MODEL, RLLIB_PREFIX, check_model_file, policy_spec_help
+from .loading import BUILTIN_SPECS, GATE_MODEL, PPO_MODEL, RLLIB_PREFIX, check_model_file, unknown_policy
 
 __all__ = ["check_policy_spec"]
 
@@ -46,4 +46,4 @@ def check_policy_spec(spec: str) -> None:
     if spec.endswith(".zip") or os.sep in spec or Path(spec).exists():
         check_model_file(spec, "policy model file", weights=False)
         return
-    raise ValueError(f"unknown policy {spec!r}: choose {policy_spec_help()}")
+    raise unknown_policy(spec)

@@ -31,13 +31,17 @@
   actions that are not one int ``0..106`` per slot an ``InvalidActionError`` naming the slot
   (hand) and the action (:mod:`gin3_env.errors`); a bad seed ``InvalidSeedError``;
   an unknown keyword a ``TypeError`` (``UnknownKeywordError``) naming it; nothing changes.
-- Infos: one schema, the same keys on every ``step`` (``reset`` has the first two):
-  ``action_mask`` (bool ``(n, 107)``), ``learner`` (int ``(n,)``, 0 team, 1 box), then in
-  NEXT_STEP ``outcome`` (str ``(n,)``, ``""`` where no episode ended), ``points``,
+- Infos: one schema, numbers only, the same keys on every ``step`` and at ``reset``:
+  ``action_mask`` (bool ``(n, 107)``), ``learner`` (int ``(n,)``, 0 team, 1 box, as the scalar
+  env's), then in NEXT_STEP ``outcome`` (int ``(n,)``, the code of ``gin3_env/envs/infos.py``:
+  1 gin, 2 knock, 3 undercut, 4 dead, 5 truncated; 0 where no episode ended), ``points``,
   ``baseline_points`` (float ``(n,)``), ``illegal_action`` (bool ``(n,)``), each with its
   ``_key`` bool mask of the slots that ended; in SAME_STEP ``final_obs`` (float32 ``(n, 374)``,
   zeros where none ended), ``_final_obs`` and ``final_info`` (those four, with their masks).
-  Never ``None``; the masks say where a value applies.
+  Never ``None``; the masks say where a value applies (all False at ``reset``). Gymnasium's
+  ``NumpyToTorch`` takes them as they are.
+- ``max_episode_steps`` (as Gymnasium's own vector envs take it): a slot's episode is truncated
+  after that many learner steps (``truncated`` True, ``outcome`` 5), reward 0, and dealt again.
 - Reward: the learner's game points at the end of its hand (minus the baseline's with
   ``reward_baseline``), times ``reward_scale``.
 
@@ -69,7 +73,6 @@ from ..engine.rules import Rules
 from ..envs.aec_base import render_frame, render_text
 from ..envs.keywords import takes_rules_options
 from ..errors import ClosedEnvError, InvalidResetOptionError, ResetNeededError, check_seed
-from ..kernels.hands import OUTCOME_NAMES
 from ..observation.state import STATE_SIZE
 from .learner import LearnerHands
 from .players import as_batch
@@ -172,6 +175,7 @@ class GinVectorEnv(VectorEnv):
         rules: Rules | None = None,
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         render_mode: str | None = None,
+        max_episode_steps: int | None = None,
         **rule_options: Any,
     ) -> None:
         mode = check_autoreset_mode(autoreset_mode)
@@ -181,7 +185,7 @@ class GinVectorEnv(VectorEnv):
             num_envs, learner=learner, opponent=batched(opponent), weights=weights,
             reward_baseline=batched(reward_baseline),
             reward_scale=reward_scale, illegal_penalty=illegal_penalty, features=features, seed=seed,
-            rules=rules, **rule_options,
+            rules=rules, max_episode_steps=max_episode_steps, **rule_options,
         )
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self.autoreset_mode = mode
@@ -209,7 +213,7 @@ class GinVectorEnv(VectorEnv):
             self._np_random = np.random.default_rng(seed)
         self._pending[:] = False
         self._started = True
-        return obs, self._info()
+        return obs, self._reset_info()
 
     def _check_open(self, call: str) -> None:
         if self.closed:
@@ -252,9 +256,8 @@ class GinVectorEnv(VectorEnv):
     def _results(extra: dict[str, Any]) -> dict[str, Any]:
         """The ended episodes' results as Gymnasium batches infos (each key with its ``_key`` mask)."""
         ended = extra["ended"]
-        names = [OUTCOME_NAMES[c] if e else "" for c, e in zip(extra["outcome"], ended, strict=True)]
         values = {
-            "outcome": np.array(names),
+            "outcome": np.where(ended, extra["outcome"], 0).astype(np.int64),
             "points": extra["points"],
             "baseline_points": extra["baseline_points"],
             "illegal_action": extra["illegal"],
@@ -267,6 +270,21 @@ class GinVectorEnv(VectorEnv):
     def _info(self) -> dict[str, Any]:
         """The keys every step has (and ``reset``): the step adds the results' (see the module doc)."""
         return {"action_mask": self._masks(), "learner": self.core.learner_player.copy()}
+
+    def _reset_info(self) -> dict[str, Any]:
+        """``reset``'s info: the keys of every step's, no episode ended (every ``_key`` mask False)."""
+        n = self.num_envs
+        none = {"ended": np.zeros(n, dtype=bool), "outcome": np.zeros(n, dtype=np.int64),
+                "points": np.zeros(n, dtype=np.float64), "baseline_points": np.zeros(n, dtype=np.float64),
+                "illegal": np.zeros(n, dtype=bool)}
+        infos = self._info()
+        if self.autoreset_mode is AutoresetMode.SAME_STEP:
+            infos["final_obs"] = np.zeros((n, self.core.obs_size), dtype=np.float32)
+            infos["_final_obs"] = none["ended"]
+            infos["final_info"] = self._results(none)
+        else:
+            infos.update(self._results(none))
+        return infos
 
     def _masks(self) -> np.ndarray:
         masks = self.core.action_masks()

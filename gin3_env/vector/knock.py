@@ -21,6 +21,7 @@ exactly what its holds gain.
 | Actions | ``Discrete(2)``: 0 hold (best plain discard), 1 knock |
 | Action mask | ``env.action_masks()`` / ``info["action_mask"]``: both legal at every decision |
 | Reward | learner points minus the heuristic's on the same deal and seat, at the hand's end |
+| Infos | the same keys on every step: ``action_mask``, ``learner`` (0 team, 1 box), ``result`` |
 
 :class:`KnockHands` is the batched core under it (``num_envs`` hands a call, the same API as
 :class:`~gin3_env.vector.learner.LearnerHands`, so :class:`~.knock_sb3.KnockSB3VecEnv` is the
@@ -322,17 +323,22 @@ class KnockGateEnv(gym.Env[np.ndarray, np.int64]):
             raise ValueError("reset options: in this deck the learner's seat has no decision with a legal knock "
                              "(the heuristic played it out); give another deck")
         self._started, self._done = True, False
-        return obs[0], {"action_mask": self.action_masks(), "learner": self.core.core.roles()[0]}
+        return obs[0], self._info(int(self.core.core.learner_player[0]), 0.0, 0.0)
+
+    def _info(self, learner: int, points: float, baseline_points: float) -> dict[str, Any]:
+        """The step's info: the same keys on every step, numbers only (``learner`` 0 the team, 1 the box, of
+        the hand played; ``result``'s ``points`` and ``baseline_points`` 0 until the hand ends)."""
+        return {"action_mask": self.action_masks(), "learner": learner,
+                "result": {"points": points, "baseline_points": baseline_points}}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if not self._started or self._done:
             raise ResetNeededError("knock env: step() before reset() or after the hand ended; call reset()")
         obs, rewards, terminated, truncated, extra = self.core.step(np.asarray([action]).reshape(1))
-        info: dict[str, Any] = {"action_mask": self.action_masks()}
         done = bool(terminated[0] or truncated[0])
+        info = self._info(int(self.core.core.learner_player[0]), 0.0, 0.0)
         if done:
             self._done = True
             obs = extra["final_obs"]
-            info["result"] = {"points": float(extra["points"][0]),
-                              "baseline_points": float(extra["baseline_points"][0])}
+            info = self._info(int(extra["learner"][0]), float(extra["points"][0]), float(extra["baseline_points"][0]))
         return obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info

@@ -62,9 +62,16 @@ class LearnerHands:
         features: str = "plain",
         seed: int | None = None,
         rules: Rules | None = None,
+        max_episode_steps: int | None = None,
         **rule_options: Any,
     ) -> None:
         learner = check_learner_role(learner, stacklevel=4)
+        if max_episode_steps is not None and (
+            isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int | np.integer)
+            or max_episode_steps < 1
+        ):
+            raise ValueError(f"max_episode_steps must be None or an int >= 1, got {max_episode_steps!r}")
+        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
         if features not in FEATURES:
             raise ValueError(f"features must be one of {FEATURES}, got {features!r}")
         self.feature_set = feature_set(features)
@@ -91,6 +98,7 @@ class LearnerHands:
         self.baseline_points = np.zeros(n, dtype=np.float64)
         self.skipped = 0  # hands the opponent ended before the learner acted (redealt)
         self._all = np.arange(n, dtype=np.int64)
+        self.episode_steps = np.zeros(n, dtype=np.int64)  # the learner's steps in each slot's episode
 
     # ------------------------------------------------------------ opponents
     def set_opponent(self, opponent: Any, weights: Sequence[float] | None = None) -> None:
@@ -148,6 +156,7 @@ class LearnerHands:
             self.hands.queue_decks(later)
         self._deal_seed = None  # later resets continue the same generators
         self.skipped = 0
+        self.episode_steps[:] = 0
         self._new_hands(self._all)
         self._settle(np.zeros(self.num_envs), np.zeros(self.num_envs, bool), np.zeros(self.num_envs, bool), None)
         return self.observe()
@@ -225,9 +234,27 @@ class LearnerHands:
             self._fresh[legal] = False
             r, ended = self.hands.apply(legal, acts[legal])
             self._on_ends(legal, r, ended, rewards, terminated, truncated, final)
+        self.episode_steps[self._all if active is None else active] += 1
+        if self.max_episode_steps is not None:
+            self._cut(terminated, truncated, final)
         self._settle(rewards, terminated, truncated, final)
         final["ended"] = terminated | truncated
+        self.episode_steps[final["ended"]] = 0
         return self.observe(), rewards, terminated, truncated, final
+
+    def _cut(self, terminated: np.ndarray, truncated: np.ndarray, final: dict[str, Any]) -> None:
+        """Truncate the episodes still running after ``max_episode_steps`` learner steps (reward 0)."""
+        over = ~(terminated | truncated) & (self.episode_steps >= (self.max_episode_steps or 0))
+        if not over.any():
+            return
+        rows = np.flatnonzero(over)
+        final["final_obs"][rows] = self._encode(self.hands.observe_rows(rows, self.learner_player[rows]))
+        final["outcome"][rows] = TRUNCATED
+        final["learner"][rows] = self.learner_player[rows]
+        final["deal"][rows] = self.hands.deal_index[rows]
+        truncated[rows] = True
+        self.hands.redeal(rows)
+        self._new_hands(rows)
 
     def _on_ends(self, rows: np.ndarray, r: np.ndarray, ended: np.ndarray, rewards: np.ndarray,
                  terminated: np.ndarray, truncated: np.ndarray, final: dict[str, Any] | None) -> None:

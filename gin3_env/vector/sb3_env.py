@@ -5,7 +5,9 @@ sb3-contrib's ``get_action_masks`` calls ``env_method("action_masks")``, answere
 one mask per slot. A finished episode's slot is dealt again within the same step (SB3's
 convention); its last observation is ``infos[i]["terminal_observation"]``,
 ``infos[i]["TimeLimit.truncated"]`` marks hands stopped at ``max_turns`` and
-``infos[i]["result"]`` holds the outcome and points. ``env_method("set_opponent", specs,
+``infos[i]["result"]`` holds the outcome (a code of ``gin3_env/envs/infos.py``: 1 gin, 2 knock,
+3 undercut, 4 dead, 5 truncated; 0 after an illegal action, with ``illegal_action`` True), the
+learner (0 team, 1 box) and the points, numbers only. ``env_method("set_opponent", specs,
 weights)`` swaps the opponent pool (as ``gin3 train`` does). Keywords as :func:`gin3_env.vector_env`.
 
 Misuse: ``step``/``step_async``/``step_wait``/``action_masks`` before ``reset`` raise
@@ -25,11 +27,9 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from ..engine.actions import NUM_ACTIONS
-from ..engine.hand import PLAYER_NAMES
 from ..envs.aec_base import check_reward_scale
 from ..envs.errors import check_illegal_penalty
 from ..errors import CallOrderError, InvalidIndicesError, ResetNeededError, UnknownAttributeError, check_seed
-from ..kernels.hands import OUTCOME_NAMES
 from .learner import LearnerHands
 
 METHODS = ("action_masks", "set_opponent")
@@ -85,8 +85,9 @@ class GinSB3VecEnv(VecEnv):
                 "terminal_observation": extra["final_obs"][i],
                 "TimeLimit.truncated": bool(truncated[i]),
                 "result": {
-                    "outcome": "illegal" if extra["illegal"][i] else OUTCOME_NAMES[extra["outcome"][i]],
-                    "learner": PLAYER_NAMES[extra["learner"][i]],
+                    "outcome": int(extra["outcome"][i]),
+                    "illegal_action": bool(extra["illegal"][i]),
+                    "learner": int(extra["learner"][i]),
                     "points": float(extra["points"][i]),
                     "baseline_points": float(extra["baseline_points"][i]),
                 },

@@ -11,8 +11,15 @@ would knock: knock or hold), ``"draw"`` (each choice between taking the face-up 
 labelled with probability ``rate``) or ``"discard"`` (each plain discard, with probability ``rate``:
 the heuristic's second and third best discards against its choice, a row each, with ``rank`` 1 or 2
 and ``decision``, the decision's number in the run, grouping a decision's rows). A run that stops
-resumes at the first chunk without a shard;
+resumes at the first chunk without a shard (and says how many it found);
 a shard written with other settings is refused (one error naming the file and the setting).
+
+A chunk runs in batches of deals of about :data:`BATCH_SECONDS` each (the deals are independent, each
+seeded by its own number, so the shard is the same), so that a stop asked for (``stop()`` true) is
+met within seconds: the deals of the chunk labelled so far go to ``labels_{c:05d}.part.npz``, which
+the next run continues from, and :class:`LabelsStopped` is raised. Progress (``progress``) comes
+at least every :data:`PROGRESS_SECONDS`, with the deals done and an estimate of the time left in the
+run (and, given ``left_after``, in the stages after it).
 """
 
 from __future__ import annotations
@@ -35,7 +42,14 @@ from ...kernels.heuristic_params import heuristic_config, heuristic_params
 from ...kernels.knock_labels import DISCARD, DRAW, KNOCK, label_deals
 from ...policies.gated import KnockGate
 
-__all__ = ["DECISIONS", "LabelRun", "load_labels", "run_labels"]
+__all__ = ["DECISIONS", "LabelRun", "LabelsStopped", "load_labels", "run_labels"]
+
+BATCH_SECONDS = 2.0  # a batch of a chunk's deals runs about this long: what a stop waits for at most
+PROGRESS_SECONDS = 30.0  # the longest silence between two progress lines of a label run
+
+
+class LabelsStopped(Exception):
+    """A label run stopped when asked; its finished shards and the chunk's labelled deals are on disk."""
 
 
 @dataclass(frozen=True)
@@ -100,8 +114,12 @@ def _decks(seed: int, c: int, n: int) -> np.ndarray:
     return rng.permuted(base, axis=1)
 
 
-def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | None = None) -> dict[str, np.ndarray]:
-    """Label chunk ``c`` of ``run`` (the arrays of its shard)."""
+def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | None = None,
+                stop: Callable[[], bool] | None = None, partial: Path | None = None,
+                tick: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
+    """Label chunk ``c`` of ``run`` (the arrays of its shard), in batches (see the module doc): after each,
+    ``tick(deals done in the chunk)``; where ``stop()`` is then true, the deals done so far are saved to
+    ``partial`` (which a later call continues from) and :class:`LabelsStopped` is raised."""
     rules = rules or Rules()
     n = min(run.chunk, run.deals - c * run.chunk)
     decks = _decks(run.seed, c, n)
@@ -110,26 +128,54 @@ def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | No
     kg, dg, xg = gates_args(gate)
     what = DECISIONS[run.decision]
     m = what.max_decisions
-    feats = np.full((n, m, len(what.features)), np.nan)
-    alt_v, alt_se, base_v = np.zeros((n, m)), np.zeros((n, m)), np.zeros((n, m))
-    player = np.zeros((n, m), np.int64)
-    rank = np.zeros((n, m), np.int64)
-    ndec = np.zeros(n, np.int64)
-    team = np.zeros(n, np.float64)
-    label_deals(what.kind, decks, seeds, run.shuffles, float(run.rate), rules_vector(rules), fp, ip, kg, dg, xg,
-                feats, alt_v, alt_se, base_v, rank, player, ndec, team)
+    raw = {"feats": np.full((n, m, len(what.features)), np.nan), "alt_v": np.zeros((n, m)),
+           "alt_se": np.zeros((n, m)), "base_v": np.zeros((n, m)), "rank": np.zeros((n, m), np.int64),
+           "player": np.zeros((n, m), np.int64), "ndec": np.zeros(n, np.int64), "team": np.zeros(n, np.float64)}
+    done = _resume(partial, run, c, raw) if partial is not None else 0
+    batch = 4
+    while done < n:
+        end = min(n, done + batch)
+        t0 = time.perf_counter()
+        part = {k: v[done:end] for k, v in raw.items()}
+        label_deals(what.kind, decks[done:end], seeds[done:end], run.shuffles, float(run.rate), rules_vector(rules),
+                    fp, ip, kg, dg, xg, part["feats"], part["alt_v"], part["alt_se"], part["base_v"], part["rank"],
+                    part["player"], part["ndec"], part["team"])
+        per_deal = (time.perf_counter() - t0) / (end - done)
+        done = end
+        batch = max(1, min(4 * batch, int(BATCH_SECONDS / max(per_deal, 1e-6))))
+        if tick is not None:
+            tick(done)
+        if done < n and stop is not None and stop() and partial is not None:
+            with atomic_output(partial) as tmp, open(tmp, "wb") as f:
+                np.savez(f, run=np.array(json.dumps(run.key())), chunk=c, done=done, **raw)
+            raise LabelsStopped(f"chunk {c + 1}/{run.chunks}: {done} of its {n} deals kept in {partial}")
+    ndec = raw["ndec"]
     take = np.arange(m)[None, :] < ndec[:, None]
     deal = np.broadcast_to((c * run.chunk + np.arange(n))[:, None], take.shape)
     a, se, b = what.values
+    alt_v, base_v = raw["alt_v"], raw["base_v"]
     out = {
-        "feats": feats[take], a: alt_v[take], se: alt_se[take], b: base_v[take],
-        "D": (alt_v - base_v)[take], "player": player[take], "deal": deal[take], "team_points": team,
+        "feats": raw["feats"][take], a: alt_v[take], se: raw["alt_se"][take], b: base_v[take],
+        "D": (alt_v - base_v)[take], "player": raw["player"][take], "deal": deal[take], "team_points": raw["team"],
     }
     if run.decision == "discard":
-        r = rank[take]
+        r = raw["rank"][take]
         out["rank"] = r
         out["decision"] = np.cumsum(r == 1) - 1 + c * run.chunk * m  # unique in the run (m rows a deal at most)
     return out
+
+
+def _resume(partial: Path, run: LabelRun, c: int, raw: dict[str, np.ndarray]) -> int:
+    """The deals of chunk ``c`` a stopped run labelled (read into ``raw``), 0 where there is no such file."""
+    if not partial.exists():
+        return 0
+    _check_shard(partial, run)
+    with np.load(partial, allow_pickle=False) as z:
+        if int(z["chunk"]) != c or any(z[k].shape != v.shape for k, v in raw.items()):
+            raise ValueError(f"label shard {partial} is not a part of chunk {c} of this run")
+        for k, v in raw.items():
+            v[...] = z[k]
+        return int(z["done"])
 
 
 def _shard(folder: Path, c: int) -> Path:
@@ -147,31 +193,85 @@ def _check_shard(path: Path, run: LabelRun) -> None:
             raise ValueError(f"label shard {path} was written with {name}={key.get(name)!r}, this run has {value!r}")
 
 
+def _part(folder: Path, c: int) -> Path:
+    return folder / f"labels_{c:05d}.part.npz"
+
+
 def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | None = None,
-               progress: Callable[[str], None] | None = None) -> list[Path]:
-    """Write the missing shards of ``run`` under ``folder``; returns all its shard paths."""
+               progress: Callable[[str], None] | None = None, stop: Callable[[], bool] | None = None,
+               left_after: Callable[[float], float] | None = None) -> list[Path]:
+    """Write the missing shards of ``run`` under ``folder``; returns all its shard paths. ``stop`` and the
+    progress lines: see the module doc (``left_after(seconds per deal measured here)``: the seconds the
+    stages after this run will take)."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     say = progress or (lambda s: None)
+    sizes = [min(run.chunk, run.deals - c * run.chunk) for c in range(run.chunks)]
+    found = [c for c in range(run.chunks) if _shard(out, c).exists()]
+    for c in found:
+        _check_shard(_shard(out, c), run)
+    parts = [c + 1 for c in range(run.chunks) if c not in found and _part(out, c).exists()]
+    if found or parts:
+        part = f" and a part of chunk {parts[0]}" if parts else ""
+        say(f"labels: {len(found)} of {run.chunks} shards{part} found in {out}"
+            + (", resuming" if len(found) < run.chunks else ", all done"))
+    before = sum(sizes[c] for c in found)  # deals labelled in earlier sessions
+    session = {"deals": 0, "seconds": 0.0, "said": time.perf_counter()}
     paths = []
     for c in range(run.chunks):
         path = _shard(out, c)
         paths.append(path)
-        if path.exists():
-            _check_shard(path, run)
+        if c in found:
             continue
         t0 = time.perf_counter()
-        arrays = label_chunk(run, c, gate)
+        base = session["deals"]
+
+        def tick(done: int, c: int = c, t0: float = t0, base: float = base) -> None:
+            session["deals"] = base + done
+            now = time.perf_counter()
+            if now - session["said"] >= PROGRESS_SECONDS and done < sizes[c]:
+                session["said"] = now
+                say(f"labels chunk {c + 1}/{run.chunks}: {done}/{sizes[c]} deals; "
+                    + _left(run.deals - before - session["deals"], session["deals"], session["seconds"] + now - t0,
+                            left_after))
+
+        arrays = label_chunk(run, c, gate, stop=stop, partial=_part(out, c), tick=tick)
         dt = time.perf_counter() - t0
+        session["seconds"] += dt
         content: dict[str, Any] = {"run": np.array(json.dumps(run.key())), **arrays}
         with atomic_output(path) as tmp, open(tmp, "wb") as f:
             np.savez(f, **content)
+        _part(out, c).unlink(missing_ok=True)
+        session["said"] = time.perf_counter()
         n = len(arrays["D"])
         if run.decision == "discard":  # two rows (alternatives) a decision, three moves played out
             n = n // 2
         say(f"labels chunk {c + 1}/{run.chunks}: {n} decisions in {dt:.1f}s ({n / dt:.1f} decisions/s, "
-            f"{n * run.shuffles * DECISIONS[run.decision].played_out / dt:.0f} continuations/s)")
+            f"{n * run.shuffles * DECISIONS[run.decision].played_out / dt:.0f} continuations/s); "
+            + _left(run.deals - before - session["deals"], session["deals"], session["seconds"], left_after))
+        if stop is not None and stop() and c + 1 < run.chunks:
+            raise LabelsStopped(f"after chunk {c + 1}/{run.chunks}")
     return paths
+
+
+def _left(deals_left: float, deals_done: float, seconds: float, left_after: Callable[[float], float] | None) -> str:
+    """"about 12 min left in this stage, 40 min in all": the time left at this session's rate."""
+    if deals_done <= 0 or seconds <= 0:
+        return "time left: not yet measured"
+    per_deal = seconds / deals_done
+    here = deals_left * per_deal
+    text = f"about {duration(here)} left in this stage"
+    if left_after is not None:
+        text += f", {duration(here + left_after(per_deal))} in all"
+    return text
+
+
+def duration(seconds: float) -> str:
+    """``"45 s"``, ``"12 min"``, ``"1 h 05 min"``."""
+    if seconds < 90:
+        return f"{max(0, round(seconds))} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def load_labels(paths: list[Path]) -> dict[str, np.ndarray]:

@@ -18,7 +18,15 @@ the player so far (each labelled with probability ``discard_rate``; shards under
 ``OUT/labels_discard/``), the heuristic's second and third best discards valued against its choice
 (``OUT/gate_discard.json``, then ``OUT/gate.json``). A stopped run started again
 with the same ``--out`` resumes: finished shards and fitted rounds are kept (a shard written
-with other settings is refused).
+with other settings is refused), and it says how many shards each stage found.
+
+At the start the command lists its stages (each label run: its deals and an estimate of its
+time, from rates measured on the 2-core development machine, :data:`REFERENCE_SECONDS_PER_DEAL`);
+while a stage runs, a progress line at least every half minute keeps an estimate of the time left
+in it and in all, scaled by the rate measured in this session. Ctrl-C (or SIGTERM) says so in one
+line at once and stops within seconds: the finished shards and the deals of the chunk in progress
+are kept (:class:`~gin3_env.signals.StopRequest`, :mod:`.labels`), and the same command resumes;
+a second Ctrl-C stops at once. Exit 130 (143).
 """
 
 from __future__ import annotations
@@ -34,10 +42,12 @@ from typing import Any
 
 from ...argparsing import OneLineErrorParser
 from ...policies.gated import KnockGate, load_gate
+from ...policies.loading import PLAYERS
+from ...signals import Interrupted, StopRequest, exit_code
 from ..options import add_option_flags, option, option_overrides
 from ..sb3.config import read_config
 from .fit import fit_discard_gate, fit_draw_gate, fit_gate
-from .labels import LabelRun, load_labels, run_labels
+from .labels import LabelRun, LabelsStopped, duration, load_labels, run_labels
 
 __all__ = ["GateConfig", "add_discard_gate", "main", "player_digest", "train_gate"]
 
@@ -94,6 +104,68 @@ class GateConfig:
             raise ValueError(f"train-gate kinds must be a list of model names, got {self.kinds!r}")
 
 
+# wall seconds per deal of each label run on the 2-core development machine (configs/gate.yaml's measures), at
+# (shuffles, rate): the knock labels of round 0 (rounds after it, the gate in the continuations: 2.5x), the draw
+# labels (24,000 deals in about 40 min) and the discard labels (21,000 deals in about 20 min)
+REFERENCE_SECONDS_PER_DEAL = {"knock": (0.0015, 64, 1.0), "draw": (0.1, 64, 0.25), "discard": (0.057, 32, 0.25)}
+
+
+@dataclass
+class Stage:
+    """One label run of the pipeline, as the plan lists it."""
+
+    name: str
+    folder: str  # its shard folder under OUT
+    done: Path  # the model file that says it is done
+    deals: int
+    shuffles: int
+    seconds_per_deal: float  # the estimate, before it runs
+
+    @property
+    def seconds(self) -> float:
+        return self.deals * self.seconds_per_deal
+
+
+def plan(cfg: GateConfig, folder: Path) -> list[Stage]:
+    """The label runs of ``cfg`` in order, those already done included."""
+
+    def rate(kind: str, shuffles: int, share: float, factor: float = 1.0) -> float:
+        ref, ref_shuffles, ref_rate = REFERENCE_SECONDS_PER_DEAL[kind]
+        return ref * shuffles / ref_shuffles * share / ref_rate * factor
+
+    stages = [Stage(f"knock gate, round {r}", f"labels_r{r}", folder / f"gate_r{r}.json",
+                    cfg.deals if r == 0 else cfg.round_deals, cfg.shuffles,
+                    rate("knock", cfg.shuffles, 1.0, 1.0 if r == 0 else 2.5)) for r in range(cfg.rounds + 1)]
+    if cfg.draw_deals:
+        stages.append(Stage("draw gate", "labels_draw", folder / "gate_draw.json", cfg.draw_deals,
+                            cfg.draw_shuffles, rate("draw", cfg.draw_shuffles, cfg.draw_rate)))
+    if cfg.discard_deals:
+        stages.append(Stage("discard gate", "labels_discard", folder / "gate_discard.json", cfg.discard_deals,
+                            cfg.discard_shuffles, rate("discard", cfg.discard_shuffles, cfg.discard_rate)))
+    return stages
+
+
+def plan_text(stages: list[Stage]) -> str:
+    """The plan in a few lines: each stage's deals and estimated time, and the whole run's."""
+    left = [s for s in stages if not s.done.exists()]
+    lines = [f"train-gate: {len(stages)} label stages, each then fitted (estimates from the 2-core development "
+             "machine, refined as it runs):"]
+    for i, s in enumerate(stages, 1):
+        state = "done" if s.done.exists() else f"about {duration(s.seconds)}"
+        lines.append(f"  {i}. {s.name}: {s.deals:,} deals x {s.shuffles} shuffles, {state}")
+    lines.append(f"  about {duration(sum(s.seconds for s in left))} in all; Ctrl-C stops within seconds, keeping the "
+                 "finished work, and the same command resumes")
+    return "\n".join(lines)
+
+
+def _after(stages: list[Stage], name: str) -> Any:
+    """``left_after`` of the stage ``name``: the later stages' estimate, scaled by this session's measured rate."""
+    index = next(i for i, s in enumerate(stages) if s.name == name)
+    expected = stages[index].seconds_per_deal
+    later = sum(s.seconds for s in stages[index + 1:] if not s.done.exists())
+    return lambda per_deal: later * (per_deal / expected if expected > 0 else 1.0)
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
@@ -127,11 +199,20 @@ def player_digest(gate: KnockGate) -> str:
     return hashlib.sha256(json.dumps(_rounded(data), sort_keys=True).encode()).hexdigest()[:16]
 
 
-def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
-    """Run (or resume) the pipeline; returns the path of ``OUT/gate.json``."""
+def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any = None) -> Path:
+    """Run (or resume) the pipeline; returns the path of ``OUT/gate.json``. ``stop()`` true asks it to stop
+    (:class:`~.labels.LabelsStopped`, within seconds, the work done kept: see the module doc)."""
     say = progress or (lambda s: None)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
+    stages = plan(cfg, folder)
+    say(plan_text(stages))
+
+    def labels_of(name: str, where: Path, run: LabelRun, gate: KnockGate | None) -> list[Path]:
+        if stop is not None and stop():
+            raise LabelsStopped(f"before the {name} stage")
+        return run_labels(where, run, gate, progress=say, stop=stop, left_after=_after(stages, name))
+
     options = {"ridge_lambda": cfg.ridge_lambda, "hidden": cfg.hidden, "epochs": cfg.epochs, "seed": cfg.seed}
     gate: KnockGate | None = None
     rounds: list[dict[str, Any]] = []
@@ -148,7 +229,7 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
         say(f"round {r}: labelling {run.deals} deals x {run.shuffles} shuffles "
             f"({'the heuristic' if gate is None else 'the gated player of round ' + str(r - 1)})")
         t0 = time.perf_counter()
-        paths = run_labels(folder / f"labels_r{r}", run, gate, progress=say)
+        paths = labels_of(f"knock gate, round {r}", folder / f"labels_r{r}", run, gate)
         labels = load_labels(paths)
         t_labels = time.perf_counter() - t0
         new, report = fit_gate(labels, tuple(cfg.kinds), cfg.folds, cfg.min_deadwood, options, progress=say)
@@ -163,7 +244,8 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
     assert gate is not None
     method = "the heuristic with a knock gate fitted on labels on the true deal (gin3 train-gate)"
     if cfg.draw_deals:
-        gate = _draw_gate(cfg, folder, gate, _weights_digest(gate), options, say)
+        gate = _draw_gate(cfg, folder, gate, _weights_digest(gate), options, say,
+                          lambda where, run, g: labels_of("draw gate", where, run, g))
         method = ("the heuristic with a knock gate and a draw gate fitted on labels on the true deal "
                   "(gin3 train-gate)")
     if cfg.discard_deals:
@@ -177,7 +259,8 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
                            rate=cfg.discard_rate)
             # the fit is seeded by the discard stage's own seed (as experiments.discard_gate fits it)
             gate = add_discard_gate(gate, folder / "labels_discard", run, tuple(cfg.kinds), cfg.folds,
-                                    {**options, "seed": cfg.discard_seed}, say)
+                                    {**options, "seed": cfg.discard_seed}, say,
+                                    lambda where, run, g: labels_of("discard gate", where, run, g))
             gate.save(path)
         method = method.replace("fitted on labels", "and a discard gate fitted on labels")
     gate.provenance = {"method": method, "config": asdict(cfg), "rounds": rounds}
@@ -188,7 +271,7 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None) -> Path:
 
 
 def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, options: dict[str, Any],
-               say: Any) -> KnockGate:
+               say: Any, label: Any = None) -> KnockGate:
     """``gate`` with a draw gate fitted on the take-or-not choices of its own play (resumed from
     ``OUT/gate_draw.json`` where that exists). The shards are keyed by the digest of the gate's
     weights, so shards labelled with the same knock gate are accepted whichever run fitted it."""
@@ -201,7 +284,8 @@ def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, opti
     say(f"draw gate: labelling {run.deals} deals x {run.shuffles} shuffles (the gated player, "
         f"{100 * run.rate:g}% of its take-or-not choices)")
     t0 = time.perf_counter()
-    labels = load_labels(run_labels(folder / "labels_draw", run, gate, progress=say))
+    label = label or (lambda where, run, g: run_labels(where, run, g, progress=say))
+    labels = load_labels(label(folder / "labels_draw", run, gate))
     t_labels = time.perf_counter() - t0
     draw, report = fit_draw_gate(labels, tuple(cfg.kinds), cfg.folds, options, progress=say,
                                  only_take=cfg.draw_only_take)
@@ -215,7 +299,7 @@ def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, opti
 
 
 def add_discard_gate(gate: KnockGate, folder: Path, run: LabelRun, kinds: tuple[str, ...], folds: int,
-                     options: dict[str, Any], say: Any) -> KnockGate:
+                     options: dict[str, Any], say: Any, label: Any = None) -> KnockGate:
     """``gate`` with a discard gate fitted on the plain discards of its own play (``run``, shards under
     ``folder``; ``run.gate`` should be :func:`player_digest` of ``gate``)."""
     if run.decision != "discard":
@@ -223,7 +307,8 @@ def add_discard_gate(gate: KnockGate, folder: Path, run: LabelRun, kinds: tuple[
     say(f"discard gate: labelling {run.deals} deals x {run.shuffles} shuffles (the gated player, "
         f"{100 * run.rate:g}% of its plain discards, its 2nd and 3rd best against its choice)")
     t0 = time.perf_counter()
-    labels = load_labels(run_labels(folder, run, gate, progress=say))
+    label = label or (lambda where, run, g: run_labels(where, run, g, progress=say))
+    labels = load_labels(label(folder, run, gate))
     t_labels = time.perf_counter() - t0
     disc, report = fit_discard_gate(labels, kinds, folds, options, progress=say)
     disc.provenance = {"labels": asdict(run), "rows": len(labels["D"]), "decisions": report.decisions,
@@ -238,8 +323,10 @@ def add_discard_gate(gate: KnockGate, folder: Path, run: LabelRun, kinds: tuple[
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="gin3 train-gate",
-        description="Fit a knock gate on labels computed on the true deal and write its model file "
-        "(the heuristic plus the gate: the 'trained' player). Resumes a stopped run in the same --out.",
+        description=f"Make the 'trained' player ({PLAYERS['trained']}): label the decisions of each gate on the "
+        "true deal, fit the gates and write the model file (the config names which gates: the shipped 'gate' all "
+        "three). Lists its stages with estimates; Ctrl-C stops within seconds keeping the work done, and the same "
+        "command resumes in the same --out.",
     )
     parser.add_argument("--config", default="gate", help="a YAML config file or a shipped config name (default gate)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder of the label shards and the model files")
@@ -254,10 +341,19 @@ def main(argv: list[str] | None = None) -> int:
         cfg = GateConfig(**read_config(args.config, option_overrides(args, GateConfig), GateConfig))
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
+    stop = StopRequest("gin3 train-gate", "the finished shards and the chunk's labelled deals")
     try:
-        path = train_gate(cfg, args.out, progress=lambda s: print(s, file=sys.stderr, flush=True))
+        with stop:
+            path = train_gate(cfg, args.out, progress=lambda s: print(s, file=sys.stderr, flush=True), stop=stop)
     except ValueError as exc:
         print(f"gin3 train-gate: {exc}", file=sys.stderr)
         return 2
+    except LabelsStopped as exc:
+        signum = stop.signum or 2
+        print(f"gin3 train-gate: stopped ({exc}); run the same command again to resume", file=sys.stderr)
+        return exit_code(signum)
+    except Interrupted as exc:
+        print(f"gin3 train-gate: {exc}: stopped now; the finished shards in {args.out} are kept", file=sys.stderr)
+        return exc.exit_code
     print(json.dumps({"model": str(path)}))
     return 0

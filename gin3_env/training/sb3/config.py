@@ -103,7 +103,7 @@ class TrainConfig:
     overwrite: bool = option(False, "start again in a run folder that already holds a run (deletes that "
                              "run's files, only those, inside the folder)")
     progress_bar: bool = option(True, "progress bar on a terminal")
-    progress_every: float = option(10.0, "seconds between progress lines when the output is not a terminal")
+    progress_every: float = option(60.0, "seconds between progress lines when the output is not a terminal")
     max_minutes: float = option(0.0, "PPO stops at the first step after this many minutes since the run "
                                 "began, then evaluates as usual (0: no limit)")
 

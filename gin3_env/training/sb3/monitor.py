@@ -25,6 +25,20 @@ from .envs import opponent_pool
 from .selection import keep_candidate
 
 
+def stages_text(cfg: Any) -> str:
+    """The stages of a ``gin3 train`` run, said at its start (the PPO stage's progress lines then keep its
+    time left)."""
+    warm = (f"warm start: behaviour cloning of the heuristic, {cfg.bc_samples:,} decisions, {cfg.bc_epochs} epochs"
+            if cfg.bc_samples > 0 and not cfg.resume else "no warm start")
+    evals = (f", every {cfg.eval_every:,} steps an evaluation on {cfg.eval_hands:,} deals" if cfg.eval_every > 0
+             else "")
+    select = cfg.select_hands or cfg.final_eval_hands
+    return (f"[train] stages: 1. {warm}; 2. PPO to {cfg.total_timesteps:,} steps{evals} (its progress lines say the "
+            f"time left); 3. the {cfg.select_top} best candidates re-evaluated on {select:,} fresh deals; 4. the "
+            f"final evaluation of best.zip on {cfg.final_eval_hands:,} deals vs the heuristic and random. Ctrl-C "
+            "writes a checkpoint and stops; --resume continues")
+
+
 class TrainingMonitor:
     """Builds the SB3 callback: schedule, snapshots, evaluation, checkpoints."""
 
@@ -57,6 +71,7 @@ class TrainingMonitor:
         self.target = cfg.total_timesteps
         self._start = (time.monotonic(), 0)
         self._last_line = time.monotonic()
+        self._sampling = 0.0  # samples/s of the last rollout's collection
 
     def start(self, step: int, target: int) -> None:
         """PPO begins at ``step`` and stops at ``target`` (whole rollouts)."""
@@ -76,8 +91,9 @@ class TrainingMonitor:
             eta = "time left unknown"
         else:
             eta = f"about {left:.0f} s left" if left < 120 else f"about {left / 60:.0f} min left"
+        sampling = f" (sampling {self._sampling:,.0f} samples/s)" if self._sampling else ""
         print(f"[ppo] step {step:,} of {self.target:,} ({100 * step / max(self.target, 1):.0f}%), "
-              f"{rate:,.0f} steps/s, {eta}", flush=True)
+              f"{rate:,.0f} steps/s{sampling}, {eta}", flush=True)
 
     def rollout_started(self, model: Any) -> None:
         check_run_folder(self.run_dir)  # SB3 writes TensorBoard's files by path: the folder must be the run's
@@ -86,14 +102,21 @@ class TrainingMonitor:
             self._first = self._rollout
 
     def rollout_ended(self, model: Any, logger: Any) -> None:
-        """Print the sampling speed: samples per second of this rollout's collection, and of the
-        run so far (collection plus updates)."""
+        """Record the sampling speed (samples per second of this rollout's collection) for TensorBoard
+        and the next progress line: no line of its own (a rollout is 2,048 steps; a line each made
+        hundreds off a terminal and cut through the progress bar on one)."""
         (start, steps), now = self._rollout, time.perf_counter()
-        sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
-        overall = (model.num_timesteps - self._first[1]) / max(now - self._first[0], 1e-9)
-        logger.record("time/sampling_samples_per_s", sampling)
+        self._sampling = (model.num_timesteps - steps) / max(now - start, 1e-9)
+        logger.record("time/sampling_samples_per_s", self._sampling)
         record_folder(getattr(logger, "dir", None))  # TensorBoard's files, recorded as the run's (re-checked)
-        print(f"[train] step {model.num_timesteps:>9,}: sampling {sampling:,.0f} samples/s, "
+
+    def speed_line(self, model: Any) -> None:
+        """One line at the end of PPO: the sampling speed of the last rollout, and the run's with the updates."""
+        if not hasattr(self, "_first"):
+            return
+        start, steps = self._first
+        overall = (model.num_timesteps - steps) / max(time.perf_counter() - start, 1e-9)
+        print(f"[train] PPO to step {model.num_timesteps:,}: sampling {self._sampling:,.0f} samples/s, "
               f"{overall:,.0f} samples/s with the updates ({self.cfg.vec_env} env)", flush=True)
 
     def due(self, key: str, every: int, step: int) -> bool:

@@ -55,7 +55,7 @@ from ..threads import ThreadPlan, apply_threads, plan_threads
 from .config import TrainConfig, add_flags, flag_overrides, load_config
 from .envs import make_vec_env, rollout_steps
 from .imitation import behaviour_clone
-from .monitor import TrainingMonitor, fresh_state
+from .monitor import TrainingMonitor, fresh_state, stages_text
 from .plots import plot_learning_curve
 from .precision import resolve_precision, set_precision
 from .selection import SELECTION_SEED_OFFSET, choose_best, selection_text
@@ -73,6 +73,7 @@ def train(cfg: TrainConfig, stop: GracefulStop | None = None) -> dict[str, Any]:
     started = time.monotonic()
     stop = stop or GracefulStop(cfg.run_dir)
     saved, notes, threads = open_run(cfg)
+    print(stages_text(cfg), flush=True)
     env = make_vec_env(cfg)
     model, state = build_model(cfg, env, saved, notes, threads)
     monitor = TrainingMonitor(cfg, state)
@@ -233,6 +234,7 @@ def learn(
         progress_bar=cfg.progress_bar and sys.stderr.isatty(),
         tb_log_name="ppo",
     )
+    monitor.speed_line(model)
 
 
 def finish_learning(cfg: TrainConfig, model: Any, env: Any, monitor: TrainingMonitor, stop: GracefulStop) -> None:
