@@ -87,6 +87,7 @@ from .heuristic import HeuristicPolicy
 
 if TYPE_CHECKING:
     from .gated import GatedPolicy, KnockGate
+    from .opponent_model import OpponentModel
 
 __all__ = ["SearchConfig", "SearchPolicy", "load_rollout_gate"]
 
@@ -117,6 +118,13 @@ class SearchConfig:
     rollout: HeuristicConfig = field(default_factory=HeuristicConfig)
     # a knock gate for the playouts and the default move: "trained" (the shipped gate), a gate file's path, or None
     rollout_gate: str | None = None
+    # whom the search faces, as its belief's likelihood (a policy spec with a batched form: policies.opponent_model);
+    # None: told by whoever seats it (evaluation, ladder, envs, play: tell_opponents), else the heuristic's kernel
+    # model; "kernel": always the heuristic's kernel model (the belief before opponent models)
+    opponent: str | None = None
+    # any player with a batched form as the blueprint (playouts and default move), where rollout_gate cannot name
+    # it (random, ppo, a network): played in Python over the batched core (policies.policy_rollouts)
+    rollout_policy: str | None = None
 
     def __post_init__(self) -> None:
         if self.rollout_gate is not None and (not isinstance(self.rollout_gate, str) or not self.rollout_gate):
@@ -126,6 +134,12 @@ class SearchConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"search option {name} must be an int >= 1, got {value!r}")
+        for name in ("opponent", "rollout_policy"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ValueError(f"search option {name} must be a policy spec or None, got {value!r}")
+        if self.rollout_gate is not None and self.rollout_policy is not None:
+            raise ValueError("search options rollout_gate and rollout_policy both name the blueprint: give one")
         if self.min_samples > self.samples:
             raise ValueError(f"min_samples ({self.min_samples}) must not exceed samples ({self.samples})")
         if self.time_budget is not None and not self.time_budget > 0:
@@ -169,6 +183,8 @@ def parse_options(text: str) -> dict[str, Any]:
             if value.lower() not in ("true", "false", "1", "0"):
                 raise ValueError(f"search option {key} must be true or false, got {value!r}")
             out[key] = value.lower() in ("true", "1")
+        elif key in ("opponent", "rollout_policy"):
+            out[key] = None if value.lower() == "none" else _checked_spec(key, value)
         elif key == "rollout":
             raise ValueError("search option rollout is set in code (a HeuristicConfig), not in a spec")
         elif key == "rollout_gate":
@@ -187,6 +203,22 @@ def parse_options(text: str) -> dict[str, Any]:
     return out
 
 
+def _checked_spec(key: str, value: str) -> str:
+    """``value`` if it is a policy spec with a batched form (``kernel`` too, for ``opponent``)."""
+    if key == "opponent" and value == KERNEL:
+        return value
+    from .specs import check_policy_spec
+
+    check_policy_spec(value)
+    if value.startswith("rllib:"):
+        raise ValueError(f"search option {key}: {value!r} has no batched form (use random, heuristic, trained, "
+                         "ppo, search, a gate file .json or a model .zip)")
+    return value
+
+
+KERNEL = "kernel"  # opponent=kernel: the heuristic's model written into the belief kernels
+
+
 class SearchPolicy:
     """Determinised search with the particle belief and heuristic playouts (see the module doc)."""
 
@@ -199,18 +231,36 @@ class SearchPolicy:
                 raise ValueError(f"unknown SearchPolicy option(s): {sorted(unknown)}")
             config = replace(config, **overrides)
         from ..kernels.rollout import Rollouts
+        from .opponent_model import opponent_model
 
         self.config = config
         self.rules = rules or Rules()
         self.rng = np.random.default_rng(seed)
         self.heuristic = HeuristicPolicy(knock_limit=self.rules.knock_limit)
-        self.gate = load_rollout_gate(config.rollout_gate)
+        # a blueprint named by rollout_policy: compiled where it is the heuristic or a gated player
+        self.blueprint: OpponentModel | None = None
+        gate_name = config.rollout_gate
+        self.gate = load_rollout_gate(gate_name)
+        if config.rollout_policy is not None:
+            self.blueprint = opponent_model(config.rollout_policy, seed)
+            self.gate = self.blueprint.gate
         self.gated: GatedPolicy | None = None
         if self.gate is not None:
             from .gated import GatedPolicy
 
             self.gated = GatedPolicy(self.gate)
-        self.rollouts = Rollouts(self.rules, config.rollout, self.gate)
+        self.rollouts: Any
+        if self.blueprint is not None and not self.blueprint.compiled:
+            from .policy_rollouts import PolicyRollouts
+
+            self.rollouts = PolicyRollouts(self.rules, self.blueprint)
+        else:
+            self.rollouts = Rollouts(self.rules, config.rollout, self.gate)
+        self.model: OpponentModel | None = None  # the belief's opponent model (None: the heuristic's kernel model)
+        self.opponent_told = config.opponent is not None
+        if config.opponent is not None and config.opponent != KERNEL:
+            self.model = opponent_model(config.opponent, seed)
+        self._faced: Any = None  # the opponent face() was last told of
         self._trackers: dict[int, HandTracker] = {}
         self.name = "search" if config.belief is not None else "search-uniform"
         self.decision_seconds: list[float] = []  # wall time of each searched decision
@@ -220,12 +270,27 @@ class SearchPolicy:
     def __repr__(self) -> str:
         return f"SearchPolicy({self.config})"
 
+    def face(self, opponent: Any) -> None:
+        """Model ``opponent`` (a spec or a policy object) in the belief from the next hand on, unless the
+        config names its opponent already; a player without a batched form leaves the kernel model."""
+        if self.opponent_told or opponent is self._faced:
+            return
+        from .opponent_model import opponent_model
+
+        self._faced = opponent
+        try:
+            self.model = opponent_model(opponent)
+        except ValueError:
+            self.model = None
+        self._trackers.clear()
+
     def tracker(self, role: int) -> HandTracker:
         """The belief tracker of the seat playing ``role`` (0 the team, 1 the box), made on first use."""
         tracker = self._trackers.get(role)
         if tracker is None:
             belief = self.config.belief or BeliefConfig(n_particles=1)
-            tracker = self._trackers[role] = HandTracker(self.rules, belief, self.rng)
+            model = self.model if self.config.belief is not None else None
+            tracker = self._trackers[role] = HandTracker(self.rules, belief, self.rng, model)
         return tracker
 
     # ------------------------------------------------------------ entry point
@@ -239,7 +304,9 @@ class SearchPolicy:
             tracker.belief.start(view.unseen, view.opponent_hidden)
         legal = mask_actions(mask)
         heuristic = default = self.heuristic.choose(view, legal)
-        if self.gated is not None:  # the gated player's move: its knock gate, and its draw gate if it has one
+        if self.blueprint is not None and not self.blueprint.compiled:  # a blueprint played in Python
+            default = int(self.blueprint.act(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
+        elif self.gated is not None:  # the gated player's move: its knock gate, and its draw gate if it has one
             default = int(self.gated.act_batch(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
         candidates = self._candidates(view, legal, default, heuristic)
         if len(candidates) < 2:

@@ -1,0 +1,131 @@
+"""The batched form of a player, as a belief's opponent model and a search's playout policy.
+
+:func:`opponent_model` turns a policy spec or object into an :class:`OpponentModel`: ``act(observations,
+masks) -> actions`` on many rows at once (float32 ``(B, >= OBS_SIZE)`` observations, int8 ``(B, 107)`` masks),
+the moves the player itself would make on each row, plus ``informative`` (False for a player whose move
+does not depend on its cards: the uniform random player, whose likelihood says nothing) and, where the
+player is a heuristic or a gated player, ``gate``/``heuristic`` for the compiled playouts.
+
+- ``"heuristic"`` / a :class:`~.heuristic.HeuristicPolicy`: the compiled heuristic;
+- ``"trained"``, a gate file ``.json`` / a :class:`~.gated.GatedPolicy`: the gated player, compiled;
+- ``"random"`` / a :class:`~.random_policy.RandomPolicy`: uniform over the legal moves (not informative);
+- ``"ppo"``, a model ``.zip`` / an :class:`~.loading.SB3Policy`: one batched forward, deterministic;
+- ``"search"``, ``"search:..."`` / a :class:`~.search.SearchPolicy`: its **blueprint** (the heuristic, or the
+  gated player of its ``rollout_gate``): a search has no batched form of its own, and a search's
+  moves are its blueprint's where no gain passes its margin;
+- any object with ``act_batch(observations, masks)`` (a network player, for one): that method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
+from ..observation.layout import OBS_SIZE
+
+__all__ = ["OpponentModel", "opponent_model"]
+
+
+@dataclass(frozen=True)
+class OpponentModel:
+    """A player's batched form (see the module doc)."""
+
+    name: str
+    act: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    informative: bool = True
+    gate: Any = None  # the KnockGate of a gated player (for the compiled playouts)
+    heuristic: HeuristicConfig | None = None  # the heuristic of a plain heuristic player
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled playouts (:class:`~gin3_env.kernels.rollout.Rollouts`) can play it."""
+        return self.gate is not None or self.heuristic is not None
+
+
+def _heuristic(config: HeuristicConfig, name: str = "heuristic") -> OpponentModel:
+    from ..kernels.heuristic_kernels import act_serial
+
+    fp, ip = heuristic_params(config)
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        out = np.empty(len(obs), np.int64)
+        act_serial(np.ascontiguousarray(obs[:, :OBS_SIZE], np.float32), np.ascontiguousarray(mask, np.int8),
+                   fp, ip, out)
+        return out
+
+    return OpponentModel(name, act, heuristic=config)
+
+
+def _gated(policy: Any) -> OpponentModel:
+    return OpponentModel(policy.name, policy.act_batch, gate=policy.gate)
+
+
+def _random(rng: np.random.Generator) -> OpponentModel:
+    from ..kernels.heuristic_kernels import random_legal
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        out = np.empty(len(mask), np.int64)
+        random_legal(np.ascontiguousarray(mask, np.int8), rng.random(len(mask)), out)
+        return out
+
+    return OpponentModel("random", act, informative=False)
+
+
+def _model(policy: Any) -> OpponentModel:
+    from .loading import torch_threads
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        model_input = policy.feature_set.encode_batch(np.asarray(obs, np.float32), policy.base_size)
+        with torch_threads(policy.threads):
+            actions, _ = policy.model.predict(model_input, action_masks=mask.astype(bool), deterministic=True)
+        return np.asarray(actions, np.int64).reshape(-1)
+
+    return OpponentModel(policy.name, act)
+
+
+def opponent_model(policy: Any, seed: int | None = 0) -> OpponentModel:
+    """The batched form of a policy spec or object (see the module doc); ``ValueError`` where it has none."""
+    from .gated import GatedPolicy
+    from .heuristic import HeuristicPolicy
+    from .loading import SB3Policy, load_policy
+    from .random_policy import RandomPolicy
+
+    if isinstance(policy, OpponentModel):
+        return policy
+    if isinstance(policy, str):
+        if policy == "search" or policy.startswith("search:"):
+            from .search import parse_options
+
+            gate = parse_options(policy[len("search:"):]).get("rollout_gate") if ":" in policy else None
+            return blueprint_model(gate)
+        policy = load_policy(policy, seed=seed) if policy == "random" else load_policy(policy)
+    if type(policy) is HeuristicPolicy:
+        return _heuristic(policy.config)
+    if isinstance(policy, GatedPolicy):
+        return _gated(policy)
+    if isinstance(policy, RandomPolicy):  # its own draws, not the player's generator
+        return _random(np.random.default_rng(seed))
+    if isinstance(policy, SB3Policy):
+        return _model(policy)
+    config = getattr(policy, "config", None)
+    if type(policy).__name__ == "SearchPolicy" and config is not None:
+        return blueprint_model(config.rollout_gate)
+    if callable(getattr(policy, "act_batch", None)):
+        return OpponentModel(str(getattr(policy, "name", type(policy).__name__)), policy.act_batch)
+    raise ValueError(f"{policy!r} has no batched form: it cannot be a belief's opponent model")
+
+
+def blueprint_model(rollout_gate: str | None) -> OpponentModel:
+    """A search's blueprint as a batched player: the heuristic, or the gated player of ``rollout_gate``."""
+    if rollout_gate is None:
+        return _heuristic(HeuristicConfig())
+    from .gated import GatedPolicy
+    from .search import load_rollout_gate
+
+    gate = load_rollout_gate(rollout_gate)
+    assert gate is not None
+    return _gated(GatedPolicy(gate, name=rollout_gate))
