@@ -37,7 +37,7 @@ from .gate_kernels import gates_act_row, gates_args
 from .heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from .jit import njit
 
-__all__ = ["Rollouts", "load_states"]
+__all__ = ["MixedRollouts", "Rollouts", "load_states"]
 
 
 def load_states(states: Sequence[HandState]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -112,6 +112,38 @@ def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, m
     return -1
 
 
+@njit(cache=True)
+def _playout_mixed(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
+                   R: np.ndarray, me: int, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, xg: tuple,
+                   fp2: np.ndarray, ip2: np.ndarray, kg2: tuple, dg2: tuple, xg2: tuple, first: np.ndarray,
+                   out: np.ndarray) -> int:
+    """:func:`_playout` with player ``me`` played by the first (gated) heuristic and the other player by the
+    second. Returns -1, or the index of the first row whose first action is illegal."""
+    n = S.shape[0]
+    for i in range(n):
+        if mask[i, first[i]] == 0:
+            return i
+    obs = np.zeros((n, hk.OBS_SIZE), np.float32)
+    one = np.zeros(1, np.int64)
+    act = np.zeros(1, np.int64)
+    who = np.full(1, -1, np.int64)
+    rewards = np.zeros((1, 2), np.float32)
+    ended = np.zeros(1, np.int64)
+    for i in range(n):
+        one[0] = i
+        act[0] = first[i]
+        hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
+        while S[i, hk.PHASE] != hk.OVER:
+            hk.observe_rows(one, who, S, M, pile, R, obs[i : i + 1])
+            if S[i, hk.PLAYER] == me:
+                act[0] = gates_act_row(obs, mask, i, fp, ip, kg, dg, xg)
+            else:
+                act[0] = gates_act_row(obs, mask, i, fp2, ip2, kg2, dg2, xg2)
+            hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
+        out[i] = rewards[0, 0]
+    return -1
+
+
 class Rollouts:
     """Playouts of hand states by a heuristic configuration (both players), compiled.
 
@@ -159,4 +191,33 @@ class Rollouts:
         if bad >= 0:
             a = int(first[bad])
             raise IllegalActionError(f"row {bad}: first action {a} ({action_str(a)}) is not legal in its state")
+        return out
+
+
+class MixedRollouts:
+    """Playouts where one player (``me`` of :meth:`run`) is one (gated) heuristic and the other another, compiled:
+    ``own`` and ``other`` are each ``(HeuristicConfig or None, gate or None)`` as :class:`Rollouts` takes them."""
+
+    def __init__(self, rules: Rules | None, own: tuple[Any, Any], other: tuple[Any, Any]) -> None:
+        self.rules = rules or Rules()
+        self._R = hk.rules_vector(self.rules)
+        self._sides = [Rollouts(self.rules, policy, gate) for policy, gate in (own, other)]
+
+    def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray, me: int = 0) -> np.ndarray:
+        """Team points of playing each state's first action, then ``own`` for player ``me``, ``other`` for the other."""
+        first = np.asarray(first_actions, dtype=np.int64)
+        if first.shape != (len(states),):
+            raise ValueError(f"first_actions must have one action per state ({len(states)}), got {first.shape}")
+        if len(states) == 0:
+            return np.zeros(0)
+        S, M, deck, pile = load_states(states)
+        mask = np.zeros((len(states), hk.NUM_ACTIONS), dtype=np.int8)
+        _legal_rows(S, M, mask, self._R)
+        out = np.zeros(len(states), dtype=np.float64)
+        a, b = self._sides
+        bad = _playout_mixed(S, M, deck, pile, mask, self._R, me, a._fp, a._ip, *a._gates, b._fp, b._ip, *b._gates,
+                             first, out)
+        if bad >= 0:
+            act = int(first[bad])
+            raise IllegalActionError(f"row {bad}: first action {act} ({action_str(act)}) is not legal in its state")
         return out

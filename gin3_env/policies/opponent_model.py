@@ -113,6 +113,8 @@ def opponent_model(policy: Any, seed: int | None = 0) -> OpponentModel:
         return _model(policy)
     config = getattr(policy, "config", None)
     if type(policy).__name__ == "SearchPolicy" and config is not None:
+        if config.rollout_policy is not None:
+            return opponent_model(config.rollout_policy, seed)
         return blueprint_model(config.rollout_gate)
     if callable(getattr(policy, "act_batch", None)):
         return OpponentModel(str(getattr(policy, "name", type(policy).__name__)), policy.act_batch)

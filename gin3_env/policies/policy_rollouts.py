@@ -4,7 +4,8 @@
 loop; a network or the random player cannot be compiled in. :class:`PolicyRollouts` has the same
 ``run(states, first_actions)``: it loads the states into the batched core's arrays, plays each row's first
 action, then asks the :class:`~.opponent_model.OpponentModel` for every unfinished row's move at once,
-one move per row per step, until every hand is over (both players are the model).
+one move per row per step, until every hand is over (both players are the model; with ``own``, player ``me``
+of :meth:`~PolicyRollouts.run` is ``own`` instead).
 """
 
 from __future__ import annotations
@@ -25,16 +26,18 @@ __all__ = ["PolicyRollouts"]
 class PolicyRollouts:
     """Playouts of hand states by ``model`` for both players (see the module doc)."""
 
-    def __init__(self, rules: Rules | None, model: OpponentModel) -> None:
+    def __init__(self, rules: Rules | None, model: OpponentModel, own: OpponentModel | None = None) -> None:
         from ..kernels import hand_kernels as hk
 
         self._hk = hk
         self.rules = rules or Rules()
         self._R = hk.rules_vector(self.rules)
         self.model = model
+        self.own = own
 
-    def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray) -> np.ndarray:
-        """Team points (float64, one per state) of playing each state's first action, then the model."""
+    def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray, me: int = 0) -> np.ndarray:
+        """Team points (float64, one per state) of playing each state's first action, then the model (``own``
+        for player ``me``, where given)."""
         from ..kernels.rollout import _legal_rows, load_states
 
         hk = self._hk
@@ -66,5 +69,12 @@ class PolicyRollouts:
                 break
             obs = np.zeros((len(rows), hk.OBS_SIZE), np.float32)
             hk.observe_rows(rows, np.full(len(rows), -1, np.int64), S, M, pile, self._R, obs)
-            actions = np.asarray(self.model.act(obs, mask[rows]), np.int64)
+            if self.own is None:
+                actions = np.asarray(self.model.act(obs, mask[rows]), np.int64)
+                continue
+            mine = S[rows, hk.PLAYER] == me
+            actions = np.zeros(len(rows), np.int64)
+            for side, model in ((mine, self.own), (~mine, self.model)):
+                if side.any():
+                    actions[side] = model.act(obs[side], mask[rows[side]])
         return out

@@ -125,6 +125,10 @@ class SearchConfig:
     # any player with a batched form as the blueprint (playouts and default move), where rollout_gate cannot name
     # it (random, ppo, a network): played in Python over the batched core (policies.policy_rollouts)
     rollout_policy: str | None = None
+    # the search's own player in its playouts and its default move, where it differs from the opponent's
+    # (rollout_policy or rollout_gate then play the opponent only): gin3 exploit's searcher plays the strongest
+    # shipped player itself against the player it exploits
+    rollout_self: str | None = None
 
     def __post_init__(self) -> None:
         if self.rollout_gate is not None and (not isinstance(self.rollout_gate, str) or not self.rollout_gate):
@@ -134,7 +138,7 @@ class SearchConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"search option {name} must be an int >= 1, got {value!r}")
-        for name in ("opponent", "rollout_policy"):
+        for name in ("opponent", "rollout_policy", "rollout_self"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value):
                 raise ValueError(f"search option {name} must be a policy spec or None, got {value!r}")
@@ -183,7 +187,7 @@ def parse_options(text: str) -> dict[str, Any]:
             if value.lower() not in ("true", "false", "1", "0"):
                 raise ValueError(f"search option {key} must be true or false, got {value!r}")
             out[key] = value.lower() in ("true", "1")
-        elif key in ("opponent", "rollout_policy"):
+        elif key in ("opponent", "rollout_policy", "rollout_self"):
             out[key] = None if value.lower() == "none" else _checked_spec(key, value)
         elif key == "rollout":
             raise ValueError("search option rollout is set in code (a HeuristicConfig), not in a spec")
@@ -250,7 +254,10 @@ class SearchPolicy:
 
             self.gated = GatedPolicy(self.gate)
         self.rollouts: Any
-        if self.blueprint is not None and not self.blueprint.compiled:
+        self.own = None if config.rollout_self is None else opponent_model(config.rollout_self, seed)
+        if self.own is not None:
+            self.rollouts = self._mixed_rollouts(self.own)
+        elif self.blueprint is not None and not self.blueprint.compiled:
             from .policy_rollouts import PolicyRollouts
 
             self.rollouts = PolicyRollouts(self.rules, self.blueprint)
@@ -269,6 +276,21 @@ class SearchPolicy:
 
     def __repr__(self) -> str:
         return f"SearchPolicy({self.config})"
+
+    def _mixed_rollouts(self, own: OpponentModel) -> Any:
+        """Playouts with ``own`` for the searching player and the blueprint for its opponent."""
+        from ..kernels.rollout import MixedRollouts
+        from .opponent_model import blueprint_model
+        from .policy_rollouts import PolicyRollouts
+
+        other = self.blueprint
+        if other is None:
+            other = blueprint_model(self.config.rollout_gate)
+            if self.gate is None:
+                other = replace(other, heuristic=self.config.rollout)
+        if own.compiled and other.compiled:
+            return MixedRollouts(self.rules, (own.heuristic, own.gate), (other.heuristic, other.gate))
+        return PolicyRollouts(self.rules, other, own)
 
     def face(self, opponent: Any) -> None:
         """Model ``opponent`` (a spec or a policy object) in the belief from the next hand on, unless the
@@ -304,8 +326,9 @@ class SearchPolicy:
             tracker.belief.start(view.unseen, view.opponent_hidden)
         legal = mask_actions(mask)
         heuristic = default = self.heuristic.choose(view, legal)
-        if self.blueprint is not None and not self.blueprint.compiled:  # a blueprint played in Python
-            default = int(self.blueprint.act(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
+        own = self.own or (self.blueprint if self.blueprint is not None and not self.blueprint.compiled else None)
+        if own is not None:  # the own player in the playouts, or a blueprint played in Python
+            default = int(own.act(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
         elif self.gated is not None:  # the gated player's move: its knock gate, and its draw gate if it has one
             default = int(self.gated.act_batch(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
         candidates = self._candidates(view, legal, default, heuristic)
@@ -357,7 +380,8 @@ class SearchPolicy:
             states = tracker.sample_states(n)
             batch_states = [s for s in states for _ in range(k)]
             firsts = np.tile(np.asarray(candidates, dtype=np.int64), n)
-            points = self.rollouts.run(batch_states, firsts).reshape(n, k) * sign
+            mine = {} if self.own is None else {"me": player}
+            points = self.rollouts.run(batch_states, firsts, **mine).reshape(n, k) * sign
             rows.append(points)
             done += n
         values = np.concatenate(rows)
