@@ -63,6 +63,17 @@ with seed 33003 (440 deals) ``rollout_gate=trained,belief=mcmc`` +1.70 [+0.81, +
 [-0.59, +2.59]. The gated searches took a median of 136 to 207 ms per searched decision untimed (load 7 to 9 on
 2 cores).
 
+Whom it faces (``opponent``): with a spec (``search:opponent=trained``) the belief's likelihood is that player's
+own moves (:mod:`.policy_belief`: its batched form, :mod:`.opponent_model`, plays the opponent's observation
+rebuilt around each particle, smoothed by ``eps_take``/``eps_knock``); ``opponent=kernel`` keeps the heuristic's
+model of :mod:`gin3_env.kernels.belief_kernels`; left unset, whoever seats the search tells it
+(:func:`gin3_env.game.policy.introduce`, called by the driver at each hand's first move: ``gin3 evaluate``, the
+ladder, ``gin3 exploit``, the matches), and where nobody does, or the opponent has no batched form, the kernel
+model stays. ``rollout_policy`` (a spec) makes any batched player the blueprint (playouts and default move;
+compiled where it is the heuristic or a gated player, else stepped in Python: :mod:`.policy_rollouts`);
+``rollout_self`` gives the search's own side another player in its playouts and as its default move
+(``gin3 exploit``'s searcher plays ``trained`` itself against the player it models).
+
 The compiled core (numba) is imported when the policy is built, not with the package.
 """
 
