@@ -25,7 +25,7 @@ from gin3_env.policies.opponent_model import opponent_model
 from gin3_env.policies.policy_rollouts import PolicyRollouts
 from gin3_env.policies.search import SearchPolicy, parse_options
 
-RULES = Rules()
+GAME = Rules()
 PUBLIC = np.ones(hk.OBS_SIZE, bool)  # the entries that do not depend on the player's own cards
 PUBLIC[:PLANE] = False
 PUBLIC[DEADWOOD_INDEX] = False
@@ -35,12 +35,12 @@ class _Watcher:
     """The heuristic, keeping a belief about its opponent with ``model`` as the likelihood."""
 
     def __init__(self, model: Any, particles: int = 8) -> None:
-        self.tracker = HandTracker(RULES, BeliefConfig(n_particles=particles), np.random.default_rng(0), model)
+        self.tracker = HandTracker(GAME, BeliefConfig(n_particles=particles), np.random.default_rng(0), model)
         self.me = HeuristicPolicy()
 
     def act(self, observation: dict[str, Any]) -> int:
         vector, _ = check_observation(observation)
-        self.tracker.observe(decode(vector, RULES))
+        self.tracker.observe(decode(vector, GAME))
         action = self.me.act(observation)
         self.tracker.record(action)
         return action
@@ -51,7 +51,7 @@ def _rows(hands: np.ndarray, public: dict[str, int]) -> tuple[np.ndarray, np.nda
     mask = np.zeros((len(hands), hk.NUM_ACTIONS), np.int8)
     decision_rows(hands, public["phase"], public["player"], public["turns"], public["stock_only"], public["taken"],
                   public["stock"], public["pile_mask"], public["top"], public["known_other"],
-                  public["declined_other"], public["declined_own"], hk.rules_vector(RULES), obs, mask)
+                  public["declined_other"], public["declined_own"], hk.rules_vector(GAME), obs, mask)
     return obs, mask
 
 
@@ -94,7 +94,7 @@ def test_the_rows_rebuilt_for_the_true_hand_are_the_opponents_own_and_its_model_
         for seat in (0, 1):
             real.clear()
             players: list[Any] = [_Watcher(model), Recorder()] if seat == 0 else [Recorder(), _Watcher(model)]
-            run_hand(HandState.deal(RULES, deck=deck), players)
+            run_hand(HandState.deal(GAME, deck=deck), players)
     assert len(checked) > 40
 
 
@@ -112,7 +112,7 @@ def test_a_random_opponent_is_never_asked_for_its_move() -> None:
         raise AssertionError("an uninformative model was asked for its move")
 
     watcher = _Watcher(replace(model, act=act))
-    run_hand(HandState.deal(RULES, deck=list(range(52))), [watcher, load_policy("random", seed=1)])
+    run_hand(HandState.deal(GAME, deck=list(range(52))), [watcher, load_policy("random", seed=1)])
     assert not calls and watcher.tracker.belief.effective_size() >= 1
 
 
@@ -135,7 +135,7 @@ def test_search_opponent_option_and_its_refusals() -> None:
 def _first_observation() -> dict[str, Any]:
     from gin3_env.observation.encoding import action_mask, encode
 
-    state = HandState.deal(RULES, deck=list(range(52)))
+    state = HandState.deal(GAME, deck=list(range(52)))
     return {"observation": encode(state.view(0)), "action_mask": action_mask(state.view(0))}
 
 
@@ -157,7 +157,7 @@ def test_policy_rollouts_play_the_hands_the_compiled_rollouts_play() -> None:
     from gin3_env.observation.encoding import action_mask, encode
 
     while len(states) < 20:
-        state = HandState.deal(RULES, deck=[int(c) for c in rng.permutation(52)])
+        state = HandState.deal(GAME, deck=[int(c) for c in rng.permutation(52)])
         for _ in range(int(rng.integers(0, 12))):
             view = state.view(state.player)
             state.apply(policy.act({"observation": encode(view), "action_mask": action_mask(view)}))
@@ -169,6 +169,6 @@ def test_policy_rollouts_play_the_hands_the_compiled_rollouts_play() -> None:
             firsts.append(int(policy.act({"observation": encode(view), "action_mask": action_mask(view)})))
     for spec in ("heuristic", "trained"):
         model = opponent_model(spec)
-        slow = PolicyRollouts(RULES, model).run(states, firsts)
-        fast = Rollouts(RULES, gate=model.gate).run(states, firsts)
+        slow = PolicyRollouts(GAME, model).run(states, firsts)
+        fast = Rollouts(GAME, gate=model.gate).run(states, firsts)
         assert np.array_equal(slow, fast), spec

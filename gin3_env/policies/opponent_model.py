@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,37 @@ import numpy as np
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
 from ..observation.layout import OBS_SIZE
 
-__all__ = ["OpponentModel", "opponent_model"]
+__all__ = ["OpponentModel", "check_spec", "load_rollout_gate", "opponent_model", "set_spec_tools"]
+
+SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped gates (the trained player's file)
+# the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports the search)
+SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "knock_gate.json"
+
+# how a spec becomes a policy object and how one is checked without loading it: installed by the package
+# (gin3_env.policies: load_policy and check_policy_spec), which imports this module, not the other way round
+_tools: dict[str, Callable[..., Any]] = {}
+
+
+def set_spec_tools(load: Callable[..., Any], check: Callable[[str], None]) -> None:
+    """Install the spec loader (``load(spec, seed=...)``) and checker the search's options resolve through."""
+    _tools["load"], _tools["check"] = load, check
+
+
+def check_spec(spec: str) -> None:
+    """Refuse ``spec`` as the installed checker does (nothing is checked before one is installed)."""
+    check = _tools.get("check")
+    if check is not None:
+        check(spec)
+
+
+def load_rollout_gate(name: str | None) -> Any:
+    """The gates ``rollout_gate`` names: ``"trained"`` the shipped ones, else a gate file read as data
+    (:func:`~gin3_env.policies.gated.load_gate`; imports the compiled core)."""
+    if name is None:
+        return None
+    from .gated import load_gate
+
+    return load_gate(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
 
 
 @dataclass(frozen=True)
@@ -76,12 +107,9 @@ def _random(rng: np.random.Generator) -> OpponentModel:
 
 
 def _model(policy: Any) -> OpponentModel:
-    from .loading import torch_threads
-
     def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         model_input = policy.feature_set.encode_batch(np.asarray(obs, np.float32), policy.base_size)
-        with torch_threads(policy.threads):
-            actions, _ = policy.model.predict(model_input, action_masks=mask.astype(bool), deterministic=True)
+        actions, _ = policy.model.predict(model_input, action_masks=mask.astype(bool), deterministic=True)
         return np.asarray(actions, np.int64).reshape(-1)
 
     return OpponentModel(policy.name, act)
@@ -91,31 +119,26 @@ def opponent_model(policy: Any, seed: int | None = 0) -> OpponentModel:
     """The batched form of a policy spec or object (see the module doc); ``ValueError`` where it has none."""
     from .gated import GatedPolicy
     from .heuristic import HeuristicPolicy
-    from .loading import SB3Policy, load_policy
     from .random_policy import RandomPolicy
 
     if isinstance(policy, OpponentModel):
         return policy
     if isinstance(policy, str):
-        if policy == "search" or policy.startswith("search:"):
-            from .search import parse_options
-
-            gate = parse_options(policy[len("search:"):]).get("rollout_gate") if ":" in policy else None
-            return blueprint_model(gate)
-        policy = load_policy(policy, seed=seed) if policy == "random" else load_policy(policy)
+        load = _tools.get("load")
+        if load is None:
+            raise ValueError(f"no policy loader is installed to load {policy!r}: import gin3_env.policies first")
+        policy = load(policy, seed=seed) if policy == "random" or policy.startswith("search") else load(policy)
     if type(policy) is HeuristicPolicy:
         return _heuristic(policy.config)
     if isinstance(policy, GatedPolicy):
         return _gated(policy)
     if isinstance(policy, RandomPolicy):  # its own draws, not the player's generator
         return _random(np.random.default_rng(seed))
-    if isinstance(policy, SB3Policy):
+    if type(policy).__name__ == "SB3Policy":  # a saved model (loading.SB3Policy: not imported, see above)
         return _model(policy)
-    config = getattr(policy, "config", None)
-    if type(policy).__name__ == "SearchPolicy" and config is not None:
-        if config.rollout_policy is not None:
-            return opponent_model(config.rollout_policy, seed)
-        return blueprint_model(config.rollout_gate)
+    blueprint = getattr(policy, "blueprint_model", None)
+    if callable(blueprint):  # a search: its blueprint
+        return blueprint()  # type: ignore[no-any-return]
     if callable(getattr(policy, "act_batch", None)):
         return OpponentModel(str(getattr(policy, "name", type(policy).__name__)), policy.act_batch)
     raise ValueError(f"{policy!r} has no batched form: it cannot be a belief's opponent model")
@@ -126,7 +149,6 @@ def blueprint_model(rollout_gate: str | None) -> OpponentModel:
     if rollout_gate is None:
         return _heuristic(HeuristicConfig())
     from .gated import GatedPolicy
-    from .search import load_rollout_gate
 
     gate = load_rollout_gate(rollout_gate)
     assert gate is not None

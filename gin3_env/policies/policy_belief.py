@@ -11,12 +11,13 @@ model (:func:`gin3_env.kernels.policy_belief.draw_step`). A model that is not in
 random player) leaves the weights alone: the draws are still tracked.
 
 The event is the tracker's (:meth:`~.belief.HandTracker._turn`): the kernel model's keywords plus
-``opp`` (the opponent's role), ``turns`` (turns played before the turn) and ``opp_declined``.
+``opp`` (the opponent's role), ``turns`` (turns played before the turn) and ``opp_declined``. ``belief`` is the
+:class:`~.belief.ParticleBelief` (not imported: it imports this module).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -25,13 +26,10 @@ from ..engine.phases import Phase
 from ..kernels.belief_kernels import KIND_FORCED, KIND_OFFER
 from .opponent_model import OpponentModel
 
-if TYPE_CHECKING:
-    from .belief import ParticleBelief
-
 __all__ = ["policy_turn"]
 
 
-def _score(belief: ParticleBelief, model: OpponentModel, hands: np.ndarray, seen: int, eps: float,
+def _score(belief: Any, model: OpponentModel, hands: np.ndarray, seen: int, eps: float,
            **public: int) -> None:
     from ..kernels import hand_kernels as hk
     from ..kernels.policy_belief import decision_rows, score_rows
@@ -50,7 +48,7 @@ def _score(belief: ParticleBelief, model: OpponentModel, hands: np.ndarray, seen
     score_rows(belief.logw, actions, seen, mask, eps)
 
 
-def policy_turn(belief: ParticleBelief, model: OpponentModel, event: dict[str, Any]) -> None:
+def policy_turn(belief: Any, model: OpponentModel, event: dict[str, Any]) -> None:
     """Reweight ``belief`` by one opponent turn under ``model`` (see the module doc); the particles keep
     the opponent's hidden cards after the turn."""
     from ..kernels.policy_belief import draw_step

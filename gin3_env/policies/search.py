@@ -95,22 +95,13 @@ from ..observation.decoding import check_observation, decode, mask_actions
 from ..observation.layout import OBS_SIZE
 from .belief import BeliefConfig, HandTracker
 from .heuristic import HeuristicPolicy
+from .opponent_model import SHIPPED_GATE, SHIPPED_GATE_FILE, check_spec, load_rollout_gate
 
 if TYPE_CHECKING:
-    from .gated import GatedPolicy, KnockGate
+    from .gated import GatedPolicy
     from .opponent_model import OpponentModel
 
-__all__ = ["SearchConfig", "SearchPolicy", "load_rollout_gate"]
-
-
-def load_rollout_gate(name: str | None) -> KnockGate | None:
-    """The gates ``rollout_gate`` names: ``"trained"`` the shipped ones, else a gate file read as data
-    (:func:`~gin3_env.policies.gated.load_gate`; imports the compiled core)."""
-    if name is None:
-        return None
-    from .gated import load_gate
-
-    return load_gate(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
+__all__ = ["SHIPPED_GATE_FILE", "SearchConfig", "SearchPolicy", "load_rollout_gate"]
 
 
 @dataclass(frozen=True)
@@ -162,10 +153,6 @@ class SearchConfig:
         if not self.margin_z >= 0:
             raise ValueError(f"margin_z must be >= 0, got {self.margin_z!r}")
 
-
-SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped gates (the trained player's file)
-# the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports this module)
-SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "knock_gate.json"
 
 # the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
 # cards' correlations) instead of the default refresh from the card marginals; ``mcmc`` resamples by weight
@@ -222,9 +209,7 @@ def _checked_spec(key: str, value: str) -> str:
     """``value`` if it is a policy spec with a batched form (``kernel`` too, for ``opponent``)."""
     if key == "opponent" and value == KERNEL:
         return value
-    from .specs import check_policy_spec
-
-    check_policy_spec(value)
+    check_spec(value)
     if value.startswith("rllib:"):
         raise ValueError(f"search option {key}: {value!r} has no batched form (use random, heuristic, trained, "
                          "ppo, search, a gate file .json or a model .zip)")
@@ -302,6 +287,12 @@ class SearchPolicy:
         if own.compiled and other.compiled:
             return MixedRollouts(self.rules, (own.heuristic, own.gate), (other.heuristic, other.gate))
         return PolicyRollouts(self.rules, other, own)
+
+    def blueprint_model(self) -> OpponentModel:
+        """This search's blueprint as a batched player (what stands for it in another's belief and playouts)."""
+        from .opponent_model import blueprint_model
+
+        return self.blueprint if self.blueprint is not None else blueprint_model(self.config.rollout_gate)
 
     def face(self, opponent: Any) -> None:
         """Model ``opponent`` (a spec or a policy object) in the belief from the next hand on, unless the
