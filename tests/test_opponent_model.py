@@ -152,7 +152,8 @@ def test_evaluation_tells_the_search_whom_it_faces() -> None:
 def test_policy_rollouts_play_the_hands_the_compiled_rollouts_play() -> None:
     """Differential: the playouts stepped in Python with a batched player end as the compiled ones."""
     rng = np.random.default_rng(2)
-    states, firsts = [], []
+    states: list[HandState] = []
+    firsts: list[int] = []
     policy = HeuristicPolicy()
     from gin3_env.observation.encoding import action_mask, encode
 

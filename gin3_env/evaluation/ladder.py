@@ -166,9 +166,9 @@ class Ladder:
             lines.append(f"{'':<{width + 4}}  {'':>7}  {'':<{len('over 0 pairs')}}  exploitability >= (95% interval)")
         for rank, (name, mean, k) in enumerate(self.standing(), start=1):
             bound = bounds.get(name)
-            cell = "" if bound is None else f"  {signed(bound.bound.mean):>7} [{signed(bound.bound.low)}, " \
-                                            f"{signed(bound.bound.high)}]"
-            lines.append(f"{rank:>2}. {name:<{width}}  {signed(mean):>7}  over {k} pairs{cell}")
+            extra = "" if bound is None else f"  {signed(bound.bound.mean):>7} [{signed(bound.bound.low)}, " \
+                                             f"{signed(bound.bound.high)}]"
+            lines.append(f"{rank:>2}. {name:<{width}}  {signed(mean):>7}  over {k} pairs{extra}")
         if bounds:
             search = next(iter(bounds.values())).search
             lines.append(f"exploitability: a lower bound in points per hand over {self.exploit_hands} deals, "

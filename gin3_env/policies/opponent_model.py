@@ -138,7 +138,7 @@ def opponent_model(policy: Any, seed: int | None = 0) -> OpponentModel:
         return _model(policy)
     blueprint = getattr(policy, "blueprint_model", None)
     if callable(blueprint):  # a search: its blueprint
-        return blueprint()  # type: ignore[no-any-return]
+        return blueprint()
     if callable(getattr(policy, "act_batch", None)):
         return OpponentModel(str(getattr(policy, "name", type(policy).__name__)), policy.act_batch)
     raise ValueError(f"{policy!r} has no batched form: it cannot be a belief's opponent model")
