@@ -36,11 +36,11 @@ from ..argparsing import OneLineErrorParser
 from ..files import atomic_output, save_json
 from ..policies import check_policy_spec, policy_spec_help
 from ..policies.model_file import add_trust_flag, trust_from_args
-from ..signals import Interrupted, raise_on_stop_signals
 from .exploit import DEFAULT_SEARCH, ExploitReport, can_exploit, check_exploit_search, exploit
 from .hands import evaluate_hands
 from .hands_report import HandsReport
 from .stats import signed
+from .util import run_command
 from .vs_openspiel import OPPONENT_NAME
 
 # The shipped players, weakest first by expectation: the default roster of ``gin3 ladder``.
@@ -403,21 +403,18 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
             print(f"[ladder] {done}/{total}: {pair.a} vs {pair.b}: {pair.report.overall} "
                   f"over {pair.deals} deals", file=sys.stderr, flush=True)
 
-    try:
+    def work() -> Ladder:
         check_outputs(args.json, plot)
         exploit_hands = args.exploit_hands
         if exploit_hands is None:
             exploit_hands = args.search_hands if args.search_hands is not None else default_search_hands(args.hands)
         check_exploit_search(args.exploit_search)
-        with raise_on_stop_signals():
-            ladder = run_ladder(players, args.hands, args.seed, args.search_hands, args.progress, report,
-                                exploit_hands, args.exploit_search)
-    except (ValueError, FileNotFoundError, ImportError) as exc:
-        print(f"gin3 ladder: error: {exc}", file=sys.stderr)
-        return 2
-    except Interrupted as exc:
-        print(f"\ngin3 ladder: {exc}; nothing was written", file=sys.stderr)
-        return exc.exit_code
+        return run_ladder(players, args.hands, args.seed, args.search_hands, args.progress, report, exploit_hands,
+                          args.exploit_search)
+
+    ladder = run_command("gin3 ladder", work)
+    if isinstance(ladder, int):
+        return ladder
     print(ladder.to_text())
     if args.json:
         path = Path(args.json)

@@ -21,9 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import hand_kernels as hk
-from .belief_kernels import _nth_card
+from .belief_kernels import stock_draw
 from .jit import njit
-from .meld_kernels import popcount
 
 
 @njit(cache=True)
@@ -101,18 +100,9 @@ def draw_step(hidden: np.ndarray, logw: np.ndarray, u: np.ndarray, took: bool, d
             if d_hidden and not (h & dbit):
                 logw[k] = -np.inf
             continue
-        p = pool & ~h
-        n = popcount(p)
-        if n == 0:
+        drawn, weight = stock_draw(h, u[k], d, d_hidden, pool)
+        if drawn < 0:
             logw[k] = -np.inf
             continue
-        if d_hidden and not (h & dbit):
-            if not (p & dbit):
-                logw[k] = -np.inf
-                continue
-            drawn = d
-            logw[k] -= np.log(n)
-        else:
-            j = min(int(u[k] * n), n - 1)
-            drawn = _nth_card(p, j)
+        logw[k] += weight
         hidden[k] = h | (np.int64(1) << drawn)

@@ -275,7 +275,7 @@ class SearchPolicy:
 
     def _mixed_rollouts(self, own: OpponentModel) -> Any:
         """Playouts with ``own`` for the searching player and the blueprint for its opponent."""
-        from ..kernels.rollout import MixedRollouts
+        from ..kernels.rollout import Rollouts
         from .opponent_model import blueprint_model
         from .policy_rollouts import PolicyRollouts
 
@@ -285,7 +285,7 @@ class SearchPolicy:
             if self.gate is None:
                 other = replace(other, heuristic=self.config.rollout)
         if own.compiled and other.compiled:
-            return MixedRollouts(self.rules, (own.heuristic, own.gate), (other.heuristic, other.gate))
+            return Rollouts(self.rules, own.heuristic, own.gate, other=(other.heuristic, other.gate))
         return PolicyRollouts(self.rules, other, own)
 
     def blueprint_model(self) -> OpponentModel:
