@@ -72,7 +72,10 @@ ladder, ``gin3 exploit``, the matches), and where nobody does, or the opponent h
 model stays. ``rollout_policy`` (a spec) makes any batched player the blueprint (playouts and default move;
 compiled where it is the heuristic or a gated player, else stepped in Python: :mod:`.policy_rollouts`);
 ``rollout_self`` gives the search's own side another player in its playouts and as its default move
-(``gin3 exploit``'s searcher plays ``trained`` itself against the player it models).
+(``gin3 exploit``'s searcher plays ``trained`` itself against the player it models). Against ``trained``
+on 60 deals of seed 37001 (docs/exploitability.md), ``rollout_gate=trained`` with the opponent's own player as
+its likelihood minus the same search with the kernel model: +1.41 [-1.07, +3.88] points per hand, deal by deal;
+the defaults are unchanged.
 
 The compiled core (numba) is imported when the policy is built, not with the package.
 """
