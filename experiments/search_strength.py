@@ -2,6 +2,8 @@
 
     python -m experiments.search_strength --deals 200 --samples 8 16 32 --out results/search_strength.json
     python -m experiments.search_strength --plot results/search_strength.json docs/search_strength.png
+    python -m experiments.search_strength --plot-compare results/search_opponent_model_vs_trained_s37001.json \
+        docs/search_opponent_model_vs_trained.png
 
 Each budget is a fixed number of sampled states per searched decision (``time_budget=None``, so
 the figures do not depend on the machine's speed and the run is deterministic for its seed);
@@ -211,6 +213,33 @@ def plot(src: Path, dst: Path) -> None:
     fig.savefig(dst, dpi=110)
 
 
+def plot_compare(src: Path, dst: Path) -> None:
+    """A ``--compare`` JSON as a picture: each search's pair mean (95% interval) against its median wall ms."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    row = json.loads(src.read_text())
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name in "abcdefghijklmnopqrstuvwxyz":
+        if name not in row:
+            break
+        r = row[name]
+        pair = r["pair"]
+        x = r["median_ms_per_searched_decision"]
+        ax.errorbar([x], [pair["mean"]], yerr=[[pair["mean"] - pair["low"]], [pair["high"] - pair["mean"]]],
+                    marker="o", capsize=3, ls="none", label=r["options"] or "default")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("median ms per searched decision (wall, shared machine)")
+    ax.set_ylabel(f"pair mean vs {row['opponent']} (points/hand, 95% CI)")
+    ax.set_title(f"search vs {row['opponent']}: {row['deals']} deals, seed {row['seed']}", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--deals", type=int, default=100)
@@ -224,7 +253,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="two or more searches' options on the same deals (B minus A, C minus A, ...)")
     p.add_argument("--opponent", default="heuristic",
                    help="with --compare: the opponent and seat baseline (a policy spec, e.g. trained)")
+    p.add_argument("--plot-compare", nargs=2, type=Path, metavar=("JSON", "PNG"),
+                   help="draw a --compare JSON: each search's pair mean against its time per decision")
     args = p.parse_args(argv)
+    if args.plot_compare:
+        plot_compare(*args.plot_compare)
+        return 0
     if args.plot:
         plot(*args.plot)
         return 0

@@ -1,8 +1,10 @@
-"""The ``gin3`` command line: ``train``, ``train-gate``, ``evaluate``, ``ladder``, ``bench``, ``play``, ``replay``.
+"""The ``gin3`` command line: ``train``, ``train-gate``, ``evaluate``, ``ladder``, ``exploit``, ``bench``, ``play``,
+``replay``.
 
-``train``, ``evaluate``, ``ladder`` and ``bench`` hand their arguments to
+``train``, ``evaluate``, ``ladder``, ``exploit`` and ``bench`` hand their arguments to
 ``gin3_env.training.sb3.train.main``, ``gin3_env.evaluation.cli_main``,
-``gin3_env.evaluation.ladder.cli_main`` and ``gin3_env.benchmarks.main``, imported only when asked for (they need the
+``gin3_env.evaluation.ladder.cli_main``, ``gin3_env.evaluation.exploit_cli.cli_main`` and
+``gin3_env.benchmarks.main``, imported only when asked for (they need the
 optional extras). ``play`` and ``replay`` are in :mod:`gin3_env.play` (its
 ``commands`` module runs them from the parsed arguments). This module only builds
 the parser and dispatches; ``python -m gin3_env`` runs it too.
@@ -36,6 +38,8 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
     "evaluate": ("gin3_env.evaluation", "cli_main", "play policies against each other and report"),
     "bench": ("gin3_env.benchmarks", "main", "speed benchmarks (needs the 'bench' extra)"),
     "ladder": ("gin3_env.evaluation.ladder", "cli_main", "every pair of a roster of players on the same deals"),
+    "exploit": ("gin3_env.evaluation.exploit_cli", "cli_main",
+                "a lower bound on a player's exploitability (a duplicate local best response)"),
     "train-gate": ("gin3_env.training.gate.train", "main",
                    f"make the 'trained' player ({PLAYERS['trained']}) from labels on the true deal"),
 }

@@ -110,6 +110,7 @@ def test_own_subcommand_help(command: str) -> None:
         ("evaluate", "gin3_env.evaluation", "cli_main"),
         ("bench", "gin3_env.benchmarks", "main"),
         ("train-gate", "gin3_env.training.gate.train", "main"),
+        ("exploit", "gin3_env.evaluation.exploit_cli", "cli_main"),
     ],
 )
 def test_delegated_subcommand_help(command: str, module: str, function: str) -> None:

@@ -28,6 +28,7 @@ from ..signals import Interrupted, raise_on_stop_signals
 from .hands import evaluate_hands
 from .hands_report import HandsReport
 from .matches import MatchesReport, evaluate_matches
+from .util import run_command
 from .vs_openspiel import OPPONENT_NAME, evaluate_openspiel_hands, evaluate_openspiel_matches
 
 Report = HandsReport | MatchesReport
@@ -244,15 +245,9 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     trust_from_args(args)
-    try:
-        with raise_on_stop_signals():  # Ctrl-C or kill: one line, exit 130/143
-            result = run(args)
-    except (ValueError, FileNotFoundError, ImportError) as exc:
-        print(f"gin3 evaluate: error: {exc}", file=sys.stderr)
-        return 2
-    except Interrupted as exc:
-        print(f"\ngin3 evaluate: {exc}; nothing was reported or written", file=sys.stderr)
-        return exc.exit_code
+    result = run_command("gin3 evaluate", lambda: run(args))  # Ctrl-C or kill: one line, exit 130/143
+    if isinstance(result, int):
+        return result
     print(result.to_text(), flush=True)
     status = 0
     if args.json:

@@ -38,10 +38,11 @@ from ..files import atomic_output, save_json
 from ..policies import check_policy_spec, policy_spec_help
 from ..policies.loading import importable, install_hint, missing_module
 from ..policies.model_file import add_trust_flag, trust_from_args
-from ..signals import Interrupted, raise_on_stop_signals
+from .exploit import DEFAULT_SEARCH, ExploitReport, can_exploit, check_exploit_search, exploit
 from .hands import evaluate_hands
 from .hands_report import HandsReport
 from .stats import signed
+from .util import run_command
 from .vs_openspiel import OPPONENT_NAME
 
 # The shipped players, weakest first by expectation: the default roster of ``gin3 ladder``.
@@ -89,6 +90,9 @@ class Ladder:
     search_hands: int
     seed: int
     pairs: list[LadderPair] = field(default_factory=list)
+    # each player's exploitability bound (gin3 exploit), over exploit_hands deals; empty when not asked for
+    exploit_hands: int = 0
+    exploit: dict[str, ExploitReport] = field(default_factory=dict)
 
     def pair(self, a: str, b: str) -> LadderPair | None:
         for p in self.pairs:
@@ -126,6 +130,8 @@ class Ladder:
             "pairs": [p.to_dict() for p in self.pairs],
             "matrix": self.matrix(),
             "standing": [{"player": n, "mean_vs_field": m, "pairs": k} for n, m, k in self.standing()],
+            "exploit_hands": self.exploit_hands,
+            "exploitability": {n: r.to_dict() for n, r in self.exploit.items()},
         }
 
     def to_text(self) -> str:
@@ -157,8 +163,19 @@ class Ladder:
             lines.append(f"{name:<{width}}  " + "  ".join(f"{c:>{cell}}" for c in cells))
         lines.append("")
         lines.append("standing (mean of a player's pair means; pairs differ in deals and game, see above)")
+        bounds = self.exploit
+        if bounds:
+            lines.append(f"{'':<{width + 4}}  {'':>7}  {'':<{len('over 0 pairs')}}  exploitability >= (95% interval)")
         for rank, (name, mean, k) in enumerate(self.standing(), start=1):
-            lines.append(f"{rank:>2}. {name:<{width}}  {signed(mean):>7}  over {k} pairs")
+            bound = bounds.get(name)
+            extra = "" if bound is None else f"  {signed(bound.bound.mean):>7} [{signed(bound.bound.low)}, " \
+                                             f"{signed(bound.bound.high)}]"
+            lines.append(f"{rank:>2}. {name:<{width}}  {signed(mean):>7}  over {k} pairs{extra}")
+        if bounds:
+            search = next(iter(bounds.values())).search
+            lines.append(f"exploitability: a lower bound in points per hand over {self.exploit_hands} deals, "
+                         f"each in both seats (gin3 exploit PLAYER --hands {self.exploit_hands} --seed {self.seed} "
+                         f"--search {search}; docs/exploitability.md)")
         return "\n".join(lines)
 
 
@@ -264,9 +281,12 @@ def run_ladder(
     progress: bool = False,
     on_pair: Callable[[LadderPair, int, int], None] | None = None,
     on_plan: Callable[[list[tuple[str, str, int]]], None] | None = None,
+    exploit_hands: int = 0,
+    exploit_search: str = DEFAULT_SEARCH,
 ) -> Ladder:
     """Every pair of ``players`` (module doc); ``on_plan(pairs)`` once the roster is checked, before any
-    play, ``on_pair(pair, done, total)`` after each pair."""
+    play, ``on_pair(pair, done, total)`` after each pair; with ``exploit_hands``, each player's
+    exploitability bound too (``gin3 exploit``, :mod:`.exploit`)."""
     if isinstance(hands, bool) or not isinstance(hands, int) or hands < 1:
         raise ValueError(f"--hands must be an int >= 1, got {hands!r}")
     if search_hands is None:
@@ -274,7 +294,9 @@ def run_ladder(
     if isinstance(search_hands, bool) or not isinstance(search_hands, int) or search_hands < 1:
         raise ValueError(f"--search-hands must be an int >= 1, got {search_hands!r}")
     check_roster(players)
-    ladder = Ladder(list(players), hands, search_hands, seed)
+    if isinstance(exploit_hands, bool) or not isinstance(exploit_hands, int) or exploit_hands < 0:
+        raise ValueError(f"--exploit-hands must be an int >= 0, got {exploit_hands!r}")
+    ladder = Ladder(list(players), hands, search_hands, seed, exploit_hands=exploit_hands)
     todo = ladder_plan(players, hands, search_hands)
     if on_plan is not None:
         on_plan(todo)
@@ -283,6 +305,9 @@ def run_ladder(
         ladder.pairs.append(pair)
         if on_pair is not None:
             on_pair(pair, done, len(todo))
+    for spec in players if exploit_hands else ():
+        if can_exploit(spec):
+            ladder.exploit[spec] = exploit(spec, exploit_hands, seed, exploit_search, progress)
     return ladder
 
 
@@ -361,6 +386,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--search-hands", type=int, default=None, metavar="N",
                         help=f"deals for a pair with a search player (default: --hands / {SEARCH_SHARE})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and random players (default 0)")
+    parser.add_argument("--exploit-hands", type=int, default=None, metavar="N",
+                        help="deals of each player's exploitability bound (gin3 exploit; default: --search-hands; "
+                        "0: none)")
+    parser.add_argument("--exploit-search", default=DEFAULT_SEARCH, metavar="OPTIONS",
+                        help=f"the exploiting searcher's options (default {DEFAULT_SEARCH!r})")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH (e.g. results/ladder.json)")
     parser.add_argument("--plot", metavar="PNG",
                         help="write the picture to PNG (default: beside --json, same name with .png)")
@@ -416,17 +446,18 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
             print(f"[ladder] {done}/{total}: {pair.a} vs {pair.b}: {pair.report.overall} "
                   f"over {pair.deals} deals{eta}", file=sys.stderr, flush=True)
 
-
-    try:
+    def work() -> Ladder:
         check_outputs(args.json, plot)
-        with raise_on_stop_signals():
-            ladder = run_ladder(players, args.hands, args.seed, args.search_hands, args.progress, report, announce)
-    except (ValueError, FileNotFoundError, ImportError) as exc:
-        print(f"gin3 ladder: error: {exc}", file=sys.stderr)
-        return 2
-    except Interrupted as exc:
-        print(f"\ngin3 ladder: {exc}; nothing was written", file=sys.stderr)
-        return exc.exit_code
+        exploit_hands = args.exploit_hands
+        if exploit_hands is None:
+            exploit_hands = args.search_hands if args.search_hands is not None else default_search_hands(args.hands)
+        check_exploit_search(args.exploit_search)
+        return run_ladder(players, args.hands, args.seed, args.search_hands, args.progress, report, announce,
+                          exploit_hands, args.exploit_search)
+
+    ladder = run_command("gin3 ladder", work)
+    if isinstance(ladder, int):
+        return ladder
     print(ladder.to_text())
     if args.json:
         path = Path(args.json)

@@ -1,4 +1,4 @@
-"""Shared helpers of the evaluation package: progress.
+"""Shared helpers of the evaluation package: progress, and a command's run with its refusals.
 
 (The ``Policy`` protocol and ``policy_name`` live in :mod:`gin3_env.game.policy`.)"""
 
@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
+
+from ..signals import Interrupted, raise_on_stop_signals
 
 T = TypeVar("T")
 PROGRESS_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
@@ -60,3 +62,18 @@ def progress_text(done: int, total: int | None, seconds: float) -> str:
         left = (total - done) / rate
         text += f", about {left:.0f} s left" if left < 120 else f", about {left / 60:.0f} min left"
     return text
+
+
+def run_command(prog: str, work: Callable[[], T]) -> T | int:
+    """``work()`` under the stop signals (Ctrl-C or kill: one line, exit 130/143), a refusal
+    (``ValueError``, ``FileNotFoundError``, ``ImportError``) as one line ``PROG: error: ...`` and exit status 2:
+    the result, or the exit status to return."""
+    try:
+        with raise_on_stop_signals():
+            return work()
+    except (ValueError, FileNotFoundError, ImportError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except Interrupted as exc:
+        print(f"\n{prog}: {exc}; nothing was reported or written", file=sys.stderr)
+        return exc.exit_code

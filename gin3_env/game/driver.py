@@ -17,7 +17,7 @@ from ..engine.match import MatchState, Roles
 from ..engine.result import HandResult
 from ..errors import IllegalActionError
 from ..observation.encoding import action_mask, encode, encode_match
-from .policy import Observation, Policy, policy_name
+from .policy import Observation, Policy, introduce, policy_name
 
 HandMove = Callable[[HandState, int], None]  # (state before the move, action)
 MatchMove = Callable[[MatchState, int, int], None]  # (match before the move, seat, action)
@@ -43,7 +43,10 @@ def run_hand(
     on_move: HandMove | None = None,
 ) -> HandResult | None:
     """Let ``policies[player]`` (TEAM, BOX) move until the hand is over or the player to
-    act has no policy; returns the result if the hand ended."""
+    act has no policy; returns the result if the hand ended. At a hand's first move each player with a
+    ``face`` method is told whom it faces (:func:`~.policy.introduce`)."""
+    if not state.actions:
+        introduce(policies[0], policies[1])
     while not state.is_over:
         p = state.player
         policy = policies[p]
@@ -80,6 +83,9 @@ def run_match(
         if policy is None:
             break
         hand = match.hand
+        if not hand.actions:  # a new hand: its two players learn whom they face
+            roles = match.hand_roles
+            introduce(seat_policies[roles.captain], seat_policies[roles.box])
         view = hand.view(hand.player)
         obs = {"observation": encode_match(match, seat, view), "action_mask": action_mask(view)}
         action = _act(policy, obs, view.legal_actions(), f"seat {seat}")

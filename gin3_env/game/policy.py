@@ -33,3 +33,12 @@ def check_policy(policy: Any, what: str = "policy") -> Policy:
     if not callable(getattr(policy, "act", None)):
         raise ValueError(f"{what} must be an object with act(observation) -> int, got {policy!r}")
     return policy
+
+
+def introduce(first: Any, second: Any) -> None:
+    """Tell each of two players whom it faces in the hand about to start: a player with a ``face(opponent)``
+    method (a search, whose belief models its opponent) gets the other player object; others are left alone."""
+    for player, other in ((first, second), (second, first)):
+        face = getattr(player, "face", None)
+        if callable(face) and other is not None and player is not other:
+            face(other)

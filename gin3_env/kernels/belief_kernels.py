@@ -83,27 +83,32 @@ def opponent_turn(hidden: np.ndarray, logw: np.ndarray, u: np.ndarray, known_opp
                 continue
             hand |= 1 << top
         else:
-            p = pool & ~h
-            n = popcount(p)
-            if n == 0:
+            drawn, weight = stock_draw(h, u[k], d, d_hidden, pool)
+            if drawn < 0:
                 logw[k] = -np.inf
                 continue
-            if d_hidden and not (h & dbit):
-                if not (p & dbit):
-                    logw[k] = -np.inf
-                    continue
-                drawn = d
-                logw[k] -= np.log(n)
-            else:
-                j = int(u[k] * n)
-                if j >= n:
-                    j = n - 1
-                drawn = _nth_card(p, j)
+            logw[k] += weight
             h |= 1 << drawn
             hand |= 1 << drawn
         logw[k] += _discard_term(hand, d, forbidden, stock_after, disc_pile | top_bit, my_known, my_declined,
                                  knock_limit, fp, ip, log_knock_bad, inv_tau, kd, order, cands, scores)
         hidden[k] = h & ~dbit
+
+
+@njit(cache=True)
+def stock_draw(h: int, u: float, d: int, d_hidden: bool, pool: int) -> tuple[int, float]:
+    """The card a particle holding ``h`` drew from the stock before discarding ``d`` (``u`` in [0, 1) picks it
+    among the cards of ``pool`` it lacks), and the log-weight to add: forced to ``d`` where ``d`` was never seen
+    and the particle does not hold it (weight ``-log |pool|``, the prior's). -1 where no draw fits."""
+    p = pool & ~h
+    n = popcount(p)
+    if n == 0:
+        return -1, 0.0
+    if d_hidden and not (h >> d) & 1:
+        if not (p >> d) & 1:
+            return -1, 0.0
+        return d, -np.log(n)
+    return _nth_card(p, min(int(u * n), n - 1)), 0.0
 
 
 @njit(cache=True)

@@ -83,11 +83,14 @@ def _legal_rows(S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray) -
 
 @njit(cache=True)
 def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
-             R: np.ndarray, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, xg: tuple, first: np.ndarray,
+             R: np.ndarray, me: int, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, xg: tuple,
+             fp2: np.ndarray, ip2: np.ndarray, kg2: tuple, dg2: tuple, xg2: tuple, first: np.ndarray,
              out: np.ndarray) -> int:
-    """Play ``first[i]`` then the (gated) heuristic to the end in every row; ``out[i]`` = the team's points.
-    ``kg``, ``dg`` and ``xg`` are the knock, draw and discard gates (:func:`.gate_kernels.gates_act_row`); a gate whose
-    ``mean`` is empty is no gate, and with neither the heuristic plays.
+    """Play ``first[i]`` then the (gated) heuristics to the end in every row; ``out[i]`` = the team's points.
+    Player ``me`` plays the first heuristic (``fp``, ``ip``) with its gates, the other player (both, where ``me``
+    is -1) the second. ``kg``, ``dg`` and ``xg`` are the knock, draw and discard gates
+    (:func:`.gate_kernels.gates_act_row`); a gate whose ``mean`` is empty is no gate, and with neither the
+    heuristic plays.
 
     Returns -1, or the index of the first row whose first action is illegal (nothing is played then)."""
     n = S.shape[0]
@@ -106,10 +109,23 @@ def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, m
         hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
         while S[i, hk.PHASE] != hk.OVER:
             hk.observe_rows(one, who, S, M, pile, R, obs[i : i + 1])
-            act[0] = gates_act_row(obs, mask, i, fp, ip, kg, dg, xg)
+            if S[i, hk.PLAYER] == me:
+                act[0] = gates_act_row(obs, mask, i, fp, ip, kg, dg, xg)
+            else:
+                act[0] = gates_act_row(obs, mask, i, fp2, ip2, kg2, dg2, xg2)
             hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
         out[i] = rewards[0, 0]
     return -1
+
+
+def _side(policy: HeuristicConfig | None, gate: Any) -> tuple[HeuristicConfig, np.ndarray, np.ndarray, tuple]:
+    """A playout player's heuristic, its parameter arrays and its gates (the gate's own heuristic where
+    ``policy`` is None; else they must agree)."""
+    if gate is not None and policy is not None and heuristic_config(policy) != gate.heuristic:
+        raise ValueError(f"the gate's heuristic ({gate.heuristic}) differs from the rollout policy ({policy})")
+    config = heuristic_config(gate.heuristic if gate is not None and policy is None else policy)
+    fp, ip = heuristic_params(config)
+    return config, fp, ip, gates_args(gate)
 
 
 class Rollouts:
@@ -122,22 +138,22 @@ class Rollouts:
     plays: the knock gate and, where the file has them, the draw and discard gates): its base heuristic
     is the gate's own (``policy``, if given, must be the same). Any object with the gate's ``arrays()``,
     ``draw_arrays()``, ``discard_arrays()`` and ``heuristic`` will do (this layer does not import the policies).
+
+    ``other`` (``(policy, gate)`` as above) plays the opponent of the player ``me`` that :meth:`run` names instead:
+    ``policy`` and ``gate`` then play ``me`` only.
     """
 
     def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None,
-                 gate: Any = None) -> None:
+                 gate: Any = None, other: tuple[HeuristicConfig | None, Any] | None = None) -> None:
         self.rules = rules or Rules()
         self._R = hk.rules_vector(self.rules)
-        if gate is not None and policy is not None and heuristic_config(policy) != gate.heuristic:
-            raise ValueError(f"the gate's heuristic ({gate.heuristic}) differs from the rollout policy ({policy})")
-        self.policy = heuristic_config(gate.heuristic if gate is not None and policy is None else policy)
-        self._fp, self._ip = heuristic_params(self.policy)
+        self.policy, self._fp, self._ip, self._gates = _side(policy, gate)
         self.gate = gate
-        self._gates = gates_args(gate)
+        self._other = (self._fp, self._ip, self._gates) if other is None else _side(*other)[1:]
 
-    def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray) -> np.ndarray:
+    def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray, me: int = -1) -> np.ndarray:
         """Team points (float64, one per state) of playing each state's first action, then the
-        (gated) heuristic.
+        (gated) heuristic (with ``other``: the first for player ``me``, ``other`` for its opponent).
 
         Rows may share a state object; each is played on its own copy. An illegal first action is an
         ``IllegalActionError`` naming the row."""
@@ -155,8 +171,11 @@ class Rollouts:
         mask = np.zeros((len(states), hk.NUM_ACTIONS), dtype=np.int8)
         _legal_rows(S, M, mask, self._R)
         out = np.zeros(len(states), dtype=np.float64)
-        bad = _playout(S, M, deck, pile, mask, self._R, self._fp, self._ip, *self._gates, first, out)
+        fp2, ip2, gates2 = self._other
+        bad = _playout(S, M, deck, pile, mask, self._R, me, self._fp, self._ip, *self._gates, fp2, ip2, *gates2, first,
+                       out)
         if bad >= 0:
             a = int(first[bad])
             raise IllegalActionError(f"row {bad}: first action {a} ({action_str(a)}) is not legal in its state")
         return out
+

@@ -19,9 +19,12 @@ from ..kernels.heuristic_params import HeuristicConfig
 from .heuristic import SIMPLE, HeuristicPolicy
 from .loading import BUILTIN_SPECS, SB3Policy, check_model_file, load_model_policy, load_policy, policy_spec_help
 from .model_fields import ModelFileError
+from .opponent_model import set_spec_tools
 from .random_policy import RandomPolicy
 from .search import SearchConfig, SearchPolicy
 from .specs import check_policy_spec
+
+set_spec_tools(load_policy, check_policy_spec)  # the search's opponent=SPEC and rollout_policy=SPEC load through them
 
 __all__ = [
     "BUILTIN_SPECS",

@@ -52,10 +52,14 @@ from ..engine.rules import Rules
 from ..engine.view import PlayerView
 from ..kernels.heuristic_params import HeuristicConfig
 from .heuristic import HeuristicPolicy
+from .opponent_model import OpponentModel
 
 __all__ = ["BeliefConfig", "HandTracker", "ParticleBelief"]
 
 INITIAL_STOCK = 31
+# what an opponent turn carries beyond the kernel's keywords, for a model that reads observations:
+# the opponent's role, the turns played before it, and the cards it had declined before it
+POLICY_FIELDS = ("opp", "turns", "opp_declined")
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,8 @@ class BeliefConfig:
 class ParticleBelief:
     """Weighted guesses of the opponent's hidden cards (see the module doc)."""
 
-    def __init__(self, config: BeliefConfig, rng: np.random.Generator, rules: Rules) -> None:
+    def __init__(self, config: BeliefConfig, rng: np.random.Generator, rules: Rules,
+                 model: OpponentModel | None = None) -> None:
         from ..kernels import belief_kernels as bk
         from ..kernels.heuristic_params import heuristic_params
 
@@ -104,6 +109,11 @@ class ParticleBelief:
         self.config = config
         self.rng = rng
         self.rules = rules
+        # the opponent's own player as the likelihood (:mod:`.policy_belief`), else the heuristic's kernel model
+        self.model = model
+        if model is not None and config.mcmc_steps:
+            raise ValueError("the whole-history moves (mcmc_steps) score the heuristic's model only: "
+                             "an opponent model needs the particle belief (mcmc_steps=0)")
         self._fp, self._ip = heuristic_params(HeuristicPolicy(config.opponent).config)  # options checked
         self.hidden = np.zeros(0, np.int64)
         self.logw = np.zeros(0)
@@ -130,6 +140,13 @@ class ParticleBelief:
     def opponent_turn(self, **event: Any) -> None:
         """Reweight by one opponent turn (the keywords of ``belief_kernels.opponent_turn``)."""
         cfg = self.config
+        turn = {name: event.pop(name) for name in POLICY_FIELDS}
+        if self.model is not None:
+            from .policy_belief import policy_turn
+
+            policy_turn(self, self.model, {**event, **turn})
+            self._normalise()
+            return
         u = self.rng.random(len(self.hidden))
         before = self.hidden.copy()
         self._bk.opponent_turn(
@@ -260,9 +277,10 @@ class ParticleBelief:
 class HandTracker:
     """One seat's history within a hand, its view and the belief (see the module doc)."""
 
-    def __init__(self, rules: Rules, belief: BeliefConfig, rng: np.random.Generator) -> None:
+    def __init__(self, rules: Rules, belief: BeliefConfig, rng: np.random.Generator,
+                 model: OpponentModel | None = None) -> None:
         self.rules = rules
-        self.belief = ParticleBelief(belief, rng, rules)
+        self.belief = ParticleBelief(belief, rng, rules, model)
         self.view: PlayerView | None = None
         self._last: PlayerView | None = None
         self._last_action: int | None = None
@@ -347,21 +365,26 @@ class HandTracker:
         if view.phase is Phase.OFFER_TEAM or view.phase is Phase.OFFER_BOX:
             b.start(view.unseen, 10)
             if view.phase is Phase.OFFER_BOX:  # the team (captain) passed the upcard
-                self._turn(view.opponent_known, view.top, 0, False, -1, False, 0, -1, 0, 0, 0, INITIAL_STOCK)
+                self._turn(view.opponent_known, view.top, 0, False, -1, False, 0, -1, 0, 0, 0, INITIAL_STOCK,
+                           opp=0, turns=0, opp_declined=0)
             return
         if view.player == 1 and upcard_taken and view.top is not None and view.stock_size == INITIAL_STOCK:
             # the captain took the upcard and discarded the top card: it was in his hand
             upcard = view.opponent_known.bit_length() - 1
             d = view.top
             b.start(view.unseen | 1 << d, 10, forced=1 << d)
-            self._turn(0, upcard, 0, True, d, True, 0, -1, 0, 0, 0, INITIAL_STOCK)
+            self._turn(0, upcard, 0, True, d, True, 0, -1, 0, 0, 0, INITIAL_STOCK, opp=0, turns=0, opp_declined=0)
             return
         # no history (a state handed over mid-hand): uniform over the unseen cards
         b.start(view.unseen, view.opponent_hidden)
 
     def _turn(self, known_opp: int, top: int | None, kind: int, took: bool, d: int, d_hidden: bool, pool: int,
-              disc_top: int, disc_pile: int, my_known: int, my_declined: int, stock_after: int) -> None:
+              disc_top: int, disc_pile: int, my_known: int, my_declined: int, stock_after: int, *, opp: int,
+              turns: int, opp_declined: int) -> None:
+        """One opponent turn; ``opp``, ``turns`` and ``opp_declined`` (its role, the turns played before
+        it, the cards it had declined before it) are read by an opponent model only (:mod:`.policy_belief`)."""
         self.belief.opponent_turn(
+            opp=opp, turns=turns, opp_declined=opp_declined,
             known_opp=known_opp, top=-1 if top is None else top, kind=kind, took=took, d=d, d_hidden=d_hidden,
             pool=pool, disc_top=disc_top, disc_pile=disc_pile, my_known=my_known, my_declined=my_declined,
             stock_after=stock_after, forbidden=top if (took and top is not None and not
@@ -384,17 +407,17 @@ class HandTracker:
             upcard = last.top
             if view.turns == 0:
                 self._turn(last.opponent_known, upcard, 0, False, -1, False, 0, -1, 0, 0, view.own_declined,
-                           INITIAL_STOCK)
+                           INITIAL_STOCK, opp=1, turns=0, opp_declined=last.opponent_declined)
             else:
                 self._turn(last.opponent_known, upcard, 0, True, top, True, 0, -1, 0, 0, view.own_declined,
-                           INITIAL_STOCK)
+                           INITIAL_STOCK, opp=1, turns=0, opp_declined=last.opponent_declined)
             return
         if action == PASS:  # the box passed too: the captain drew from the stock and discarded
             upcard = last.top
             assert upcard is not None
             d_hidden = not (last.opponent_known >> top & 1)
             self._turn(last.opponent_known, upcard, 2, False, top, d_hidden, last.unseen, upcard, 0, 0,
-                       view.own_declined, view.stock_size)
+                       view.own_declined, view.stock_size, opp=0, turns=0, opp_declined=last.opponent_declined)
             return
         # this seat discarded card c; the opponent took it or drew over it, then discarded top
         c = action - DISCARD_BASE
@@ -408,7 +431,8 @@ class HandTracker:
         else:
             disc_top, disc_pile = c, pile_below
         self._turn(last.opponent_known, c, 1, took, top, d_hidden, last.unseen, disc_top, disc_pile, my_known,
-                   last.own_declined, view.stock_size)
+                   last.own_declined, view.stock_size, opp=1 - view.player, turns=last.turns + 1,
+                   opp_declined=last.opponent_declined)
 
     def _check(self, view: PlayerView) -> None:
         """Particles must hold exactly the opponent's hidden count of unseen cards; else restart them."""

@@ -63,6 +63,20 @@ with seed 33003 (440 deals) ``rollout_gate=trained,belief=mcmc`` +1.70 [+0.81, +
 [-0.59, +2.59]. The gated searches took a median of 136 to 207 ms per searched decision untimed (load 7 to 9 on
 2 cores).
 
+Whom it faces (``opponent``): with a spec (``search:opponent=trained``) the belief's likelihood is that player's
+own moves (:mod:`.policy_belief`: its batched form, :mod:`.opponent_model`, plays the opponent's observation
+rebuilt around each particle, smoothed by ``eps_take``/``eps_knock``); ``opponent=kernel`` keeps the heuristic's
+model of :mod:`gin3_env.kernels.belief_kernels`; left unset, whoever seats the search tells it
+(:func:`gin3_env.game.policy.introduce`, called by the driver at each hand's first move: ``gin3 evaluate``, the
+ladder, ``gin3 exploit``, the matches), and where nobody does, or the opponent has no batched form, the kernel
+model stays. ``rollout_policy`` (a spec) makes any batched player the blueprint (playouts and default move;
+compiled where it is the heuristic or a gated player, else stepped in Python: :mod:`.policy_rollouts`);
+``rollout_self`` gives the search's own side another player in its playouts and as its default move
+(``gin3 exploit``'s searcher plays ``trained`` itself against the player it models). Against ``trained``
+on 60 deals of seed 37001 (docs/exploitability.md), ``rollout_gate=trained`` with the opponent's own player as
+its likelihood minus the same search with the kernel model: +1.41 [-1.07, +3.88] points per hand, deal by deal;
+the defaults are unchanged.
+
 The compiled core (numba) is imported when the policy is built, not with the package.
 """
 
@@ -84,21 +98,13 @@ from ..observation.decoding import check_observation, decode, mask_actions
 from ..observation.layout import OBS_SIZE
 from .belief import BeliefConfig, HandTracker
 from .heuristic import HeuristicPolicy
+from .opponent_model import SHIPPED_GATE, SHIPPED_GATE_FILE, check_spec, load_rollout_gate
 
 if TYPE_CHECKING:
-    from .gated import GatedPolicy, KnockGate
+    from .gated import GatedPolicy
+    from .opponent_model import OpponentModel
 
-__all__ = ["SearchConfig", "SearchPolicy", "load_rollout_gate"]
-
-
-def load_rollout_gate(name: str | None) -> KnockGate | None:
-    """The gates ``rollout_gate`` names: ``"trained"`` the shipped ones, else a gate file read as data
-    (:func:`~gin3_env.policies.gated.load_gate`; imports the compiled core)."""
-    if name is None:
-        return None
-    from .gated import load_gate
-
-    return load_gate(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
+__all__ = ["SHIPPED_GATE_FILE", "SearchConfig", "SearchPolicy", "load_rollout_gate"]
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,17 @@ class SearchConfig:
     rollout: HeuristicConfig = field(default_factory=HeuristicConfig)
     # a knock gate for the playouts and the default move: "trained" (the shipped gate), a gate file's path, or None
     rollout_gate: str | None = None
+    # whom the search faces, as its belief's likelihood (a policy spec with a batched form: policies.opponent_model);
+    # None: told by whoever seats it (evaluation, ladder, envs, play: tell_opponents), else the heuristic's kernel
+    # model; "kernel": always the heuristic's kernel model (the belief before opponent models)
+    opponent: str | None = None
+    # any player with a batched form as the blueprint (playouts and default move), where rollout_gate cannot name
+    # it (random, ppo, a network): played in Python over the batched core (policies.policy_rollouts)
+    rollout_policy: str | None = None
+    # the search's own player in its playouts and its default move, where it differs from the opponent's
+    # (rollout_policy or rollout_gate then play the opponent only): gin3 exploit's searcher plays the strongest
+    # shipped player itself against the player it exploits
+    rollout_self: str | None = None
 
     def __post_init__(self) -> None:
         if self.rollout_gate is not None and (not isinstance(self.rollout_gate, str) or not self.rollout_gate):
@@ -126,6 +143,12 @@ class SearchConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"search option {name} must be an int >= 1, got {value!r}")
+        for name in ("opponent", "rollout_policy", "rollout_self"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ValueError(f"search option {name} must be a policy spec or None, got {value!r}")
+        if self.rollout_gate is not None and self.rollout_policy is not None:
+            raise ValueError("search options rollout_gate and rollout_policy both name the blueprint: give one")
         if self.min_samples > self.samples:
             raise ValueError(f"min_samples ({self.min_samples}) must not exceed samples ({self.samples})")
         if self.time_budget is not None and not self.time_budget > 0:
@@ -133,10 +156,6 @@ class SearchConfig:
         if not self.margin_z >= 0:
             raise ValueError(f"margin_z must be >= 0, got {self.margin_z!r}")
 
-
-SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped gates (the trained player's file)
-# the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports this module)
-SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "knock_gate.json"
 
 # the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
 # cards' correlations) instead of the default refresh from the card marginals; ``mcmc`` resamples by weight
@@ -169,6 +188,8 @@ def parse_options(text: str) -> dict[str, Any]:
             if value.lower() not in ("true", "false", "1", "0"):
                 raise ValueError(f"search option {key} must be true or false, got {value!r}")
             out[key] = value.lower() in ("true", "1")
+        elif key in ("opponent", "rollout_policy", "rollout_self"):
+            out[key] = None if value.lower() == "none" else _checked_spec(key, value)
         elif key == "rollout":
             raise ValueError("search option rollout is set in code (a HeuristicConfig), not in a spec")
         elif key == "rollout_gate":
@@ -187,6 +208,20 @@ def parse_options(text: str) -> dict[str, Any]:
     return out
 
 
+def _checked_spec(key: str, value: str) -> str:
+    """``value`` if it is a policy spec with a batched form (``kernel`` too, for ``opponent``)."""
+    if key == "opponent" and value == KERNEL:
+        return value
+    check_spec(value)
+    if value.startswith("rllib:"):
+        raise ValueError(f"search option {key}: {value!r} has no batched form (use random, heuristic, trained, "
+                         "ppo, search, a gate file .json or a model .zip)")
+    return value
+
+
+KERNEL = "kernel"  # opponent=kernel: the heuristic's model written into the belief kernels
+
+
 class SearchPolicy:
     """Determinised search with the particle belief and heuristic playouts (see the module doc)."""
 
@@ -199,18 +234,39 @@ class SearchPolicy:
                 raise ValueError(f"unknown SearchPolicy option(s): {sorted(unknown)}")
             config = replace(config, **overrides)
         from ..kernels.rollout import Rollouts
+        from .opponent_model import opponent_model
 
         self.config = config
         self.rules = rules or Rules()
         self.rng = np.random.default_rng(seed)
         self.heuristic = HeuristicPolicy(knock_limit=self.rules.knock_limit)
-        self.gate = load_rollout_gate(config.rollout_gate)
+        # a blueprint named by rollout_policy: compiled where it is the heuristic or a gated player
+        self.blueprint: OpponentModel | None = None
+        gate_name = config.rollout_gate
+        self.gate = load_rollout_gate(gate_name)
+        if config.rollout_policy is not None:
+            self.blueprint = opponent_model(config.rollout_policy, seed)
+            self.gate = self.blueprint.gate
         self.gated: GatedPolicy | None = None
         if self.gate is not None:
             from .gated import GatedPolicy
 
             self.gated = GatedPolicy(self.gate)
-        self.rollouts = Rollouts(self.rules, config.rollout, self.gate)
+        self.rollouts: Any
+        self.own = None if config.rollout_self is None else opponent_model(config.rollout_self, seed)
+        if self.own is not None:
+            self.rollouts = self._mixed_rollouts(self.own)
+        elif self.blueprint is not None and not self.blueprint.compiled:
+            from .policy_rollouts import PolicyRollouts
+
+            self.rollouts = PolicyRollouts(self.rules, self.blueprint)
+        else:
+            self.rollouts = Rollouts(self.rules, config.rollout, self.gate)
+        self.model: OpponentModel | None = None  # the belief's opponent model (None: the heuristic's kernel model)
+        self.opponent_told = config.opponent is not None
+        if config.opponent is not None and config.opponent != KERNEL:
+            self.model = opponent_model(config.opponent, seed)
+        self._faced: Any = None  # the opponent face() was last told of
         self._trackers: dict[int, HandTracker] = {}
         self.name = "search" if config.belief is not None else "search-uniform"
         self.decision_seconds: list[float] = []  # wall time of each searched decision
@@ -220,12 +276,48 @@ class SearchPolicy:
     def __repr__(self) -> str:
         return f"SearchPolicy({self.config})"
 
+    def _mixed_rollouts(self, own: OpponentModel) -> Any:
+        """Playouts with ``own`` for the searching player and the blueprint for its opponent."""
+        from ..kernels.rollout import Rollouts
+        from .opponent_model import blueprint_model
+        from .policy_rollouts import PolicyRollouts
+
+        other = self.blueprint
+        if other is None:
+            other = blueprint_model(self.config.rollout_gate)
+            if self.gate is None:
+                other = replace(other, heuristic=self.config.rollout)
+        if own.compiled and other.compiled:
+            return Rollouts(self.rules, own.heuristic, own.gate, other=(other.heuristic, other.gate))
+        return PolicyRollouts(self.rules, other, own)
+
+    def blueprint_model(self) -> OpponentModel:
+        """This search's blueprint as a batched player (what stands for it in another's belief and playouts)."""
+        from .opponent_model import blueprint_model
+
+        return self.blueprint if self.blueprint is not None else blueprint_model(self.config.rollout_gate)
+
+    def face(self, opponent: Any) -> None:
+        """Model ``opponent`` (a spec or a policy object) in the belief from the next hand on, unless the
+        config names its opponent already; a player without a batched form leaves the kernel model."""
+        if self.opponent_told or opponent is self._faced:
+            return
+        from .opponent_model import opponent_model
+
+        self._faced = opponent
+        try:
+            self.model = opponent_model(opponent)
+        except ValueError:
+            self.model = None
+        self._trackers.clear()
+
     def tracker(self, role: int) -> HandTracker:
         """The belief tracker of the seat playing ``role`` (0 the team, 1 the box), made on first use."""
         tracker = self._trackers.get(role)
         if tracker is None:
             belief = self.config.belief or BeliefConfig(n_particles=1)
-            tracker = self._trackers[role] = HandTracker(self.rules, belief, self.rng)
+            model = self.model if self.config.belief is not None else None
+            tracker = self._trackers[role] = HandTracker(self.rules, belief, self.rng, model)
         return tracker
 
     # ------------------------------------------------------------ entry point
@@ -239,7 +331,10 @@ class SearchPolicy:
             tracker.belief.start(view.unseen, view.opponent_hidden)
         legal = mask_actions(mask)
         heuristic = default = self.heuristic.choose(view, legal)
-        if self.gated is not None:  # the gated player's move: its knock gate, and its draw gate if it has one
+        own = self.own or (self.blueprint if self.blueprint is not None and not self.blueprint.compiled else None)
+        if own is not None:  # the own player in the playouts, or a blueprint played in Python
+            default = int(own.act(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
+        elif self.gated is not None:  # the gated player's move: its knock gate, and its draw gate if it has one
             default = int(self.gated.act_batch(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
         candidates = self._candidates(view, legal, default, heuristic)
         if len(candidates) < 2:
@@ -290,7 +385,8 @@ class SearchPolicy:
             states = tracker.sample_states(n)
             batch_states = [s for s in states for _ in range(k)]
             firsts = np.tile(np.asarray(candidates, dtype=np.int64), n)
-            points = self.rollouts.run(batch_states, firsts).reshape(n, k) * sign
+            mine = {} if self.own is None else {"me": player}
+            points = self.rollouts.run(batch_states, firsts, **mine).reshape(n, k) * sign
             rows.append(points)
             done += n
         values = np.concatenate(rows)

@@ -1,0 +1,155 @@
+"""The batched form of a player, as a belief's opponent model and a search's playout policy.
+
+:func:`opponent_model` turns a policy spec or object into an :class:`OpponentModel`: ``act(observations,
+masks) -> actions`` on many rows at once (float32 ``(B, >= OBS_SIZE)`` observations, int8 ``(B, 107)`` masks),
+the moves the player itself would make on each row, plus ``informative`` (False for a player whose move
+does not depend on its cards: the uniform random player, whose likelihood says nothing) and, where the
+player is a heuristic or a gated player, ``gate``/``heuristic`` for the compiled playouts.
+
+- ``"heuristic"`` / a :class:`~.heuristic.HeuristicPolicy`: the compiled heuristic;
+- ``"trained"``, a gate file ``.json`` / a :class:`~.gated.GatedPolicy`: the gated player, compiled;
+- ``"random"`` / a :class:`~.random_policy.RandomPolicy`: uniform over the legal moves (not informative);
+- ``"ppo"``, a model ``.zip`` / an :class:`~.loading.SB3Policy`: one batched forward, deterministic;
+- ``"search"``, ``"search:..."`` / a :class:`~.search.SearchPolicy`: its **blueprint** (the heuristic, or the
+  gated player of its ``rollout_gate``): a search has no batched form of its own, and a search's
+  moves are its blueprint's where no gain passes its margin;
+- any object with ``act_batch(observations, masks)`` (a network player, for one): that method.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
+from ..observation.layout import OBS_SIZE
+
+__all__ = ["OpponentModel", "check_spec", "load_rollout_gate", "opponent_model", "set_spec_tools"]
+
+SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped gates (the trained player's file)
+# the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports the search)
+SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "knock_gate.json"
+
+# how a spec becomes a policy object and how one is checked without loading it: installed by the package
+# (gin3_env.policies: load_policy and check_policy_spec), which imports this module, not the other way round
+_tools: dict[str, Callable[..., Any]] = {}
+
+
+def set_spec_tools(load: Callable[..., Any], check: Callable[[str], None]) -> None:
+    """Install the spec loader (``load(spec, seed=...)``) and checker the search's options resolve through."""
+    _tools["load"], _tools["check"] = load, check
+
+
+def check_spec(spec: str) -> None:
+    """Refuse ``spec`` as the installed checker does (nothing is checked before one is installed)."""
+    check = _tools.get("check")
+    if check is not None:
+        check(spec)
+
+
+def load_rollout_gate(name: str | None) -> Any:
+    """The gates ``rollout_gate`` names: ``"trained"`` the shipped ones, else a gate file read as data
+    (:func:`~gin3_env.policies.gated.load_gate`; imports the compiled core)."""
+    if name is None:
+        return None
+    from .gated import load_gate
+
+    return load_gate(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
+
+
+@dataclass(frozen=True)
+class OpponentModel:
+    """A player's batched form (see the module doc)."""
+
+    name: str
+    act: Callable[[np.ndarray, np.ndarray], np.ndarray]
+    informative: bool = True
+    gate: Any = None  # the KnockGate of a gated player (for the compiled playouts)
+    heuristic: HeuristicConfig | None = None  # the heuristic of a plain heuristic player
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled playouts (:class:`~gin3_env.kernels.rollout.Rollouts`) can play it."""
+        return self.gate is not None or self.heuristic is not None
+
+
+def _heuristic(config: HeuristicConfig, name: str = "heuristic") -> OpponentModel:
+    from ..kernels.heuristic_kernels import act_serial
+
+    fp, ip = heuristic_params(config)
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        out = np.empty(len(obs), np.int64)
+        act_serial(np.ascontiguousarray(obs[:, :OBS_SIZE], np.float32), np.ascontiguousarray(mask, np.int8),
+                   fp, ip, out)
+        return out
+
+    return OpponentModel(name, act, heuristic=config)
+
+
+def _gated(policy: Any) -> OpponentModel:
+    return OpponentModel(policy.name, policy.act_batch, gate=policy.gate)
+
+
+def _random(rng: np.random.Generator) -> OpponentModel:
+    from ..kernels.heuristic_kernels import random_legal
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        out = np.empty(len(mask), np.int64)
+        random_legal(np.ascontiguousarray(mask, np.int8), rng.random(len(mask)), out)
+        return out
+
+    return OpponentModel("random", act, informative=False)
+
+
+def _model(policy: Any) -> OpponentModel:
+    def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        model_input = policy.feature_set.encode_batch(np.asarray(obs, np.float32), policy.base_size)
+        actions, _ = policy.model.predict(model_input, action_masks=mask.astype(bool), deterministic=True)
+        return np.asarray(actions, np.int64).reshape(-1)
+
+    return OpponentModel(policy.name, act)
+
+
+def opponent_model(policy: Any, seed: int | None = 0) -> OpponentModel:
+    """The batched form of a policy spec or object (see the module doc); ``ValueError`` where it has none."""
+    from .gated import GatedPolicy
+    from .heuristic import HeuristicPolicy
+    from .random_policy import RandomPolicy
+
+    if isinstance(policy, OpponentModel):
+        return policy
+    if isinstance(policy, str):
+        load = _tools.get("load")
+        if load is None:
+            raise ValueError(f"no policy loader is installed to load {policy!r}: import gin3_env.policies first")
+        policy = load(policy, seed=seed) if policy == "random" or policy.startswith("search") else load(policy)
+    if type(policy) is HeuristicPolicy:
+        return _heuristic(policy.config)
+    if isinstance(policy, GatedPolicy):
+        return _gated(policy)
+    if isinstance(policy, RandomPolicy):  # its own draws, not the player's generator
+        return _random(np.random.default_rng(seed))
+    if type(policy).__name__ == "SB3Policy":  # a saved model (loading.SB3Policy: not imported, see above)
+        return _model(policy)
+    blueprint = getattr(policy, "blueprint_model", None)
+    if callable(blueprint):  # a search: its blueprint
+        return blueprint()
+    if callable(getattr(policy, "act_batch", None)):
+        return OpponentModel(str(getattr(policy, "name", type(policy).__name__)), policy.act_batch)
+    raise ValueError(f"{policy!r} has no batched form: it cannot be a belief's opponent model")
+
+
+def blueprint_model(rollout_gate: str | None) -> OpponentModel:
+    """A search's blueprint as a batched player: the heuristic, or the gated player of ``rollout_gate``."""
+    if rollout_gate is None:
+        return _heuristic(HeuristicConfig())
+    from .gated import GatedPolicy
+
+    gate = load_rollout_gate(rollout_gate)
+    assert gate is not None
+    return _gated(GatedPolicy(gate, name=rollout_gate))
