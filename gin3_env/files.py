@@ -48,6 +48,12 @@ def check_output_file(path: str | os.PathLike[str], flag: str, suffixes: tuple[s
         raise ValueError(f"{flag} {text}: no such folder {folder} (create it first)")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValueError(f"{flag} {text}: cannot write in {folder} (permission denied)")
+    probe = os.path.join(folder, f".gin3-{secrets.token_hex(6)}.probe")
+    try:  # what the permissions do not say (a read-only file system, /proc, root's view): tried, then undone
+        os.close(os.open(probe, _FLAGS, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(f"{flag} {text}: cannot write in {folder} ({exc.strerror or exc})") from None
     for source in inputs:
         if os.path.lexists(source) and same_file(text, source):
             raise ValueError(f"{flag} {text}: is an input of this command ({os.fspath(source)}); an input is "
@@ -166,14 +172,14 @@ def parse_json(data: bytes | str, what: str, max_depth: int = MAX_JSON_DEPTH) ->
     """``data`` parsed as JSON, or an :class:`InputFileError` starting with ``what``: not UTF-8, not JSON,
     or nested deeper than ``max_depth`` (checked before parsing, so no reader recurses on it)."""
     if json_depth(data) > max_depth:
-        raise InputFileError(f"{what}: JSON nested more than {max_depth} levels deep; not read")
+        raise InputFileError(f"{what}: nests JSON too deeply (more than {max_depth} levels); not read")
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         return json.loads(text)
     except UnicodeDecodeError:
         raise InputFileError(f"{what}: not UTF-8 text") from None
     except RecursionError:
-        raise InputFileError(f"{what}: JSON nested too deeply; not read") from None
+        raise InputFileError(f"{what}: nests JSON too deeply; not read") from None
     except ValueError as exc:
         raise InputFileError(f"{what}: not valid JSON ({exc})") from None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
@@ -14,11 +13,11 @@ from ..engine.cards import card_str
 from ..engine.hand import BOX, TEAM, HandState
 from ..engine.match import MatchState, Roles, draw_roles
 from ..engine.rules import Rules
-from ..files import check_output_file, save_json
+from ..files import check_output_file, read_json, save_json
 from ..game.policy import Policy
 from ..render import says
 from .console import Console, Quit, play_hand, play_match
-from .replay import load_log, replay_log
+from .replay import MAX_LOG_BYTES, load_log, replay_log
 
 GOODBYE = "Goodbye."
 PERSON = "you"  # how a saved log names the person who played
@@ -60,11 +59,7 @@ def read_decks(deck: str | None, deck_json: str | None) -> list[list[int]]:
         return [one(deck)]
     if deck_json is None:
         return []
-    try:
-        with open(deck_json, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read --deck-json {deck_json}: {exc}") from None
+    data = read_json(deck_json, "--deck-json", MAX_LOG_BYTES)  # a hand log serves as a deck file
     if isinstance(data, dict) and "decks" in data:
         return [one(d) for d in data["decks"]]
     if isinstance(data, dict) and "deck" in data:
@@ -202,7 +197,8 @@ def run_replay(args: argparse.Namespace) -> int:
         from ..render.export import export_replay
 
         title = f"gin3 replay {os.path.basename(args.file)}"
-        return export_replay(data, video=args.video, html=args.html, fps=args.fps, title=title)
+        return export_replay(data, video=args.video, html=args.html, fps=args.fps, title=title,
+                             inputs=(args.file,))
     io = _console(args)
     try:
         replay_log(io, data, step=not args.all)

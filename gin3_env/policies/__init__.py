@@ -21,7 +21,7 @@ from .loading import BUILTIN_SPECS, SB3Policy, check_model_file, load_model_poli
 from .model_fields import ModelFileError
 from .random_policy import RandomPolicy
 from .search import SearchConfig, SearchPolicy
-from .specs import check_policy_spec
+from .specs import check_policy_spec, policy_spec_files
 
 __all__ = [
     "BUILTIN_SPECS",
@@ -37,5 +37,6 @@ __all__ = [
     "check_policy_spec",
     "load_model_policy",
     "load_policy",
+    "policy_spec_files",
     "policy_spec_help",
 ]

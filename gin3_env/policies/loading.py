@@ -35,7 +35,6 @@ torch is imported only when a model or an ``rllib:`` checkpoint is loaded,
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..files import read_json
 from ..observation.decoding import check_observation
 from ..observation.features import FEATURE_NAMES, FeatureSet, feature_set, features_for_size
 from ..observation.layout import OBS_SIZE
@@ -67,6 +67,7 @@ RLLIB_PREFIX = "rllib:"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 PPO_MODEL = MODELS_DIR / "ppo.zip"  # the MaskablePPO player (spec "ppo")
 PPO_SIDECAR = MODELS_DIR / "ppo.json"
+MAX_SIDECAR_BYTES = 1 << 20  # a model's description (best.json): a few lines
 GATE_MODEL = MODELS_DIR / "knock_gate.json"  # the "trained" player: the heuristic with a knock gate
 INFERENCE_THREADS = 1  # torch threads while a model acts (see the module doc)
 
@@ -180,11 +181,10 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text())
-    except RecursionError:
-        raise ModelFileError(path, "nests JSON too deeply", "model description") from None
-    except (OSError, ValueError) as exc:
-        raise ModelFileError(path, f"is not valid JSON ({short_error(exc)})", "model description") from None
+        data = read_json(path, "model description", MAX_SIDECAR_BYTES)
+    except ValueError as exc:
+        raise ModelFileError(path, short_error(exc).removeprefix(f"model description {path}: "),
+                             "model description") from None
     if not isinstance(data, dict):
         raise ModelFileError(path, "must hold a JSON object", "model description")
     return data
