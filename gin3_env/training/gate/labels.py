@@ -17,8 +17,10 @@ a shard written with other settings is refused (one error naming the file and th
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -28,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ...engine.rules import Rules
-from ...files import atomic_output
+from ...files import HeldFolder, atomic_output, relative_parts
 from ...kernels.gate_kernels import DISCARD_FEATURES, DRAW_FEATURES, GATE_FEATURES, gates_args
 from ...kernels.hands import rules_vector
 from ...kernels.heuristic_params import heuristic_config, heuristic_params
@@ -148,15 +150,25 @@ def _check_shard(path: Path, run: LabelRun) -> None:
 
 
 def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | None = None,
-               progress: Callable[[str], None] | None = None) -> list[Path]:
-    """Write the missing shards of ``run`` under ``folder``; returns all its shard paths."""
+               progress: Callable[[str], None] | None = None, held: HeldFolder | None = None) -> list[Path]:
+    """Write the missing shards of ``run`` under ``folder``; returns all its shard paths. With ``held``
+    (the folder ``folder`` lies in, held by ``gin3 train-gate``), the shards are written through its
+    descriptor and ``folder`` must be a real folder inside it (a link there is refused, never followed)."""
     out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
+    rel = ""
+    if held is not None:
+        rel = Path(os.path.abspath(out)).relative_to(held.path).as_posix()
+        os.close(held.subfolder(relative_parts(rel), create=True))  # made, or refused where it is a link
+    else:
+        out.mkdir(parents=True, exist_ok=True)
     say = progress or (lambda s: None)
     paths = []
     for c in range(run.chunks):
         path = _shard(out, c)
         paths.append(path)
+        st = held.lstat(f"{rel}/{path.name}") if held is not None else None
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"label shard {path} is not a regular file (a symbolic link?); never read through")
         if path.exists():
             _check_shard(path, run)
             continue
@@ -164,8 +176,13 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | 
         arrays = label_chunk(run, c, gate)
         dt = time.perf_counter() - t0
         content: dict[str, Any] = {"run": np.array(json.dumps(run.key())), **arrays}
-        with atomic_output(path) as tmp, open(tmp, "wb") as f:
-            np.savez(f, **content)
+        if held is not None:
+            buffer = io.BytesIO()
+            np.savez(buffer, **content)
+            held.write(f"{rel}/{path.name}", buffer.getvalue())
+        else:
+            with atomic_output(path) as tmp, open(tmp, "wb") as f:
+                np.savez(f, **content)
         n = len(arrays["D"])
         if run.decision == "discard":  # two rows (alternatives) a decision, three moves played out
             n = n // 2

@@ -88,10 +88,14 @@ def check_no_links(run_dir: Path, names: tuple[str, ...] = (*RUN_FILES, *RUN_FOL
                                  "files inside its folder (remove the link or choose another --run-name)")
 
 
-def make_run_dir(run_dir: Path) -> None:
+def make_run_dir(run_dir: Path, names: tuple[str, ...] | None = None) -> None:
     """Create ``run_dir`` (and ``out_dir`` above it); a :class:`RunFolderError` naming the folder if it
-    is a link, holds a linked run file, or cannot be created (a read-only ``out_dir``, say)."""
-    check_no_links(run_dir)
+    is a link, holds a linked run file (or one of ``names``), or cannot be created (a read-only ``out_dir``,
+    a file in the way, say)."""
+    if names is None:
+        check_no_links(run_dir)
+    else:
+        check_no_links(run_dir, names)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
