@@ -37,7 +37,11 @@ def test_a_candidate_path_in_a_training_state_never_deletes_a_file(tmp_path: Pat
     run = tmp_path / "out" / "run"
     state = {"candidates": [{"step": 1, "mean": -1e9, "path": str(victim)}]}
     with RunLock(run):
-        kept = keep_candidate(dict(state), 512, 0.5, run, 1, lambda p: p.parent.mkdir(exist_ok=True) or p.write_bytes(b"m"))
+        def save(path: Path) -> None:
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(b"model")
+
+        kept = keep_candidate(dict(state), 512, 0.5, run, 1, save)
         assert kept and victim.read_text() == "keep"  # the candidate of step 1 dropped: not the victim
         notes = checked_candidates(state, run)
     assert state["candidates"] == [] and str(victim) in notes[0]

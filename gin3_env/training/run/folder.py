@@ -114,12 +114,13 @@ class RunFolder(HeldFolder):
 
     error = RunFolderError
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, what: str = "run folder") -> None:
         if Path(run_dir).is_symlink():
-            raise RunFolderError(f"run folder {run_dir} is a symbolic link; a run writes only into a real "
+            raise RunFolderError(f"{what} {run_dir} is a symbolic link; a run writes only into a real "
                                  "folder (choose another --run-name or --out-dir)")
-        super().__init__(run_dir, "run folder")
+        super().__init__(run_dir, what)
         self.files: list[str] = []
+        self.recording = what == "run folder"  # a run's files are recorded in its manifest (train-gate: none)
         self.aliases: dict[str, tuple[int, str]] = {}  # a path by descriptor -> (the descriptor, its name inside)
 
     def alias(self, rel: str) -> str | None:
@@ -143,9 +144,9 @@ class RunFolder(HeldFolder):
 
     def write(self, rel: str, data: bytes, record: bool = True) -> None:
         """``data`` as the file ``rel`` (``a/b``) of the run, atomically, through the folder's descriptor
-        (recorded in the manifest first, unless not ``record``)."""
+        (recorded in the manifest first, unless not ``record`` or the folder keeps no manifest)."""
         self.check()
-        if record:
+        if record and self.recording:
             self.record(rel)
         super().write(rel, data)
 
@@ -177,9 +178,9 @@ class RunFolder(HeldFolder):
         super().close()
 
 
-def open_run_folder(run_dir: Path) -> RunFolder:
+def open_run_folder(run_dir: Path, what: str = "run folder") -> RunFolder:
     """Hold ``run_dir`` for this process's run (the writes of :func:`write_in_run` go through it)."""
-    folder = RunFolder(run_dir)
+    folder = RunFolder(run_dir, what)
     _active[folder.path] = folder
     return folder
 

@@ -66,7 +66,7 @@ class RunLock:
 
     def acquire(self) -> None:
         make_run_dir(self.run_dir, self.check)  # a linked or unwritable run folder: RunFolderError
-        folder = open_run_folder(self.run_dir)
+        folder = open_run_folder(self.run_dir, "run folder" if self.command == "gin3 train" else "folder")
         try:
             fd = os.open(LOCK_NAME, _OPEN_FLAGS, 0o644, dir_fd=folder.fd)
         except OSError as exc:  # ELOOP: a link planted at .lock (O_NOFOLLOW)
