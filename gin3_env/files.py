@@ -110,7 +110,12 @@ _BRACKET = re.compile(rb"[\[\]{}]")
 
 
 class InputFileError(ValueError):
-    """An input file that is not read: missing, not a regular file, too large, or not the data asked for."""
+    """An input file that is not read: missing, not a regular file, too large, or not the data asked for.
+    The message names the file; ``reason`` is the problem alone, for a caller that names the file itself."""
+
+    def __init__(self, what: str, reason: str, as_json: bool = False) -> None:
+        super().__init__(f"cannot read {what}{' as JSON' if as_json else ''}: {reason}")
+        self.reason = reason
 
 
 def _size_text(n: int) -> str:
@@ -123,20 +128,21 @@ def read_regular_file(path: str | os.PathLike[str], what: str, max_bytes: int) -
     without blocking) or a folder is refused, whether named directly or through a link, as is a file
     over ``max_bytes``."""
     name = os.fspath(path)
+    where = f"{what} {name}"
     try:
         fd = os.open(name, _OPEN_READ)
     except FileNotFoundError:
-        raise InputFileError(f"{what} {name}: no such file") from None
+        raise InputFileError(where, "no such file") from None
     except OSError as exc:
-        raise InputFileError(f"{what} {name}: cannot open it ({exc.strerror or exc})") from None
+        raise InputFileError(where, f"cannot open it ({exc.strerror or exc})") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, FIFO or socket)"
-            raise InputFileError(f"{what} {name}: is {kind}; only a regular file is read")
+            raise InputFileError(where, f"it is {kind}; only a regular file is read")
         if st.st_size > max_bytes:
-            raise InputFileError(f"{what} {name}: is {_size_text(st.st_size)}, over the {_size_text(max_bytes)} "
-                                 "this reader takes")
+            raise InputFileError(where, f"it is {_size_text(st.st_size)}, over the {_size_text(max_bytes)} "
+                                        "this reader takes")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         chunks, total = [], 0
@@ -147,10 +153,10 @@ def read_regular_file(path: str | os.PathLike[str], what: str, max_bytes: int) -
             chunks.append(block)
             total += len(block)
             if total > max_bytes:  # it grew while read
-                raise InputFileError(f"{what} {name}: is over the {_size_text(max_bytes)} this reader takes")
+                raise InputFileError(where, f"it is over the {_size_text(max_bytes)} this reader takes")
         return b"".join(chunks)
     except OSError as exc:
-        raise InputFileError(f"{what} {name}: cannot read it ({exc.strerror or exc})") from None
+        raise InputFileError(where, exc.strerror or str(exc)) from None
     finally:
         os.close(fd)
 
@@ -169,19 +175,19 @@ def json_depth(data: bytes | str) -> int:
 
 
 def parse_json(data: bytes | str, what: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """``data`` parsed as JSON, or an :class:`InputFileError` starting with ``what``: not UTF-8, not JSON,
-    or nested deeper than ``max_depth`` (checked before parsing, so no reader recurses on it)."""
+    """``data`` parsed as JSON, or an :class:`InputFileError` naming ``what``: not UTF-8, not JSON, or nested
+    deeper than ``max_depth`` (checked before parsing, so no reader recurses on it)."""
     if json_depth(data) > max_depth:
-        raise InputFileError(f"{what}: nests JSON too deeply (more than {max_depth} levels); not read")
+        raise InputFileError(what, f"it nests JSON too deeply (more than {max_depth} levels); not read")
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         return json.loads(text)
     except UnicodeDecodeError:
-        raise InputFileError(f"{what}: not UTF-8 text") from None
+        raise InputFileError(what, "not UTF-8 text", as_json=True) from None
     except RecursionError:
-        raise InputFileError(f"{what}: nests JSON too deeply; not read") from None
+        raise InputFileError(what, "it nests JSON too deeply; not read") from None
     except ValueError as exc:
-        raise InputFileError(f"{what}: not valid JSON ({exc})") from None
+        raise InputFileError(what, str(exc), as_json=True) from None
 
 
 def read_json(path: str | os.PathLike[str], what: str, max_bytes: int = MAX_JSON_BYTES,

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..files import read_json, save_json
+from ..files import InputFileError, read_json, save_json
 from ..kernels.gate_kernels import (
     DISCARD_FEATURES,
     DRAW_FEATURES,
@@ -278,8 +278,8 @@ def load_gate(path: str | os.PathLike[str]) -> KnockGate:
         raise MissingModelFileError(p, "does not exist")
     try:
         data = read_json(p, "gate", MAX_GATE_BYTES, MAX_GATE_DEPTH)
-    except ValueError as exc:
-        raise ModelFileError(p, f"is not a JSON knock gate ({str(exc).removeprefix(f'gate {p}: ')})") from None
+    except InputFileError as exc:
+        raise ModelFileError(p, f"is not a JSON knock gate ({exc.reason})") from None
     try:
         return KnockGate.from_dict(data, "the file")
     except ValueError as exc:

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ..files import read_json
+from ..files import InputFileError, read_json
 from ..observation.decoding import check_observation
 from ..observation.features import FEATURE_NAMES, FeatureSet, feature_set, features_for_size
 from ..observation.layout import OBS_SIZE
@@ -182,9 +182,8 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
         return {}
     try:
         data = read_json(path, "model description", MAX_SIDECAR_BYTES)
-    except ValueError as exc:
-        raise ModelFileError(path, short_error(exc).removeprefix(f"model description {path}: "),
-                             "model description") from None
+    except InputFileError as exc:
+        raise ModelFileError(path, short_error(exc.reason), "model description") from None
     if not isinstance(data, dict):
         raise ModelFileError(path, "must hold a JSON object", "model description")
     return data

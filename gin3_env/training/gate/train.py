@@ -37,7 +37,7 @@ from typing import Any
 
 from ...argparsing import OneLineErrorParser
 from ...files import HeldFolder, read_json
-from ...policies.gated import KnockGate, load_gate
+from ...policies.gated import MAX_MIN_DEADWOOD, KnockGate, load_gate
 from ..options import add_option_flags, option, option_overrides
 from ..run.lock import LOCK_NAME, RunLock, RunLockedError
 from ..sb3.config import read_config
@@ -95,6 +95,8 @@ class GateConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"train-gate {name} must be an int >= 0, got {v!r}")
+        if self.min_deadwood > MAX_MIN_DEADWOOD:
+            raise ValueError(f"train-gate min_deadwood must be at most {MAX_MIN_DEADWOOD}, got {self.min_deadwood}")
         if self.shuffles < 2:
             raise ValueError(f"train-gate shuffles must be at least 2, got {self.shuffles}")
         if not isinstance(self.kinds, list) or not self.kinds or not all(isinstance(k, str) for k in self.kinds):

@@ -65,7 +65,10 @@ class RunLock:
         self.folder: RunFolder | None = None
 
     def acquire(self) -> None:
-        make_run_dir(self.run_dir, self.check)  # a linked or unwritable run folder: RunFolderError
+        if self.check is None:  # a linked or unwritable run folder: RunFolderError
+            make_run_dir(self.run_dir)
+        else:
+            make_run_dir(self.run_dir, self.check)
         folder = open_run_folder(self.run_dir, "run folder" if self.command == "gin3 train" else "folder")
         try:
             fd = os.open(LOCK_NAME, _OPEN_FLAGS, 0o644, dir_fd=folder.fd)
