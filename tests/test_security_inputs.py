@@ -145,6 +145,8 @@ def test_json_naming_an_input_model_is_refused(tmp_path: Path, capsys: pytest.Ca
     log = hand_log(tmp_path, "h.html")
     code, err = run(capsys, main, ["replay", str(log), "--html", str(log)])
     assert code == 2 and "is an input of this command" in one_line(err)
+    code, err = run(capsys, main, ["play", "--deck-json", str(log), "--save-log", str(log)])
+    assert code == 2 and "is an input of this command" in one_line(err)
     assert gate.read_bytes() == before and json.loads(log.read_text())
 
 

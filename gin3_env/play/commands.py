@@ -157,7 +157,10 @@ def run_play(args: argparse.Namespace) -> int:
         raise ValueError("--role sitter needs --match (a single hand has only the captain and the box)")
     check_opponent(args.opponent)  # before anything is shown or loaded
     if args.save_log:
-        check_output_file(args.save_log, "--save-log")  # before the game, not after it
+        from ..policies import policy_spec_files
+
+        inputs = (*([args.deck_json] if args.deck_json else []), *policy_spec_files(args.opponent))
+        check_output_file(args.save_log, "--save-log", inputs=inputs)  # before the game; never an input
     base_seed = args.seed
     log: dict[str, Any] | None = None
     try:

@@ -183,7 +183,7 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     try:
         data = read_json(path, "model description", MAX_SIDECAR_BYTES)
     except InputFileError as exc:
-        raise ModelFileError(path, short_error(exc.reason), "model description") from None
+        raise ModelFileError(path, exc.reason, "model description") from None
     if not isinstance(data, dict):
         raise ModelFileError(path, "must hold a JSON object", "model description")
     return data
