@@ -16,7 +16,7 @@ import re
 import secrets
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -314,52 +314,39 @@ class HeldFolder:
         finally:
             os.close(folder)
 
-    def lstat(self, rel: str) -> os.stat_result | None:
-        """The ``lstat`` of ``rel`` inside (None where it, or a folder on its way, is missing)."""
+    def _at(self, rel: str, call: Callable[[str, int], Any], quiet: tuple[type[OSError], ...]) -> Any:
+        """``call(name, folder_fd)`` for the last component of ``rel``, its folder opened without following a
+        link; None where that folder is missing or ``call`` raises one of ``quiet``."""
         parts = self._parts(rel)
         try:
             folder = self.subfolder(parts[:-1], create=False)
         except FileNotFoundError:
             return None
         try:
-            return os.lstat(parts[-1], dir_fd=folder)
-        except FileNotFoundError:
+            return call(parts[-1], folder)
+        except quiet:
             return None
         finally:
             os.close(folder)
+
+    def lstat(self, rel: str) -> os.stat_result | None:
+        """The ``lstat`` of ``rel`` inside (None where it, or a folder on its way, is missing)."""
+        found: os.stat_result | None = self._at(rel, lambda name, fd: os.lstat(name, dir_fd=fd), (FileNotFoundError,))
+        return found
 
     def unlink(self, rel: str) -> bool:
         """Remove the file (or link) ``rel`` inside, never through a link; False where there was none."""
         self.check()
-        parts = self._parts(rel)
-        try:
-            folder = self.subfolder(parts[:-1], create=False)
-        except FileNotFoundError:
-            return False
-        try:
-            os.unlink(parts[-1], dir_fd=folder)
-        except FileNotFoundError:
-            return False
-        finally:
-            os.close(folder)
-        return True
+        return self._at(rel, lambda name, fd: os.unlink(name, dir_fd=fd) or True, (FileNotFoundError,)) is True
 
     def rmdir(self, rel: str) -> bool:
         """Remove the empty folder ``rel`` inside (never through a link); False where it is missing, holds
-        something or is no folder."""
+        something, is no folder or lies past a link."""
         self.check()
-        parts = self._parts(rel)
         try:
-            folder = self.subfolder(parts[:-1], create=False)
-        except (FileNotFoundError, ValueError):
+            return self._at(rel, lambda name, fd: os.rmdir(name, dir_fd=fd) or True, (OSError,)) is True
+        except ValueError:
             return False
-        try:
-            os.rmdir(parts[-1], dir_fd=folder)
-        except OSError:
-            return False
-        finally:
-            os.close(folder)
-        return True
 
     def close(self) -> None:
         if self.fd >= 0:

@@ -49,7 +49,7 @@ from ..observation.features import FEATURE_NAMES, FeatureSet, feature_set, featu
 from ..observation.layout import OBS_SIZE
 from .heuristic import HeuristicPolicy
 from .model_fields import ModelFileError
-from .model_file import is_trusted, load_sb3_model, read_model_file, short_error
+from .model_file import is_trusted, load_sb3_model, read_model_file
 from .random_policy import RandomPolicy
 
 __all__ = [
