@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,8 +20,8 @@ from typing import Any
 
 from ..argparsing import OneLineErrorParser
 from ..engine.rules import Rules
-from ..files import check_output_file, save_json
-from ..policies import check_policy_spec, policy_spec_help
+from ..files import check_output_file, parse_json, save_json
+from ..policies import check_policy_spec, policy_spec_files, policy_spec_help
 from ..policies.model_file import add_trust_flag, trust_from_args
 from ..signals import Interrupted, raise_on_stop_signals
 from .hands import evaluate_hands
@@ -124,9 +123,9 @@ def parse_rules(text: str | None) -> Rules | None:
     if not text:
         return None
     try:
-        options = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"--rules must be a JSON object, e.g. {RULES_EXAMPLE}; got {text!r} ({exc})") from None
+        options = parse_json(text, "--rules", max_depth=4)
+    except ValueError as exc:
+        raise ValueError(f"--rules must be a JSON object, e.g. {RULES_EXAMPLE}; got {text[:80]!r} ({exc})") from None
     if not isinstance(options, dict):
         raise ValueError(f"--rules must be a JSON object, e.g. {RULES_EXAMPLE}; got {text!r}")
     try:
@@ -164,8 +163,9 @@ def check_args(args: argparse.Namespace) -> Rules | None:
         from .logs import check_log_folder
 
         check_log_folder(args.save_logs)
-    if args.json:
-        check_output_file(args.json, "--json")
+    if args.json:  # never one of the files played (a gate or model file): an input is never an output
+        inputs = tuple(name for spec in (args.a, args.b) if spec is not None for name in policy_spec_files(spec))
+        check_output_file(args.json, "--json", inputs=inputs)
     for spec in (args.a, args.b):  # every spec refused before any is loaded (loading a model takes seconds)
         if spec is not None and spec != OPPONENT_NAME:
             check_policy_spec(spec)

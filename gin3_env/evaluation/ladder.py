@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ..argparsing import OneLineErrorParser
-from ..files import atomic_output, save_json
-from ..policies import check_policy_spec, policy_spec_help
+from ..files import atomic_output, check_output_file, save_json
+from ..policies import check_policy_spec, policy_spec_files, policy_spec_help
 from ..policies.loading import importable, install_hint, missing_module
 from ..policies.model_file import add_trust_flag, trust_from_args
 from .exploit import DEFAULT_SEARCH, ExploitReport, can_exploit, check_exploit_search, exploit
@@ -213,28 +213,18 @@ def left_out(players: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _writable_place(path: Path, what: str) -> None:
-    if path.is_dir():
-        raise ValueError(f"{what} {path} is a folder; give a file name")
-    parent = path.parent
-    while not parent.exists():  # the nearest existing folder above must let us create the rest
-        parent = parent.parent
-    if not parent.is_dir():
-        raise ValueError(f"{what} {path}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ValueError(f"{what} {path}: cannot write in {parent}")
-
-
-def check_outputs(json_path: str | None, plot_path: str | None) -> None:
+def check_outputs(json_path: str | None, plot_path: str | None, players: Sequence[str] = ()) -> None:
     """Refuse output paths that could not be written, before any play: a folder, a place under a
-    file or in a folder without write permission, a picture not named ``.png``, both the same file,
-    or matplotlib missing when a picture is asked for."""
+    file or in a folder that cannot be written in, a name too long, a file of one of ``players`` (a gate
+    file, a model or its description: an input is never an output), a picture not named ``.png``, both
+    the same file, or matplotlib missing when a picture is asked for."""
+    inputs = tuple(name for spec in players for name in policy_spec_files(spec))
     if json_path is not None:
-        _writable_place(Path(json_path), "--json")
+        check_output_file(json_path, "--json", create_folders=True, inputs=inputs)
     if plot_path is not None:
         if Path(plot_path).suffix.lower() != ".png":
             raise ValueError(f"--plot {plot_path}: the picture is a PNG; name it NAME.png")
-        _writable_place(Path(plot_path), "--plot")
+        check_output_file(plot_path, "--plot", create_folders=True, inputs=inputs)
         if json_path is not None and Path(json_path).resolve() == Path(plot_path).resolve():
             raise ValueError(f"--json and --plot name the same file {json_path}")
         try:
@@ -447,7 +437,7 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
                   f"over {pair.deals} deals{eta}", file=sys.stderr, flush=True)
 
     def work() -> Ladder:
-        check_outputs(args.json, plot)
+        check_outputs(args.json, plot, players)
         exploit_hands = args.exploit_hands
         if exploit_hands is None:
             exploit_hands = args.search_hands if args.search_hands is not None else default_search_hands(args.hands)
@@ -458,14 +448,19 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
     ladder = run_command("gin3 ladder", work)
     if isinstance(ladder, int):
         return ladder
-    print(ladder.to_text())
-    if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_json(path, ladder.to_dict())
-        print(f"results written to {path}")
-    if plot is not None:
-        Path(plot).parent.mkdir(parents=True, exist_ok=True)
-        plot_ladder(ladder, plot)
-        print(f"picture written to {plot}")
+    print(ladder.to_text(), flush=True)
+    try:
+        if args.json:
+            path = Path(args.json)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            save_json(path, ladder.to_dict())
+            print(f"results written to {path}")
+        if plot is not None:
+            Path(plot).parent.mkdir(parents=True, exist_ok=True)
+            plot_ladder(ladder, plot)
+            print(f"picture written to {plot}")
+    except OSError as exc:  # checked before the play; a disk that fills or a folder removed since
+        print(f"gin3 ladder: error: cannot write {exc.filename or 'the results'} ({exc.strerror or exc}); "
+              "the results are above", file=sys.stderr)
+        return 1
     return 0

@@ -12,11 +12,15 @@ games are played again after the evaluation, by the same policies loaded afresh:
 for policies that draw no random numbers (heuristic, trained) they are the
 evaluation's own first games; a random policy may play them differently. Files of
 the same name in ``DIR`` are replaced (a link there is replaced by the file, its
-target left alone); a ``DIR`` that is a symbolic link is refused.
+target left alone); a ``DIR`` that is a symbolic link is refused, and every log is written through
+the folder's descriptor (:class:`~gin3_env.files.HeldFolder`), so a ``DIR`` swapped for a link while
+the logs are written gets no more of them: the rest are refused in one line.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +28,7 @@ import numpy as np
 
 from ..engine.match import NUM_SEATS
 from ..engine.rules import Rules
-from ..files import save_json
+from ..files import HeldFolder
 from ..game.policy import Policy
 from .hands import play_deal
 from .matches import play_seats
@@ -62,14 +66,24 @@ def save_game_logs(
             raise ValueError(f"{name} must be an int >= 0, got {value!r}")
     folder = check_log_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    held = HeldFolder(check_log_folder(folder), "--save-logs folder")  # every log through its descriptor
     rules = rules or Rules()
     written: list[Path] = []
 
     def save(name: str, log: dict[str, Any]) -> None:
-        path = folder / name
-        save_json(path, log, indent=1)
-        written.append(path)
+        held.write(name, (json.dumps(log, indent=1) + "\n").encode("utf-8"))
+        written.append(folder / name)
 
+    try:
+        _play_and_save(save, policy_a, policy_b, hands, matches, seed, rules, names)
+    finally:
+        held.close()
+    return written
+
+
+def _play_and_save(save: Callable[[str, dict[str, Any]], None], policy_a: Policy, policy_b: Policy, hands: int,
+                   matches: int, seed: int, rules: Rules, names: tuple[str, str]) -> None:
+    """Play the games of :func:`save_game_logs` in order, each log handed to ``save(name, log)``."""
     name_a, name_b = (str(n) for n in names)
     rng = np.random.default_rng(seed)  # the decks of evaluate_hands, in order
     for i in range(hands):
@@ -84,4 +98,3 @@ def save_game_logs(
         match = play_seats(seats, np.random.default_rng([seed, i // NUM_SEATS]), rules)
         players = [name_a if s == a_seat else name_b for s in range(NUM_SEATS)]
         save(f"match_{i:03d}_a_seat{a_seat}.json", {**match.log(), "players": players})
-    return written

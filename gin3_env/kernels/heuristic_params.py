@@ -18,6 +18,7 @@ __all__ = ["SIMPLE", "HeuristicConfig", "heuristic_config", "heuristic_params"]
 _INTS = ("knock_limit", "knock_early_max", "early_stock", "knock_late_max", "late_stock", "outs_stock_scale")
 _FLOATS = ("outs_weight", "danger_weight")
 _BOOLS = ("take_on_knock", "simple")
+MAX_INT = 1_000_000  # each int option's bound either way (deadwood and stock counts are under 100)
 
 
 @dataclass(frozen=True)
@@ -43,12 +44,19 @@ class HeuristicConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | np.integer):
                 raise ValueError(f"heuristic option {name} must be an int, got {value!r:.60}")
+            if not -MAX_INT <= value <= MAX_INT:  # the kernels read it as a 64-bit int
+                raise ValueError(f"heuristic option {name} must be an int in -{MAX_INT:,}..{MAX_INT:,}, "
+                                 f"got {str(value)[:60]}")
             object.__setattr__(self, name, int(value))
         for name in _FLOATS:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
                 raise ValueError(f"heuristic option {name} must be a number, got {value!r:.60}")
-            if not np.isfinite(value):
+            try:
+                finite = bool(np.isfinite(float(value)))
+            except OverflowError:
+                finite = False
+            if not finite:
                 raise ValueError(f"heuristic option {name} must be finite, got {value!r}")
             object.__setattr__(self, name, float(value))
         for name in _BOOLS:

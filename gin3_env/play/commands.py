@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -15,12 +14,12 @@ from ..engine.cards import card_str
 from ..engine.hand import BOX, TEAM, HandState
 from ..engine.match import MatchState, Roles, draw_roles
 from ..engine.rules import Rules
-from ..files import check_output_file, save_json
+from ..files import check_output_file, read_json, save_json
 from ..game.policy import Policy
 from ..render import says
 from ..signals import exit_code
 from .console import Console, Quit, play_hand, play_match
-from .replay import load_log, replay_log
+from .replay import MAX_LOG_BYTES, load_log, replay_log
 
 GOODBYE = "Goodbye."
 PERSON = "you"  # how a saved log names the person who played
@@ -62,11 +61,7 @@ def read_decks(deck: str | None, deck_json: str | None) -> list[list[int]]:
         return [one(deck)]
     if deck_json is None:
         return []
-    try:
-        with open(deck_json, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read --deck-json {deck_json}: {exc}") from None
+    data = read_json(deck_json, "--deck-json", MAX_LOG_BYTES)  # a hand log serves as a deck file
     if isinstance(data, dict) and "decks" in data:
         return [one(d) for d in data["decks"]]
     if isinstance(data, dict) and "deck" in data:
@@ -164,7 +159,10 @@ def run_play(args: argparse.Namespace) -> int:
         raise ValueError("--role sitter needs --match (a single hand has only the captain and the box)")
     check_opponent(args.opponent)  # before anything is shown or loaded
     if args.save_log:
-        check_output_file(args.save_log, "--save-log")  # before the game, not after it
+        from ..policies import policy_spec_files
+
+        inputs = (*([args.deck_json] if args.deck_json else []), *policy_spec_files(args.opponent))
+        check_output_file(args.save_log, "--save-log", inputs=inputs)  # before the game; never an input
     base_seed = args.seed
     log: dict[str, Any] | None = None
     code = 0
@@ -206,7 +204,8 @@ def run_replay(args: argparse.Namespace) -> int:
         from ..render.export import export_replay
 
         title = f"gin3 replay {os.path.basename(args.file)}"
-        return export_replay(data, video=args.video, html=args.html, fps=args.fps, title=title)
+        return export_replay(data, video=args.video, html=args.html, fps=args.fps, title=title,
+                             inputs=(args.file,))
     io = _console(args)
     code = 0
     try:

@@ -7,24 +7,21 @@ Enter for the next move (``q`` quits); ``step=False`` prints every step without 
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
+from ..files import read_json
 from ..render import describe_action
 from ..render.steps import log_steps
 from .console import Console
 
+MAX_LOG_BYTES = 64 << 20  # a match log is tens of KB; a log over this is refused unread
+
 
 def load_log(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read a hand or match log; ``ValueError`` if the file is not one."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise ValueError(f"no such file: {os.fspath(path)}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"cannot read {os.fspath(path)} as JSON: {exc}") from None
+    """Read a hand or match log; ``ValueError`` if the file is not one (missing, not a regular file, over
+    :data:`MAX_LOG_BYTES`, nested too deeply, not JSON, or not a log)."""
+    data = read_json(path, "log", MAX_LOG_BYTES)  # a regular file, capped: not a device, FIFO or endless link
     if not isinstance(data, dict) or not ("hands" in data or ("deck" in data and "actions" in data)):
         raise ValueError(f"{os.fspath(path)} is neither a hand log (rules, deck, actions) nor a match log (hands)")
     return data

@@ -22,7 +22,7 @@ from .model_fields import ModelFileError
 from .opponent_model import set_spec_tools
 from .random_policy import RandomPolicy
 from .search import SearchConfig, SearchPolicy
-from .specs import check_policy_spec
+from .specs import check_policy_spec, policy_spec_files
 
 set_spec_tools(load_policy, check_policy_spec)  # the search's opponent=SPEC and rollout_policy=SPEC load through them
 
@@ -40,5 +40,6 @@ __all__ = [
     "check_policy_spec",
     "load_model_policy",
     "load_policy",
+    "policy_spec_files",
     "policy_spec_help",
 ]

@@ -29,7 +29,6 @@ features is one :class:`ModelFileError`.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..files import save_json
+from ..files import InputFileError, read_json, save_json
 from ..kernels.gate_kernels import (
     DISCARD_FEATURES,
     DRAW_FEATURES,
@@ -58,6 +57,9 @@ __all__ = ["GATE_FORMAT", "DiscardGate", "DrawGate", "GatedPolicy", "KnockGate",
 
 GATE_FORMAT = "gin3-knock-gate"
 GATE_VERSION = 1
+MAX_GATE_BYTES = 8 << 20  # the shipped gate is 93 KB; a file over this is refused unread
+MAX_GATE_DEPTH = 32  # its provenance nests a few levels
+MAX_MIN_DEADWOOD = 1000  # deadwood is under 100; the kernels read it as a 64-bit int
 
 
 WEIGHTS = ("mean", "scale", "W1", "b1", "w2")
@@ -71,6 +73,8 @@ def _check_scorer(self: Any, F: int) -> None:
     self.b1 = np.asarray(self.b1, dtype=np.float64).reshape(-1)
     W1 = np.asarray(self.W1, dtype=np.float64)
     self.W1 = W1.reshape(0, F) if W1.size == 0 else W1
+    if self.W1.ndim != 2:
+        raise ValueError(f"gate W1 must be a list of rows of {F} numbers (or []), got {self.W1.ndim} dimension(s)")
     if self.mean.shape != (F,) or self.scale.shape != (F,):
         raise ValueError(f"gate mean and scale must have {F} entries, got {self.mean.shape}, {self.scale.shape}")
     H = self.W1.shape[0]
@@ -78,12 +82,16 @@ def _check_scorer(self: Any, F: int) -> None:
         raise ValueError(f"gate W1 must be (H, {F}) and b1 (H,), got {self.W1.shape}, {self.b1.shape}")
     if self.w2.shape != ((H,) if H else (F,)):
         raise ValueError(f"gate w2 must have {H or F} entries, got {self.w2.shape}")
-    if not (self.scale > 0).all():
-        raise ValueError("gate scale entries must be > 0")
+    if not (np.isfinite(self.scale) & (self.scale > 0)).all():
+        raise ValueError("gate scale entries must be finite numbers > 0")
     for name in ("b2", "threshold"):
         v = getattr(self, name)
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise ValueError(f"gate {name} must be a finite number, got {v!r:.60}")
+        try:
+            ok = not isinstance(v, bool) and isinstance(v, int | float) and math.isfinite(float(v))
+        except OverflowError:  # an integer past float's range (10**400)
+            ok = False
+        if not ok:
+            raise ValueError(f"gate {name} must be a finite number, got {str(v)[:60]}")
         setattr(self, name, float(v))
     for a in (self.mean, self.W1, self.b1, self.w2):
         if not np.isfinite(a).all():
@@ -109,7 +117,7 @@ def _scorer_fields(data: dict[str, Any], features: tuple[str, ...], where: str) 
         raise ValueError(f"{where} lacks {', '.join(missing)}")
     try:
         arrays = {k: np.asarray(data[k], dtype=np.float64) for k in WEIGHTS}
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{where} holds weights that are not arrays of numbers ({exc})") from None
     return {**arrays, "b2": data["b2"], "threshold": data["threshold"]}
 
@@ -202,8 +210,10 @@ class KnockGate(_Scorer):
 
     def __post_init__(self) -> None:
         _check_scorer(self, len(GATE_FEATURES))
-        if isinstance(self.min_deadwood, bool) or not isinstance(self.min_deadwood, int):
-            raise ValueError(f"gate min_deadwood must be an int, got {self.min_deadwood!r:.60}")
+        if (isinstance(self.min_deadwood, bool) or not isinstance(self.min_deadwood, int)
+                or not 0 <= self.min_deadwood <= MAX_MIN_DEADWOOD):
+            raise ValueError(f"gate min_deadwood must be an int in 0..{MAX_MIN_DEADWOOD}, "
+                             f"got {str(self.min_deadwood)[:60]}")
         if self.draw is not None and not isinstance(self.draw, DrawGate):
             raise ValueError(f"gate draw must be a DrawGate or None, got {type(self.draw).__name__}")
         if self.discard is not None and not isinstance(self.discard, DiscardGate):
@@ -261,14 +271,15 @@ class KnockGate(_Scorer):
 
 
 def load_gate(path: str | os.PathLike[str]) -> KnockGate:
-    """The gate saved at ``path``, or a :class:`ModelFileError` naming the file and the problem."""
+    """The gate saved at ``path``, or a :class:`ModelFileError` naming the file and the problem: read once,
+    a regular file of at most :data:`MAX_GATE_BYTES`, JSON nested at most :data:`MAX_GATE_DEPTH` deep."""
     p = Path(path)
     if not p.is_file():
         raise MissingModelFileError(p, "does not exist")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFileError(p, f"is not a JSON knock gate ({exc})") from None
+        data = read_json(p, "gate", MAX_GATE_BYTES, MAX_GATE_DEPTH)
+    except InputFileError as exc:
+        raise ModelFileError(p, f"is not a JSON knock gate ({exc.reason})") from None
     try:
         return KnockGate.from_dict(data, "the file")
     except ValueError as exc:  # "model file X is not a knock gate (...)": the file is the subject of the line

@@ -45,7 +45,6 @@ torch is imported only when a model or an ``rllib:`` checkpoint is loaded,
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,12 +53,13 @@ from typing import Any
 
 import numpy as np
 
+from ..files import InputFileError, read_json
 from ..observation.decoding import check_observation
 from ..observation.features import FEATURE_NAMES, FeatureSet, feature_set, features_for_size
 from ..observation.layout import OBS_SIZE
 from .heuristic import HeuristicPolicy
 from .model_fields import ModelFileError
-from .model_file import is_trusted, load_sb3_model, read_model_file, short_error
+from .model_file import is_trusted, load_sb3_model, read_model_file
 from .random_policy import RandomPolicy
 
 __all__ = [
@@ -89,6 +89,7 @@ RLLIB_PREFIX = "rllib:"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 PPO_MODEL = MODELS_DIR / "ppo.zip"  # the MaskablePPO player (spec "ppo")
 PPO_SIDECAR = MODELS_DIR / "ppo.json"
+MAX_SIDECAR_BYTES = 1 << 20  # a model's description (best.json): a few lines
 GATE_MODEL = MODELS_DIR / "knock_gate.json"  # the "trained" player (PLAYERS["trained"])
 INFERENCE_THREADS = 1  # torch threads while a model acts (see the module doc)
 
@@ -214,11 +215,9 @@ def _read_sidecar(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text())
-    except RecursionError:
-        raise ModelFileError(path, "nests JSON too deeply", "model description") from None
-    except (OSError, ValueError) as exc:
-        raise ModelFileError(path, f"is not valid JSON ({short_error(exc)})", "model description") from None
+        data = read_json(path, "model description", MAX_SIDECAR_BYTES)
+    except InputFileError as exc:
+        raise ModelFileError(path, exc.reason, "model description") from None
     if not isinstance(data, dict):
         raise ModelFileError(path, "must hold a JSON object", "model description")
     return data

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .loading import BUILTIN_SPECS, GATE_MODEL, PPO_MODEL, RLLIB_PREFIX, check_model_file, unknown_policy
 
-__all__ = ["check_policy_spec"]
+__all__ = ["check_policy_spec", "policy_spec_files"]
 
 
 def check_policy_spec(spec: str) -> None:
@@ -47,3 +47,16 @@ def check_policy_spec(spec: str) -> None:
         check_model_file(spec, "policy model file", weights=False)
         return
     raise unknown_policy(spec)
+
+
+def policy_spec_files(spec: str) -> list[str]:
+    """The files a spec names, which a command reads and so must never write: a gate file, a model file and
+    its description (``M.zip`` and ``M.json``), a ``search:`` option's gate file, an RLlib checkpoint folder.
+    Names only, whether or not they exist (the caller compares them with its outputs)."""
+    if spec.startswith(RLLIB_PREFIX):
+        return [spec[len(RLLIB_PREFIX) :]]
+    if spec.startswith("search:"):
+        return [item.partition("=")[2].strip() for item in spec[len("search:") :].split(",") if "=" in item]
+    if spec in BUILTIN_SPECS or spec in ("trained", "ppo"):
+        return []
+    return [spec, str(Path(spec).with_suffix(".json"))] if spec.endswith(".zip") else [spec]

@@ -19,24 +19,29 @@ def export_replay(
     fps: float = 2.0,
     title: str = "gin3 replay",
     say: Callable[[str], None] = print,
+    inputs: tuple[str, ...] = (),
 ) -> int:
     """Write the video and/or the HTML viewer of a hand or match log; returns the exit code (0).
 
     A bad log, file name or missing folder is a ``ValueError`` (checked before anything is
-    written); a missing video writer is a ``ValueError`` naming the extra to install."""
+    written; an output naming one of ``inputs``, the log read, is refused too); a missing video writer is
+    a ``ValueError`` naming the extra to install, and a write that fails a ``ValueError`` naming the file."""
     from .video import VIDEO_SUFFIXES
 
     if video is None and html is None:
         raise ValueError("give --video FILE and/or --html FILE")
     if video is not None:
-        check_output_file(video, "--video", VIDEO_SUFFIXES)
+        check_output_file(video, "--video", VIDEO_SUFFIXES, inputs=inputs)
     if html is not None:
-        check_output_file(html, "--html", (".html", ".htm"))
+        check_output_file(html, "--html", (".html", ".htm"), inputs=inputs)
     steps = log_steps(log)  # a bad log is refused before anything is written
     if html is not None:
         from .html import write_html
 
-        write_html(html, log, title=title)
+        try:
+            write_html(html, log, title=title)
+        except OSError as exc:
+            raise ValueError(f"--html {html}: cannot write it ({exc.strerror or exc})") from None
         say(f"Viewer page ({len(steps)} steps) written to {html}: open it in a browser")
     if video is not None:
         from .video import write_video
@@ -45,5 +50,7 @@ def export_replay(
             moves = write_video(video, steps, fps=fps)
         except ImportError as exc:
             raise ValueError(str(exc)) from None
+        except OSError as exc:
+            raise ValueError(f"--video {video}: cannot write it ({exc.strerror or exc})") from None
         say(f"Video ({moves} steps at {fps:g} per second) written to {video}")
     return 0

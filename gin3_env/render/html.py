@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
@@ -27,6 +28,8 @@ from ..files import atomic_output
 from .steps import Step, log_steps
 
 __all__ = ["replay_html", "write_html"]
+
+_MARKER = re.compile(r"@@(TITLE|STYLE|SCRIPT|DATA)@@")
 
 
 def _asset(name: str) -> str:
@@ -47,13 +50,11 @@ def replay_html(log: Mapping[str, Any], *, title: str = "gin3 replay", steps: Se
     steps = log_steps(log) if steps is None else steps
     data = {"title": title, "steps": _steps_data(steps), "log": log}
     embedded = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
-    return (
-        _asset("page.html")
-        .replace("@@TITLE@@", html.escape(title))
-        .replace("@@STYLE@@", _asset("style.css"))
-        .replace("@@SCRIPT@@", _asset("viewer.js"))
-        .replace("@@DATA@@", embedded)  # last: the log's own text is never searched for markers
-    )
+    parts = {"TITLE": html.escape(title), "STYLE": _asset("style.css"), "SCRIPT": _asset("viewer.js"),
+             "DATA": embedded}
+    # one pass over the template: what is inserted (a title naming a file "@@SCRIPT@@.json", a log holding
+    # "@@DATA@@") is never searched for markers again, and the title is escaped as HTML
+    return _MARKER.sub(lambda m: parts[m.group(1)], _asset("page.html"))
 
 
 def write_html(path: str | os.PathLike[str], log: Mapping[str, Any], *, title: str | None = None) -> int:

@@ -24,8 +24,10 @@ run (and, given ``left_after``, in the stages after it).
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -35,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ...engine.rules import Rules
-from ...files import atomic_output
+from ...files import HeldFolder, atomic_output, relative_parts
 from ...kernels.gate_kernels import DISCARD_FEATURES, DRAW_FEATURES, GATE_FEATURES, gates_args
 from ...kernels.hands import rules_vector
 from ...kernels.heuristic_params import heuristic_config, heuristic_params
@@ -199,14 +201,27 @@ def _part(folder: Path, c: int) -> Path:
 
 def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | None = None,
                progress: Callable[[str], None] | None = None, stop: Callable[[], bool] | None = None,
-               left_after: Callable[[float], float] | None = None) -> list[Path]:
+               left_after: Callable[[float], float] | None = None, held: HeldFolder | None = None) -> list[Path]:
     """Write the missing shards of ``run`` under ``folder``; returns all its shard paths. ``stop`` and the
     progress lines: see the module doc (``left_after(seconds per deal measured here)``: the seconds the
-    stages after this run will take)."""
+    stages after this run will take). With ``held`` (the folder ``folder`` lies in, held by ``gin3
+    train-gate``), the shards are written through its descriptor and ``folder`` must be a real folder
+    inside it (a link there, or a shard that is not a regular file, is refused, never followed)."""
     out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
+    rel = ""
+    if held is not None:
+        rel = Path(os.path.abspath(out)).relative_to(held.path).as_posix()
+        os.close(held.subfolder(relative_parts(rel), create=True))  # made, or refused where it is a link
+    else:
+        out.mkdir(parents=True, exist_ok=True)
     say = progress or (lambda s: None)
     sizes = [min(run.chunk, run.deals - c * run.chunk) for c in range(run.chunks)]
+    for c in range(run.chunks):  # through the held folder: a shard or part that is a link is never read
+        for name in (_shard(out, c).name, _part(out, c).name):
+            st = held.lstat(f"{rel}/{name}") if held is not None else None
+            if st is not None and not stat.S_ISREG(st.st_mode):
+                raise ValueError(f"label shard {out / name} is not a regular file (a symbolic link?); "
+                                 "never read through")
     found = [c for c in range(run.chunks) if _shard(out, c).exists()]
     for c in found:
         _check_shard(_shard(out, c), run)
@@ -239,8 +254,13 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | 
         dt = time.perf_counter() - t0
         session["seconds"] += dt
         content: dict[str, Any] = {"run": np.array(json.dumps(run.key())), **arrays}
-        with atomic_output(path) as tmp, open(tmp, "wb") as f:
-            np.savez(f, **content)
+        if held is not None:
+            buffer = io.BytesIO()
+            np.savez(buffer, **content)
+            held.write(f"{rel}/{path.name}", buffer.getvalue())
+        else:
+            with atomic_output(path) as tmp, open(tmp, "wb") as f:
+                np.savez(f, **content)
         _part(out, c).unlink(missing_ok=True)
         session["said"] = time.perf_counter()
         n = len(arrays["D"])

@@ -17,8 +17,10 @@ the shipped config has 0), a discard gate follows in the same way: plain discard
 the player so far (each labelled with probability ``discard_rate``; shards under
 ``OUT/labels_discard/``), the heuristic's second and third best discards valued against its choice
 (``OUT/gate_discard.json``, then ``OUT/gate.json``). A stopped run started again
-with the same ``--out`` resumes: finished shards and fitted rounds are kept (a shard written
-with other settings is refused), and it says how many shards each stage found.
+with the same ``--out`` resumes: finished shards and fitted rounds are kept; a run with other settings
+(``OUT/train-gate.json`` records them) or a shard written with other settings is refused, and it says
+how many shards each stage found. ``OUT`` is held by a lock for the run (a second run into it is
+refused) and written only through its descriptor (a link planted in it is never followed).
 
 At the start the command lists its stages (each label run: its deals and an estimate of its
 time, from rates measured on the 2-core development machine, :data:`REFERENCE_SECONDS_PER_DEAL`);
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import stat
 import sys
 import time
 from dataclasses import asdict, dataclass, replace
@@ -41,15 +44,19 @@ from pathlib import Path
 from typing import Any
 
 from ...argparsing import OneLineErrorParser
-from ...policies.gated import KnockGate, load_gate
+from ...files import HeldFolder, read_json
+from ...policies.gated import MAX_MIN_DEADWOOD, KnockGate, load_gate
 from ...policies.loading import PLAYERS
 from ...signals import Interrupted, StopRequest, exit_code
 from ..options import add_option_flags, option, option_overrides
+from ..run.lock import LOCK_NAME, RunLock, RunLockedError
 from ..sb3.config import read_config
 from .fit import fit_discard_gate, fit_draw_gate, fit_gate
 from .labels import LabelRun, LabelsStopped, duration, load_labels, run_labels
 
 __all__ = ["GateConfig", "add_discard_gate", "main", "player_digest", "train_gate"]
+
+CONFIG_FILE = "train-gate.json"  # the config OUT was made with: a run again in OUT must match it
 
 
 @dataclass
@@ -98,6 +105,8 @@ class GateConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"train-gate {name} must be an int >= 0, got {v!r}")
+        if self.min_deadwood > MAX_MIN_DEADWOOD:
+            raise ValueError(f"train-gate min_deadwood must be at most {MAX_MIN_DEADWOOD}, got {self.min_deadwood}")
         if self.shuffles < 2:
             raise ValueError(f"train-gate shuffles must be at least 2, got {self.shuffles}")
         if not isinstance(self.kinds, list) or not self.kinds or not all(isinstance(k, str) for k in self.kinds):
@@ -201,18 +210,81 @@ def player_digest(gate: KnockGate) -> str:
 
 def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any = None) -> Path:
     """Run (or resume) the pipeline; returns the path of ``OUT/gate.json``. ``stop()`` true asks it to stop
-    (:class:`~.labels.LabelsStopped`, within seconds, the work done kept: see the module doc)."""
-    say = progress or (lambda s: None)
+    (:class:`~.labels.LabelsStopped`, within seconds, the work done kept: see the module doc).
+
+    ``OUT`` is held for the run (:class:`~gin3_env.training.run.lock.RunLock`: a second ``gin3 train-gate``
+    into it is refused, a ``RunLockedError``) and every file is written through its descriptor, no link in
+    it followed (a ``RunFolderError``, a ``ValueError``). Its config is recorded (:data:`CONFIG_FILE`): a
+    run again in ``OUT`` with other settings is refused (:func:`check_same_config`), not mixed in."""
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    check_out_folder(folder)
+    with RunLock(folder, command="gin3 train-gate", check=(LOCK_NAME, CONFIG_FILE)) as lock:
+        assert lock.folder is not None
+        return _train_gate(cfg, folder, lock.folder, progress or (lambda s: None), stop)
+
+
+def check_out_folder(folder: Path) -> None:
+    """A ``ValueError`` naming ``--out`` where it cannot be a folder: a file, or a path under a file."""
+    if folder.is_symlink():
+        raise ValueError(f"--out {folder}: is a symbolic link; train-gate writes only into a real folder")
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--out {folder}: is a file, not a folder")
+    above = folder.parent
+    while not above.exists() and above != above.parent:
+        above = above.parent
+    if above.exists() and not above.is_dir():
+        raise ValueError(f"--out {folder}: {above} is a file, not a folder")
+
+
+def check_same_config(cfg: GateConfig, held: HeldFolder) -> None:
+    """Refuse (``ValueError``) a run whose config is not the one ``OUT`` was made with (its
+    :data:`CONFIG_FILE`, else, for a folder made before the record, round 0's gate); record it in a new
+    folder. The stages already fitted are kept only for the settings they were fitted with."""
+    recorded: Any = None
+    if held.lstat(CONFIG_FILE) is not None:
+        recorded = read_json(held.path / CONFIG_FILE, "train-gate config", 1 << 20)
+        recorded = recorded.get("config") if isinstance(recorded, dict) else None
+        if not isinstance(recorded, dict):
+            raise ValueError(f"{held.path / CONFIG_FILE} is damaged; remove it or choose another --out")
+    elif (held.path / "gate_r0.json").is_file():
+        recorded = load_gate(held.path / "gate_r0.json").provenance.get("config")
+    mine = asdict(cfg)
+    if isinstance(recorded, dict):
+        differ = [k for k in mine if k in recorded and recorded[k] != mine[k]]
+        if differ:
+            shown = ", ".join(f"{k}={recorded[k]!r} (this run {mine[k]!r})" for k in differ[:4])
+            raise ValueError(f"--out {held.path} holds a train-gate run made with {shown}: run it again with "
+                             "the same settings to resume it, or choose another --out")
+    held.write(CONFIG_FILE, (json.dumps({"config": mine}, indent=2) + "\n").encode("utf-8"))
+
+
+def _save(gate: KnockGate, held: HeldFolder, name: str) -> Path:
+    """Write ``gate`` as ``OUT/name`` through the held folder; returns its path."""
+    held.write(name, (json.dumps(gate.to_dict(), indent=2) + "\n").encode("utf-8"))
+    return held.path / name
+
+
+def _fitted(held: HeldFolder, name: str) -> KnockGate | None:
+    """The stage's gate ``OUT/name`` fitted by an earlier run, or None; a link or anything but a regular
+    file there is refused (``ValueError``), never read through."""
+    st = held.lstat(name)
+    if st is None:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{held.path / name} is not a regular file (a symbolic link?); train-gate reads and "
+                         "writes only its own files in --out (remove it)")
+    return load_gate(held.path / name)
+
+
+def _train_gate(cfg: GateConfig, folder: Path, held: HeldFolder, say: Any, stop: Any) -> Path:
+    check_same_config(cfg, held)
     stages = plan(cfg, folder)
     say(plan_text(stages))
 
     def labels_of(name: str, where: Path, run: LabelRun, gate: KnockGate | None) -> list[Path]:
         if stop is not None and stop():
             raise LabelsStopped(f"before the {name} stage")
-        return run_labels(where, run, gate, progress=say, stop=stop, left_after=_after(stages, name))
-
+        return run_labels(where, run, gate, progress=say, stop=stop, left_after=_after(stages, name), held=held)
     options = {"ridge_lambda": cfg.ridge_lambda, "hidden": cfg.hidden, "epochs": cfg.epochs, "seed": cfg.seed}
     gate: KnockGate | None = None
     rounds: list[dict[str, Any]] = []
@@ -221,8 +293,9 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any
         prev = folder / f"gate_r{r - 1}.json"
         run = LabelRun(seed=cfg.seed + r, deals=cfg.deals if r == 0 else cfg.round_deals, chunk=cfg.chunk,
                        shuffles=cfg.shuffles, gate="" if r == 0 else _digest(prev))
-        if gate_path.exists():
-            gate = load_gate(gate_path)
+        fitted = _fitted(held, gate_path.name)
+        if fitted is not None:
+            gate = fitted
             say(f"round {r}: gate {gate_path} already fitted")
             rounds.append(gate.provenance.get("round", {}))
             continue
@@ -236,7 +309,7 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any
         info = {"round": r, "labels": asdict(run), "decisions": len(labels["D"]),
                 "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
         new.provenance = {"round": info, "config": asdict(cfg)}
-        new.save(gate_path)
+        _save(new, held, gate_path.name)
         say(f"round {r}: {report.chosen} gate, threshold {new.threshold:+.1f}, cv gain "
             f"{report.kinds[report.chosen]['cv_gain']:+.3f} per decision -> {gate_path}")
         rounds.append(info)
@@ -244,15 +317,16 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any
     assert gate is not None
     method = "the heuristic with a knock gate fitted on labels on the true deal (gin3 train-gate)"
     if cfg.draw_deals:
-        gate = _draw_gate(cfg, folder, gate, _weights_digest(gate), options, say,
+        gate = _draw_gate(cfg, held, gate, _weights_digest(gate), options, say,
                           lambda where, run, g: labels_of("draw gate", where, run, g))
         method = ("the heuristic with a knock gate and a draw gate fitted on labels on the true deal "
                   "(gin3 train-gate)")
     if cfg.discard_deals:
         path = folder / "gate_discard.json"
-        if path.exists():
+        fitted = _fitted(held, path.name)
+        if fitted is not None:
             say(f"discard gate: {path} already fitted")
-            gate = load_gate(path)
+            gate = fitted
         else:
             run = LabelRun(seed=cfg.discard_seed, deals=cfg.discard_deals, chunk=cfg.discard_chunk,
                            shuffles=cfg.discard_shuffles, gate=player_digest(gate), decision="discard",
@@ -261,30 +335,31 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any
             gate = add_discard_gate(gate, folder / "labels_discard", run, tuple(cfg.kinds), cfg.folds,
                                     {**options, "seed": cfg.discard_seed}, say,
                                     lambda where, run, g: labels_of("discard gate", where, run, g))
-            gate.save(path)
+            _save(gate, held, path.name)
         method = method.replace("fitted on labels", "and a discard gate fitted on labels")
     gate.provenance = {"method": method, "config": asdict(cfg), "rounds": rounds}
-    final = folder / "gate.json"
-    gate.save(final)
+    final = _save(gate, held, "gate.json")
     say(f"model file: {final}")
     return final
 
 
-def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, options: dict[str, Any],
+def _draw_gate(cfg: GateConfig, held: HeldFolder, gate: KnockGate, digest: str, options: dict[str, Any],
                say: Any, label: Any = None) -> KnockGate:
     """``gate`` with a draw gate fitted on the take-or-not choices of its own play (resumed from
     ``OUT/gate_draw.json`` where that exists). The shards are keyed by the digest of the gate's
     weights, so shards labelled with the same knock gate are accepted whichever run fitted it."""
+    folder = held.path
     path = folder / "gate_draw.json"
-    if path.exists():
+    fitted = _fitted(held, path.name)
+    if fitted is not None:
         say(f"draw gate: {path} already fitted")
-        return load_gate(path)
+        return fitted
     run = LabelRun(seed=cfg.draw_seed, deals=cfg.draw_deals, chunk=cfg.chunk, shuffles=cfg.draw_shuffles,
                    gate=digest, decision="draw", rate=cfg.draw_rate)
     say(f"draw gate: labelling {run.deals} deals x {run.shuffles} shuffles (the gated player, "
         f"{100 * run.rate:g}% of its take-or-not choices)")
     t0 = time.perf_counter()
-    label = label or (lambda where, run, g: run_labels(where, run, g, progress=say))
+    label = label or (lambda where, run, g: run_labels(where, run, g, progress=say, held=held))
     labels = load_labels(label(folder / "labels_draw", run, gate))
     t_labels = time.perf_counter() - t0
     draw, report = fit_draw_gate(labels, tuple(cfg.kinds), cfg.folds, options, progress=say,
@@ -292,7 +367,7 @@ def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, opti
     draw.provenance = {"labels": asdict(run), "decisions": len(labels["D"]),
                        "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
     out = replace(gate, draw=draw, provenance=dict(gate.provenance))
-    out.save(path)
+    _save(out, held, path.name)
     say(f"draw gate: {report.chosen}, threshold {draw.threshold:+.1f}, cv gain "
         f"{report.kinds[report.chosen]['cv_gain']:+.3f} per decision -> {path}")
     return out
@@ -301,7 +376,8 @@ def _draw_gate(cfg: GateConfig, folder: Path, gate: KnockGate, digest: str, opti
 def add_discard_gate(gate: KnockGate, folder: Path, run: LabelRun, kinds: tuple[str, ...], folds: int,
                      options: dict[str, Any], say: Any, label: Any = None) -> KnockGate:
     """``gate`` with a discard gate fitted on the plain discards of its own play (``run``, shards under
-    ``folder``; ``run.gate`` should be :func:`player_digest` of ``gate``)."""
+    ``folder``, written through ``held`` where given; ``run.gate`` should be :func:`player_digest` of
+    ``gate``)."""
     if run.decision != "discard":
         raise ValueError(f"a discard gate is fitted on discard labels, not {run.decision!r}")
     say(f"discard gate: labelling {run.deals} deals x {run.shuffles} shuffles (the gated player, "
@@ -345,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with stop:
             path = train_gate(cfg, args.out, progress=lambda s: print(s, file=sys.stderr, flush=True), stop=stop)
-    except ValueError as exc:
+    except (ValueError, RunLockedError) as exc:  # RunFolderError and ModelFileError are ValueErrors
         print(f"gin3 train-gate: {exc}", file=sys.stderr)
         return 2
     except LabelsStopped as exc:

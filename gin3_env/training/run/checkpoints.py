@@ -22,14 +22,15 @@ import hashlib
 import io
 import json
 import os
+import stat
 import zipfile
 from pathlib import Path
 from typing import Any
 
-from ...files import save_json
+from ...files import PARTIAL, save_json
 from ...policies.model_fields import ModelFileError
 from ...policies.model_file import ModelFile, read_model_file
-from .folder import PARTIAL, RUN_FILES, SIDECARS, read_manifest, run_folder_of, write_in_run
+from .folder import RUN_FILES, SIDECARS, in_run_folder, plain_path, read_manifest, write_in_run
 
 STATE_MEMBER = "gin3_state.json"
 CHECKPOINT = "checkpoint.zip"
@@ -67,13 +68,19 @@ def save_model(model: Any, path: Path, state: dict[str, Any] | None = None) -> N
     """Save an SB3 model (and ``state`` inside it) so ``path`` is the old file or the complete new one;
     in a held run folder through its descriptor (:func:`~.folder.write_in_run`)."""
     buffer = io.BytesIO()
+    tb_log = getattr(model, "tensorboard_log", None)
     try:
+        if isinstance(tb_log, str):  # the file names the run's tb folder, not this process's descriptor of it
+            model.tensorboard_log = plain_path(tb_log)
         model.save(buffer)
         if state is not None:
             with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as archive:
                 archive.writestr(STATE_MEMBER, json.dumps(state))
     except OSError as exc:  # nothing was written yet: the old file stands
         raise RunWriteError(path, exc) from exc
+    finally:
+        if isinstance(tb_log, str):
+            model.tensorboard_log = tb_log
     write_bytes(path, buffer.getvalue())
 
 
@@ -100,15 +107,6 @@ def write_bytes(path: Path, data: bytes) -> None:
             raise RunWriteError(path, exc) from exc
         raise
     _fsync_dir(path.parent)
-
-
-def remove_file(path: Path) -> None:
-    """Delete ``path`` (through the held run folder where it is in one; never through a link)."""
-    found = run_folder_of(path)
-    if found is not None:
-        found[0].unlink(found[1])
-    else:
-        path.unlink(missing_ok=True)
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -206,29 +204,43 @@ def _sidecar_digest(sidecar: Path) -> str | None:
 
 def remove_partial_files(run_dir: Path) -> list[Path]:
     """Delete the temporary files a killed run left in ``run_dir`` (beside the files it writes and those
-    its record names); returns them. A file of the user's, whatever its name, is left alone."""
+    its record names); returns them. A file of the user's, whatever its name, is left alone, and nothing is
+    reached through a link (the deletes go through the run folder's descriptor, :func:`~.folder.in_run_folder`)."""
     names = {*RUN_FILES, *SIDECARS}
     with contextlib.suppress(ValueError):
         names |= set(read_manifest(run_dir))
     removed: list[Path] = []
-    for rel in sorted(names):
-        final = run_dir / rel
-        partials = [final.with_name(f".{final.name}{PARTIAL}")]
-        if final.suffix == ".zip":
-            partials.append(final.with_name(final.stem + PARTIAL_SUFFIX))
-        for path in partials:  # (below: those of snapshots and candidates, named as the run names them)
-            if path.is_file() and not path.is_symlink():
-                try:
-                    path.unlink()
-                    removed.append(path)
-                except OSError:
-                    pass
-    for folder in ("snapshots", "candidates"):
-        if (run_dir / folder).is_dir() and not (run_dir / folder).is_symlink():
-            for path in (run_dir / folder).glob(f"step_*{PARTIAL_SUFFIX}"):
-                if path.is_file() and not path.is_symlink() and path not in removed:
-                    path.unlink(missing_ok=True)
-                    removed.append(path)
+    if not run_dir.is_dir() or run_dir.is_symlink():
+        return removed
+    with in_run_folder(run_dir) as folder:
+
+        def drop(rel: str) -> None:
+            try:
+                st = folder.lstat(rel)
+                if st is not None and stat.S_ISREG(st.st_mode) and folder.unlink(rel):
+                    removed.append(run_dir / rel)
+            except (OSError, ValueError):  # a link on its way inside the folder: never followed
+                pass
+
+        for rel in sorted(names):
+            head, _, name = rel.rpartition("/")
+            prefix = f"{head}/" if head else ""
+            drop(f"{prefix}.{name}{PARTIAL}")
+            if name.endswith(".zip"):
+                drop(f"{prefix}{name[:-4]}{PARTIAL_SUFFIX}")
+        for sub in ("snapshots", "candidates"):  # those of snapshots and candidates, named as the run names them
+            try:
+                fd = folder.subfolder([sub], create=False)
+            except (OSError, ValueError):
+                continue
+            try:
+                entries = sorted(os.listdir(fd))
+            finally:
+                os.close(fd)
+            for entry in entries:
+                if (entry.startswith("step_") and entry.endswith(PARTIAL_SUFFIX)
+                        and run_dir / sub / entry not in removed):
+                    drop(f"{sub}/{entry}")
     return removed
 
 

@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ...files import HeldFolder, read_json, relative_parts
+
 # Everything a run writes in its folder (snapshots/ and candidates/ hold models, tb/ TensorBoard).
 RUN_FILES = (
     "config.json",
@@ -48,8 +50,8 @@ RUN_FOLDERS = ("tb", "snapshots", "candidates")
 SIDECARS = ("best.json", "final.json")  # the descriptions written beside best.zip and final.zip
 LOCK_NAME = ".lock"  # the run lock's file (lock.py)
 MANIFEST = ".run-manifest.json"  # the files this run wrote, relative to the run folder
-PARTIAL = ".gin3-partial"  # a file being written is ".NAME.gin3-partial" beside NAME
 MAX_RUN_NAME = 100  # characters
+MAX_MANIFEST_BYTES = 16 << 20  # the record of a run's files (TensorBoard's included)
 
 
 class RunFolderError(ValueError):
@@ -86,10 +88,14 @@ def check_no_links(run_dir: Path, names: tuple[str, ...] = (*RUN_FILES, *RUN_FOL
                                  "files inside its folder (remove the link or choose another --run-name)")
 
 
-def make_run_dir(run_dir: Path) -> None:
+def make_run_dir(run_dir: Path, names: tuple[str, ...] | None = None) -> None:
     """Create ``run_dir`` (and ``out_dir`` above it); a :class:`RunFolderError` naming the folder if it
-    is a link, holds a linked run file, or cannot be created (a read-only ``out_dir``, say)."""
-    check_no_links(run_dir)
+    is a link, holds a linked run file (or one of ``names``), or cannot be created (a read-only ``out_dir``,
+    a file in the way, say)."""
+    if names is None:
+        check_no_links(run_dir)
+    else:
+        check_no_links(run_dir, names)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -99,108 +105,50 @@ def make_run_dir(run_dir: Path) -> None:
         raise RunFolderError(f"cannot write in the run folder {run_dir}: permission denied")
 
 
-_FLAGS_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_FLAGS_NEW = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _active: dict[Path, RunFolder] = {}
 
 
-def _parts(rel: str) -> list[str]:
-    parts = rel.split("/")
-    if not parts or any(p in ("", ".", "..") for p in parts):
-        raise RunFolderError(f"{rel!r} is not a path inside the run folder")
-    return parts
+class RunFolder(HeldFolder):
+    """The run folder held open for a run (:class:`~gin3_env.files.HeldFolder`: writes and deletes
+    through its descriptor, the re-check), with the run's manifest."""
 
+    error = RunFolderError
 
-class RunFolder:
-    """The run folder held open for a run: writes through its descriptor, the manifest, the re-check."""
-
-    def __init__(self, run_dir: Path) -> None:
-        self.path = Path(os.path.abspath(run_dir))
-        try:
-            self.fd = os.open(self.path, _FLAGS_DIR)
-        except OSError as exc:
-            if self.path.is_symlink():
-                raise RunFolderError(f"run folder {run_dir} is a symbolic link; a run writes only into a real "
-                                     "folder (choose another --run-name or --out-dir)") from None
-            raise RunFolderError(f"cannot open the run folder {run_dir}: {exc.strerror or exc}") from None
-        st = os.fstat(self.fd)
-        self.identity = (st.st_dev, st.st_ino)
+    def __init__(self, run_dir: Path, what: str = "run folder") -> None:
+        if Path(run_dir).is_symlink():
+            raise RunFolderError(f"{what} {run_dir} is a symbolic link; a run writes only into a real "
+                                 "folder (choose another --run-name or --out-dir)")
+        super().__init__(run_dir, what)
         self.files: list[str] = []
+        self.recording = what == "run folder"  # a run's files are recorded in its manifest (train-gate: none)
+        self.aliases: dict[str, tuple[int, str]] = {}  # a path by descriptor -> (the descriptor, its name inside)
 
-    # -- the folder is still the one opened
-    def check(self) -> None:
-        """A :class:`RunFolderError` if the run folder's path no longer names the folder this run holds
-        (swapped for a link or another folder)."""
-        try:
-            st = os.lstat(self.path)
-        except OSError:
-            st = None
-        if st is None or not stat.S_ISDIR(st.st_mode) or (st.st_dev, st.st_ino) != self.identity:
-            raise RunFolderError(f"run folder {self.path} was moved or replaced (by a link or another folder) "
-                                 "during the run; nothing more is written through it")
+    def alias(self, rel: str) -> str | None:
+        """A path that names the folder ``rel`` inside (made where missing) by a descriptor held for the run
+        (``/proc/self/fd/N``), for what writes by path (TensorBoard): a run folder swapped for a link later
+        cannot redirect it. None where the system has no such paths."""
+        if not os.path.isdir(f"/proc/self/fd/{self.fd}"):
+            return None
+        self.check()
+        fd = self.subfolder(self._parts(rel), create=True)
+        path = f"/proc/self/fd/{fd}"
+        self.aliases[path] = (fd, rel)
+        return path
 
-    def _folder(self, parts: list[str], create: bool) -> int:
-        """A descriptor of the folder ``parts`` inside the run (made where ``create``), no link followed."""
-        fd = os.dup(self.fd)
-        for part in parts:
-            try:
-                nxt = os.open(part, _FLAGS_DIR, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    os.close(fd)
-                    raise
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(part, 0o777, dir_fd=fd)
-                nxt = os.open(part, _FLAGS_DIR, dir_fd=fd)
-            except OSError as exc:
-                os.close(fd)
-                raise RunFolderError(f"{self.path / part} is not a real folder (a symbolic link?); a run writes "
-                                     f"only inside its folder ({exc.strerror or exc})") from None
-            os.close(fd)
-            fd = nxt
-        return fd
+    def unalias(self, path: str) -> Path:
+        """``path`` with a prefix of :meth:`alias` put back as the folder's own path."""
+        for prefix, (_, rel) in self.aliases.items():
+            if path == prefix or path.startswith(prefix + "/"):
+                return self.path / rel / path[len(prefix):].lstrip("/")
+        return Path(path)
 
     def write(self, rel: str, data: bytes, record: bool = True) -> None:
-        """``data`` as the file ``rel`` (``a/b``) of the run, atomically, through the folder's descriptor."""
+        """``data`` as the file ``rel`` (``a/b``) of the run, atomically, through the folder's descriptor
+        (recorded in the manifest first, unless not ``record`` or the folder keeps no manifest)."""
         self.check()
-        parts = _parts(rel)
-        if record:
+        if record and self.recording:
             self.record(rel)
-        folder = self._folder(parts[:-1], create=True)
-        name, tmp = parts[-1], f".{parts[-1]}{PARTIAL}"
-        try:
-            fd = os.open(tmp, _FLAGS_NEW, 0o666, dir_fd=folder)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
-            with contextlib.suppress(OSError):
-                os.fsync(folder)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp, dir_fd=folder)
-            raise
-        finally:
-            os.close(folder)
-
-    def unlink(self, rel: str) -> None:
-        """Remove the run's file ``rel`` (never through a link)."""
-        self.check()
-        parts = _parts(rel)
-        try:
-            folder = self._folder(parts[:-1], create=False)
-        except FileNotFoundError:
-            return
-        try:
-            os.unlink(parts[-1], dir_fd=folder)
-        except FileNotFoundError:
-            pass
-        finally:
-            os.close(folder)
+        super().write(rel, data)
 
     # -- the manifest
     def load_manifest(self) -> None:
@@ -224,12 +172,15 @@ class RunFolder:
 
     def close(self) -> None:
         _active.pop(self.path, None)
-        os.close(self.fd)
+        for fd, _ in self.aliases.values():
+            os.close(fd)
+        self.aliases = {}
+        super().close()
 
 
-def open_run_folder(run_dir: Path) -> RunFolder:
+def open_run_folder(run_dir: Path, what: str = "run folder") -> RunFolder:
     """Hold ``run_dir`` for this process's run (the writes of :func:`write_in_run` go through it)."""
-    folder = RunFolder(run_dir)
+    folder = RunFolder(run_dir, what)
     _active[folder.path] = folder
     return folder
 
@@ -243,6 +194,20 @@ def holding(run_dir: Path) -> Iterator[RunFolder]:
         yield folder
     finally:
         folder.close()
+
+
+@contextlib.contextmanager
+def in_run_folder(run_dir: Path) -> Iterator[RunFolder]:
+    """The run folder held for ``run_dir`` by this process, else one opened for the block (not held)."""
+    held = _active.get(Path(os.path.abspath(run_dir)))
+    if held is not None:
+        yield held
+        return
+    folder = RunFolder(run_dir)
+    try:
+        yield folder
+    finally:
+        HeldFolder.close(folder)
 
 
 def run_folder_of(path: Path) -> tuple[RunFolder, str] | None:
@@ -273,12 +238,29 @@ def check_run_folder(path: Path) -> None:
         found[0].check()
 
 
+def tensorboard_dir(run_dir: Path) -> str:
+    """Where SB3 writes TensorBoard's files (``RUN/tb``): by the held run folder's descriptor
+    (:meth:`RunFolder.alias`) where this process holds ``run_dir``, so that its files land in the run's
+    own folder even if the folder's path is swapped for a link before the next re-check."""
+    held = _active.get(Path(os.path.abspath(run_dir)))
+    alias = held.alias("tb") if held is not None else None
+    return alias if alias is not None else str(run_dir / "tb")
+
+
+def plain_path(path: str) -> str:
+    """``path`` with a held folder's descriptor path (:func:`tensorboard_dir`) put back as the folder's
+    own path: what a saved model names and a person reads."""
+    for held in list(_active.values()):
+        path = os.fspath(held.unalias(path))
+    return path
+
+
 def record_folder(folder: str | os.PathLike[str] | None) -> None:
     """Re-check the held run folder ``folder`` lies in and record the files under it (what SB3 wrote by
     path, TensorBoard's); nothing where ``folder`` is None or in no held run folder."""
     if folder is None:
         return
-    found = run_folder_of(Path(folder) / "x")
+    found = run_folder_of(Path(plain_path(os.fspath(folder))) / "x")
     if found is not None:
         found[0].record_tree(Path(folder))
 
@@ -293,14 +275,31 @@ def read_manifest(run_dir: Path) -> list[str]:
     if not stat.S_ISREG(st.st_mode):
         raise RunFolderError(f"{path} is not a regular file; a run's record of its files is never a link")
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data: Any = read_json(path, "the run's record", MAX_MANIFEST_BYTES)
+    except ValueError:
         raise RunFolderError(f"{path} (the record of the files the run wrote) is damaged; remove the run's "
                              "files yourself or choose another --run-name") from None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         raise RunFolderError(f"{path} (the record of the files the run wrote) is damaged")
-    return [f for f in files if all(p not in ("", ".", "..") for p in f.split("/"))]
+    for rel in files:
+        if not is_run_file_name(rel):
+            raise RunFolderError(f"{path} (the record of the files the run wrote) names {rel[:80]!r}, which is "
+                                 "no file a run writes; remove the run's files yourself or choose another "
+                                 "--run-name")
+    return files
+
+
+def is_run_file_name(rel: str) -> bool:
+    """Whether ``rel`` is a name a run writes in its folder: one of :data:`RUN_FILES` or :data:`SIDECARS`,
+    or a file under one of :data:`RUN_FOLDERS` (no ``..``, no absolute path)."""
+    try:
+        parts = relative_parts(rel)
+    except ValueError:
+        return False
+    if len(parts) == 1:
+        return rel in RUN_FILES or rel in SIDECARS
+    return parts[0] in RUN_FOLDERS
 
 
 class RunExistsError(FileExistsError):
@@ -353,6 +352,13 @@ def prepare_run_dir(run_dir: Path, *, resume: str = "", overwrite: bool = False)
     check_no_links(run_dir)
     found = existing_run_files(run_dir)
     held = run_folder_of(run_dir / MANIFEST)
+    if not found and not resume:
+        theirs = [name for name in SIDECARS if os.path.lexists(run_dir / name)]
+        if theirs:  # no run here, so the file is the user's: a new run would replace it
+            raise RunFolderError(
+                f"{run_dir / theirs[0]} is a file gin3 did not write (the folder holds no run) at a name a run "
+                "writes; move it away or choose another --run-name"
+            )
     if found and not resume:
         if not overwrite:
             shown = ", ".join(found[:4]) + (", ..." if len(found) > 4 else "")
@@ -373,21 +379,19 @@ def prepare_run_dir(run_dir: Path, *, resume: str = "", overwrite: bool = False)
                 "--run-name"
             )
         deleted = []
-        for rel in recorded:
-            path = run_dir / rel
-            if os.path.lexists(path) and (path.is_symlink() or not path.is_dir()):
-                if held is not None:
-                    held[0].unlink(rel)
-                else:
-                    path.unlink()
-                deleted.append(rel)
-        for folder in sorted({p for rel in recorded for p in Path(rel).parents if str(p) != "."},
-                             key=lambda p: len(p.parts), reverse=True):
-            with contextlib.suppress(OSError):  # only once empty: a user's file inside keeps it
-                (run_dir / folder).rmdir()
-        if held is not None:
-            held[0].files = []
-        (run_dir / MANIFEST).unlink(missing_ok=True)
+        with in_run_folder(run_dir) as folder:  # through its descriptor: a linked subfolder is never followed
+            for rel in recorded:
+                try:
+                    st = folder.lstat(rel)
+                    if st is not None and not stat.S_ISDIR(st.st_mode) and folder.unlink(rel):
+                        deleted.append(rel)
+                except RunFolderError:  # a link on its way inside the folder: left, and named as left
+                    continue
+            for sub in sorted({p for rel in recorded for p in Path(rel).parents if str(p) != "."},
+                              key=lambda p: len(p.parts), reverse=True):
+                folder.rmdir(sub.as_posix())  # only once empty: a user's file inside keeps it
+            folder.files = []
+            folder.unlink(MANIFEST)
         make_run_dir(run_dir)
         return deleted
     make_run_dir(run_dir)

@@ -53,15 +53,23 @@ def _try_lock(fd: int) -> bool:
 class RunLock:
     """``with RunLock(run_dir):`` -- :class:`RunLockedError` if another process already holds it."""
 
-    def __init__(self, run_dir: str | os.PathLike[str]) -> None:
+    def __init__(self, run_dir: str | os.PathLike[str], command: str = "gin3 train",
+                 check: tuple[str, ...] | None = None) -> None:
+        """``command`` is named to a second process refused; ``check``: the names in the folder that must
+        not be links (default: a run's files, :func:`~.folder.check_no_links`)."""
         self.run_dir = Path(run_dir)
+        self.command = command
+        self.check = check
         self.path = self.run_dir / LOCK_NAME
         self._fd: int | None = None
         self.folder: RunFolder | None = None
 
     def acquire(self) -> None:
-        make_run_dir(self.run_dir)  # a linked or unwritable run folder: RunFolderError
-        folder = open_run_folder(self.run_dir)
+        if self.check is None:  # a linked or unwritable run folder: RunFolderError
+            make_run_dir(self.run_dir)
+        else:
+            make_run_dir(self.run_dir, self.check)
+        folder = open_run_folder(self.run_dir, "run folder" if self.command == "gin3 train" else "folder")
         try:
             fd = os.open(LOCK_NAME, _OPEN_FLAGS, 0o644, dir_fd=folder.fd)
         except OSError as exc:  # ELOOP: a link planted at .lock (O_NOFOLLOW)
@@ -83,8 +91,10 @@ class RunLock:
             folder.close()
             who = f" (pid {holder})" if holder else ""
             raise RunLockedError(
-                f"run folder {self.run_dir} is in use by another gin3 train{who}; wait for it to end, "
-                "or choose another --run-name or --out-dir"
+                f"{'run folder ' if self.command == 'gin3 train' else ''}{self.run_dir} is in use by another "
+                f"{self.command}{who}; wait for it to end, "
+                + ("or choose another --run-name or --out-dir" if self.command == "gin3 train" else
+                   "or choose another folder")
             )
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())

@@ -20,14 +20,46 @@ candidates on many more deals, and the table of step 3 does not depend on it.
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..run.checkpoints import remove_file, write_bytes
-from ..run.folder import check_run_folder
+from ..run.checkpoints import write_bytes
+from ..run.folder import check_run_folder, in_run_folder
 
 SELECTION_SEED_OFFSET = 4321  # the in-training deals use seed + 7, the final table seed + 1234
+
+
+def candidate_path(run_dir: Path, step: int) -> Path:
+    """Where the run keeps the model of ``step`` as a candidate: always this name in its own folder."""
+    return run_dir / "candidates" / f"step_{step}.zip"
+
+
+def checked_candidates(state: dict[str, Any], run_dir: Path) -> list[str]:
+    """Check the candidates of a resumed training state (read back from a checkpoint: data like any input)
+    and keep those that are this run's own files; returns notes naming the ones dropped. A candidate is
+    ``{"step", "mean", "path"}`` with ``path`` the run's :func:`candidate_path` of its step: a path
+    anywhere else (another run's folder, a file of the user's) is dropped, never evaluated, copied or
+    deleted."""
+    kept, dropped = [], []
+    raw = state.get("candidates", [])
+    for c in raw if isinstance(raw, list) else []:
+        ok = (isinstance(c, dict) and isinstance(c.get("step"), int) and not isinstance(c["step"], bool)
+              and c["step"] >= 0 and isinstance(c.get("mean"), int | float) and not isinstance(c["mean"], bool)
+              and math.isfinite(c["mean"]) and isinstance(c.get("path"), str))
+        if ok and os.path.abspath(c["path"]) == os.path.abspath(candidate_path(run_dir, c["step"])):
+            kept.append({"step": c["step"], "mean": float(c["mean"]), "path": c["path"]})
+        else:
+            dropped.append(repr(c.get("path") if isinstance(c, dict) else c)[:100])
+    state["candidates"] = kept
+    if not isinstance(raw, list):
+        return ["the checkpoint's candidates are not a list: none kept"]
+    if dropped:
+        return [f"candidate(s) not in this run's folder {run_dir / 'candidates'} dropped (never evaluated, copied "
+                f"or deleted): {', '.join(dropped)}"]
+    return []
 
 
 def keep_candidate(state: dict[str, Any], step: int, mean: float, run_dir: Path, top: int,
@@ -37,11 +69,12 @@ def keep_candidate(state: dict[str, Any], step: int, mean: float, run_dir: Path,
     ranked = sorted(candidates, key=lambda c: c["mean"], reverse=True)
     if len(ranked) >= top and mean <= ranked[top - 1]["mean"]:
         return False
-    path = run_dir / "candidates" / f"step_{step}.zip"
+    path = candidate_path(run_dir, step)
     save(path)  # the folder is made through the run folder's descriptor (checkpoints.write_bytes)
     ranked = sorted([*ranked, {"step": step, "mean": mean, "path": str(path)}], key=lambda c: c["mean"], reverse=True)
-    for dropped in ranked[top:]:
-        remove_file(Path(dropped["path"]))
+    with in_run_folder(run_dir) as folder:  # through its descriptor; the name of the step, whatever a state says
+        for dropped in ranked[top:]:
+            folder.unlink(candidate_path(run_dir, dropped["step"]).relative_to(run_dir).as_posix())
     state["candidates"] = ranked[:top]
     return True
 
@@ -52,8 +85,8 @@ def choose_best(state: dict[str, Any], run_dir: Path, hands: int, seed: int,
 
     ``evaluate(path, hands, seed)`` returns ``quick_evaluate``'s dict for the model at ``path``.
     With one candidate there is nothing to choose and it is not evaluated again."""
-    candidates = sorted((c for c in state.get("candidates", []) if Path(c["path"]).is_file()),
-                        key=lambda c: c["step"])
+    candidates = sorted(({**c, "path": str(candidate_path(run_dir, c["step"]))} for c in state.get("candidates", [])
+                         if candidate_path(run_dir, c["step"]).is_file()), key=lambda c: c["step"])
     if not candidates:
         return {"step": state.get("best_step", 0), "deals": 0, "seed": None, "candidates": []}
     if len(candidates) == 1:

@@ -47,7 +47,14 @@ from ..run.checkpoints import (
     remove_partial_files,
     write_json,
 )
-from ..run.folder import RunExistsError, RunFolderError, left_by_overwrite, numbered_run_name, prepare_run_dir
+from ..run.folder import (
+    RunExistsError,
+    RunFolderError,
+    left_by_overwrite,
+    numbered_run_name,
+    prepare_run_dir,
+    tensorboard_dir,
+)
 from ..run.lock import RunLock, RunLockedError
 from ..run.signals import GracefulStop, TrainingStopped
 from ..run.workers import stop_workers
@@ -58,7 +65,7 @@ from .imitation import behaviour_clone
 from .monitor import TrainingMonitor, fresh_state, stages_text
 from .plots import plot_learning_curve
 from .precision import resolve_precision, set_precision
-from .selection import SELECTION_SEED_OFFSET, choose_best, selection_text
+from .selection import SELECTION_SEED_OFFSET, checked_candidates, choose_best, selection_text
 from .time_limit import time_limit_callbacks
 
 
@@ -135,6 +142,7 @@ def build_model(
             behaviour_clone(model, cfg)
         return model, state
     state.update(saved)
+    notes = [*notes, *checked_candidates(state, cfg.run_dir)]  # paths read back are checked like any input
     for note in notes:
         print(f"note: {note}")
     print(f"resumed from {cfg.resume} at step {model.num_timesteps:,}")
@@ -158,7 +166,7 @@ def new_model(cfg: TrainConfig, env: Any) -> Any:
         vf_coef=cfg.vf_coef,
         max_grad_norm=cfg.max_grad_norm,
         policy_kwargs={"net_arch": list(cfg.net_arch)},
-        tensorboard_log=str(cfg.run_dir / "tb"),
+        tensorboard_log=tensorboard_dir(cfg.run_dir),
         seed=cfg.seed,
         device=cfg.device,
         verbose=0,
@@ -183,7 +191,8 @@ def resumed_model(cfg: TrainConfig, env: Any, checkpoint: ModelFile | None = Non
     }
     try:
         model = load_sb3_model(checkpoint or resume, env=env, device=cfg.device, overrides=settings, what="checkpoint",
-                               problem="cannot be resumed with this config", tensorboard_log=str(cfg.run_dir / "tb"))
+                               problem="cannot be resumed with this config",
+                               tensorboard_log=tensorboard_dir(cfg.run_dir))
     except ModelFileError:
         stop_workers(env)
         raise
