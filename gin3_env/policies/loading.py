@@ -7,6 +7,8 @@
 | ``"search"``             | :class:`~gin3_env.policies.search.SearchPolicy` (``seed=``, ``rules=``, option keywords) |
 | ``"search:k=v,..."``     | the same with options, e.g. ``"search:samples=16,time_budget=none"`` |
 | ``"trained"``            | the heuristic with learned knock, draw and discard gates (``models/knock_gate.json``) |
+| ``"net"``                | a network acting alone (``models/net.npz``; ``rules=`` or ``knock_limit=``) |
+| a path to a ``.npz``     | a network model file (``gin3 train --config quick``) as :class:`~gin3_env.policies.net.NetPolicy` |
 | ``"ppo"``                | the MaskablePPO model shipped as ``gin3_env/models/ppo.zip`` |
 | a path to a ``.json``    | a gate model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
@@ -62,12 +64,13 @@ __all__ = [
     "torch_threads",
 ]
 
-BUILTIN_SPECS = ("random", "heuristic", "trained", "ppo", "search")
+BUILTIN_SPECS = ("random", "heuristic", "trained", "net", "ppo", "search")
 RLLIB_PREFIX = "rllib:"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 PPO_MODEL = MODELS_DIR / "ppo.zip"  # the MaskablePPO player (spec "ppo")
 PPO_SIDECAR = MODELS_DIR / "ppo.json"
 GATE_MODEL = MODELS_DIR / "knock_gate.json"  # the "trained" player: the heuristic with a knock gate
+NET_MODEL = MODELS_DIR / "net.npz"  # the "net" player: a network acting alone
 INFERENCE_THREADS = 1  # torch threads while a model acts (see the module doc)
 
 
@@ -75,9 +78,9 @@ def policy_spec_help() -> str:
     """The policy specs every command accepts, in one line (their ``--help`` uses it)."""
     return (
         "random, heuristic, search (options: search:k=v,...), trained (the heuristic with its learned "
-        "knock, draw and discard gates), ppo (the shipped MaskablePPO model), "
-        f"{RLLIB_PREFIX}PATH (an RLlib checkpoint folder), the path of a gate model file .json "
-        "or the path of a saved model .zip"
+        "knock, draw and discard gates), net (a network acting alone), ppo (the shipped MaskablePPO model), "
+        f"{RLLIB_PREFIX}PATH (an RLlib checkpoint folder), the path of a gate model file .json, "
+        "of a network model file .npz or of a saved model .zip"
     )
 
 
@@ -259,6 +262,12 @@ def load_policy(spec: Any, **kwargs: Any) -> Any:
         if text == "trained":
             return GatedPolicy(load_gate(GATE_MODEL), name="trained")
         return GatedPolicy(load_gate(text), name=Path(text).stem)
+    if text == "net" or text.endswith(".npz"):
+        from .net import NetPolicy, load_net  # imports the compiled core (numba)
+
+        if text == "net":
+            return NetPolicy(load_net(NET_MODEL), name="net", **kwargs)
+        return NetPolicy(load_net(text), name=Path(text).stem, **kwargs)
     if text == "ppo":
         if not PPO_MODEL.is_file():
             raise FileNotFoundError(

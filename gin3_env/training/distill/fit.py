@@ -100,7 +100,8 @@ def fit(net: ActionNet, data: Decisions, epochs: float, lr: float, batch_size: i
         loss.backward()
         opt.step()
         sched.step()
-        loss_avg = float(loss) if loss_avg != loss_avg else 0.98 * loss_avg + 0.02 * float(loss)
+        value = float(loss.detach())
+        loss_avg = value if loss_avg != loss_avg else 0.98 * loss_avg + 0.02 * value
         if progress is not None and time.monotonic() - last > 1.0:
             last = time.monotonic()
             progress((step + 1) / steps, loss_avg)

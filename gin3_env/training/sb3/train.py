@@ -316,6 +316,11 @@ def print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ..distill.cli import main as distill_main
+    from ..distill.cli import wants_distill
+
+    if wants_distill(list(sys.argv[1:] if argv is None else argv)):  # quick, distill: the network player `net`
+        return distill_main(argv)
     parser = OneLineErrorParser(
         prog="gin3 train",
         description="Train a MaskablePPO agent for three-handed gin. Configs: quick, default, selfplay, gpu "
