@@ -8,7 +8,9 @@ same model. Therefore:
 
 1. after each in-training evaluation the model is kept as a *candidate*
    (``candidates/step_N.zip``) while its estimate is among the ``select_top``
-   highest so far;
+   highest so far; the model PPO starts from (step 0: the cloned start) is a
+   candidate whatever its estimate, so a run never ships a model that scores
+   worse than where it began;
 2. at the end every candidate is evaluated again on ``select_hands`` fresh deals
    (another seed), and the best of *those* figures becomes ``best.zip``;
 3. the final table evaluates ``best.zip`` on a third set of deals, used for
@@ -31,18 +33,25 @@ SELECTION_SEED_OFFSET = 4321  # the in-training deals use seed + 7, the final ta
 
 
 def keep_candidate(state: dict[str, Any], step: int, mean: float, run_dir: Path, top: int,
-                   save: Callable[[Path], None]) -> bool:
-    """Keep the model evaluated at ``step`` if its estimate is among the ``top`` best; True if kept."""
+                   save: Callable[[Path], None], pinned: bool = False) -> bool:
+    """Keep the model evaluated at ``step`` if its estimate is among the ``top`` best, or always where
+    ``pinned`` (the starting point: a pinned candidate is never dropped and does not count among the
+    ``top``); True if kept."""
     candidates = [c for c in state.get("candidates", []) if c["step"] != step]
-    ranked = sorted(candidates, key=lambda c: c["mean"], reverse=True)
-    if len(ranked) >= top and mean <= ranked[top - 1]["mean"]:
+    kept = [c for c in candidates if c.get("pinned")]
+    ranked = sorted((c for c in candidates if not c.get("pinned")), key=lambda c: c["mean"], reverse=True)
+    if not pinned and len(ranked) >= top and mean <= ranked[top - 1]["mean"]:
         return False
     path = run_dir / "candidates" / f"step_{step}.zip"
     save(path)  # the folder is made through the run folder's descriptor (checkpoints.write_bytes)
-    ranked = sorted([*ranked, {"step": step, "mean": mean, "path": str(path)}], key=lambda c: c["mean"], reverse=True)
+    entry = {"step": step, "mean": mean, "path": str(path), **({"pinned": True} if pinned else {})}
+    if pinned:
+        kept.append(entry)
+    else:
+        ranked = sorted([*ranked, entry], key=lambda c: c["mean"], reverse=True)
     for dropped in ranked[top:]:
         remove_file(Path(dropped["path"]))
-    state["candidates"] = ranked[:top]
+    state["candidates"] = sorted([*kept, *ranked[:top]], key=lambda c: c["mean"], reverse=True)
     return True
 
 

@@ -223,7 +223,9 @@ def learn(
               "deals each time, a rough estimate for the learning curve; at the end the "
               f"{cfg.select_top} highest are re-evaluated on fresh deals to choose best.zip", flush=True)
     if cfg.eval_every > 0 and not monitor.state["eval_history"]:  # where PPO starts from: the curve's step 0
-        monitor.state["eval_history"].append(step_zero_point(model, cfg, seed=cfg.seed + 7))
+        start = step_zero_point(model, cfg, seed=cfg.seed + 7)
+        monitor.state["eval_history"].append(start)
+        monitor.consider(model, 0, start["mean"], pinned=True)  # the starting point is a candidate for best.zip
     monitor.start(model.num_timesteps, target)
     stop.learn(
         model,
