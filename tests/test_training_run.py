@@ -29,8 +29,8 @@ TINY = [
 
 
 def _train(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return forkrun.run(["train", "--config", "ppo_quick", "--out-dir", str(tmp_path), "--run-name", "tiny", *TINY, *extra],
-                       timeout=600)
+    return forkrun.run(["train", "--config", "ppo_quick", "--out-dir", str(tmp_path), "--run-name", "tiny", *TINY,
+                        *extra], timeout=600)
 
 
 def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> None:

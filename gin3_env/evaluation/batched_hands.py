@@ -1,7 +1,8 @@
 """:func:`~gin3_env.evaluation.evaluate_hands` played by the batched core.
 
 Used when both policies have a deterministic batched form (``HeuristicPolicy`` ->
-:class:`~gin3_env.vector.HeuristicBatch`, a ``GatedPolicy`` -> :class:`~gin3_env.vector.GatedBatch`, a ``NetPolicy`` -> :class:`~gin3_env.vector.NetBatch`,
+:class:`~gin3_env.vector.HeuristicBatch`, a ``GatedPolicy`` -> :class:`~gin3_env.vector.GatedBatch`,
+a ``NetPolicy`` -> :class:`~gin3_env.vector.NetBatch`,
 a deterministic saved model -> :class:`~gin3_env.vector.ModelBatch`): the same decks (deck ``i`` is the ``i``-th
 ``rng.permutation(52)`` of ``default_rng(seed)``), the same seats, the same report, field for
 field, as the scalar loop (for a model: up to the float rounding of a batched forward). Random

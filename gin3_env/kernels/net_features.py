@@ -25,7 +25,7 @@ from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, 
 from ..engine.cards import NUM_CARDS
 from ..observation.layout import OWN_DECLINED_PLANE, ROLE_OFFSET, TURN_INDEX
 from .gate_kernels import NUM_DRAW_FEATURES, draw_features, draw_outs, view_masks
-from .heuristic_kernels import danger, hidden_share, meld_outs, obs_plane
+from .heuristic_kernels import danger, hidden_share, meld_outs, obs_plane, potential
 from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, popcount
 from .tables import POINTS
@@ -74,6 +74,9 @@ ACTION_FEATURES = (
     "deadwood_x_stock",  # deadwood_after times stock / 30
     "outs_x_stock",  # improve_outs times stock / 30
     "over_knock_limit",  # deadwood_after minus the knock limit
+    "potential",  # mean deadwood saved by drawing one unseen card that extends a meld (the one-card look-ahead)
+    "potential_x_stock20",  # potential times min(1, stock / 20)
+    "near_best",  # deadwood_after is within 12 of the least over the legal discards
 )
 NUM_ACTION_FEATURES = len(ACTION_FEATURES)
 _A_RANK = 20
@@ -122,7 +125,7 @@ def _row_inputs(obs: np.ndarray, mask: np.ndarray, k: int, knock_limit: int, sta
     for c in range(NUM_CARDS):
         if mask[k, DISCARD_BASE + c] or mask[k, KNOCK_BASE + c]:
             cand |= np.int64(1) << c
-    cf = np.zeros((NUM_CARDS, 5), np.float64)  # deadwood, improve outs, gin outs, danger, mean next deadwood
+    cf = np.zeros((NUM_CARDS, 6), np.float64)  # deadwood, improve outs, gin outs, danger, mean next deadwood, potential
     best_dw = 1 << 30
     best_outs = 0
     least_danger = 1e9
@@ -141,6 +144,7 @@ def _row_inputs(obs: np.ndarray, mask: np.ndarray, k: int, knock_limit: int, sta
             cf[c, 2] = gin
             cf[c, 3] = danger(c, odecl, known, unseen, p_hidden)
             cf[c, 4] = total / n_unseen if n_unseen else dw
+            cf[c, 5] = potential(held, unseen)
             best_dw = min(best_dw, dw)
             best_outs = max(best_outs, better)
             least_danger = min(least_danger, cf[c, 3])
@@ -183,6 +187,9 @@ def _row_inputs(obs: np.ndarray, mask: np.ndarray, k: int, knock_limit: int, sta
             f[_A_SUIT + 4] = dw * stock / 30.0
             f[_A_SUIT + 5] = cf[c, 1] * stock / 30.0
             f[_A_SUIT + 6] = dw - knock_limit
+            f[_A_SUIT + 7] = cf[c, 5]
+            f[_A_SUIT + 8] = cf[c, 5] * min(1.0, stock / 20.0)
+            f[_A_SUIT + 9] = 1.0 if dw <= best_dw + 12 else 0.0
         j += 1
 
 

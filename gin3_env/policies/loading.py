@@ -8,7 +8,7 @@
 | ``"search:k=v,..."``     | the same with options, e.g. ``"search:samples=16,time_budget=none"`` |
 | ``"trained"``            | the heuristic with learned knock, draw and discard gates (``models/knock_gate.json``) |
 | ``"net"``                | a network acting alone (``models/net.npz``; ``rules=`` or ``knock_limit=``) |
-| a path to a ``.npz``     | a network model file (``gin3 train --config quick``) as :class:`~gin3_env.policies.net.NetPolicy` |
+| a path to a ``.npz``     | a network model file (``gin3 train --config quick``) as ``NetPolicy`` |
 | ``"ppo"``                | the MaskablePPO model shipped as ``gin3_env/models/ppo.zip`` |
 | a path to a ``.json``    | a gate model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |

@@ -160,7 +160,8 @@ def load_net(path: str | os.PathLike[str]) -> ActionNet:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
             for info in zf.infolist():
                 if info.file_size > FILE_LIMIT:
-                    raise ModelFileError(p, f"holds a member {info.filename!r:.60} that inflates past {FILE_LIMIT} bytes")
+                    raise ModelFileError(p, f"holds a member {info.filename!r:.60} that inflates past "
+                                            f"{FILE_LIMIT} bytes")
                 if info.filename.removesuffix(".npy") not in MEMBERS:
                     raise ModelFileError(p, f"holds an unknown member {info.filename!r:.60}: not an action network")
         with np.load(io.BytesIO(raw), allow_pickle=False) as data:

@@ -2,7 +2,7 @@
 
 | module | what it holds |
 |---|---|
-| ``players`` | :class:`RandomBatch`, :class:`HeuristicBatch`, :class:`GatedBatch`, :class:`NetBatch`, :class:`ModelBatch`, ``as_batch`` |
+| ``players`` | ``RandomBatch``, ``HeuristicBatch``, ``GatedBatch``, ``NetBatch``, ``ModelBatch``, ``as_batch`` |
 | ``learner`` | :class:`LearnerHands`: learner role, opponents, duplicate-reward twins |
 | ``gym_env``, ``sb3_env`` | :func:`vector_env` (Gymnasium ``VectorEnv``), :func:`sb3_vec_env` (SB3 ``VecEnv``) |
 | ``datasets`` | heuristic decisions for imitation |
@@ -40,10 +40,10 @@ def sb3_vec_env(num_envs: int = 64, **kwargs: Any) -> Any:
 __all__ = [
     "OUTCOME_NAMES",
     "GatedBatch",
-    "NetBatch",
     "HeuristicBatch",
     "LearnerHands",
     "ModelBatch",
+    "NetBatch",
     "RandomBatch",
     "VectorHands",
     "as_batch",

@@ -68,7 +68,7 @@ def play_shard(n: int, seed: int, teacher: Any, heuristic: Any, net: ActionNet |
 
 def save_shard(path: Path, shard: dict[str, np.ndarray]) -> None:
     buffer = io.BytesIO()
-    np.savez(buffer, **shard)
+    np.savez(buffer, allow_pickle=False, **shard)
     write_bytes(path, buffer.getvalue())
 
 

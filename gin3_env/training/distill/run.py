@@ -84,24 +84,28 @@ def figures(report: Any) -> dict[str, Any]:
     team, box = report.seat_adjusted
     return {"opponent": report.policy_b, "deals": report.n_deals, "seed": report.seed,
             "pair_mean": [report.overall.mean, report.overall.low, report.overall.high],
-            "team_minus_baseline": [team.mean, team.low, team.high], "box_minus_baseline": [box.mean, box.low, box.high]}
+            "team_minus_baseline": [team.mean, team.low, team.high],
+            "box_minus_baseline": [box.mean, box.low, box.high]}
 
 
 def _ci(values: list[float]) -> str:
     return f"{signed(values[0])} [{signed(values[1])}, {signed(values[2])}]"
 
 
+def round_paths(cfg: DistillConfig, r: int) -> list[Path]:
+    """The shard files of round ``r``."""
+    n = math.ceil(cfg.round_decisions(r) / cfg.shard_size)
+    return [cfg.run_dir / "shards" / f"r{r:02d}_{i:04d}.npz" for i in range(n)]
+
+
 def play_round(cfg: DistillConfig, r: int, teacher: Any, heuristic: Any, prog: Progress) -> list[Path]:
     """Round ``r``'s shards, made where missing (the network of round ``r - 1`` plays from round 1 on)."""
-    folder = cfg.run_dir / "shards"
-    folder.mkdir(parents=True, exist_ok=True)
+    (cfg.run_dir / "shards").mkdir(parents=True, exist_ok=True)
     net = load_net(cfg.run_dir / f"net_r{r - 1}.npz") if r > 0 else None
     total = cfg.round_decisions(r)
-    n = math.ceil(total / cfg.shard_size)
-    paths = []
-    for i in range(n):
-        path = folder / f"r{r:02d}_{i:04d}.npz"
-        paths.append(path)
+    paths = round_paths(cfg, r)
+    n = len(paths)
+    for i, path in enumerate(paths):
         if path.exists():
             continue
         size = min(cfg.shard_size, total - i * cfg.shard_size)
@@ -137,7 +141,8 @@ def run(cfg: DistillConfig) -> dict[str, Any]:
     run_dir = cfg.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     state_path = run_dir / "state.json"
-    state = _read_state(state_path) if cfg.resume else {"config": cfg.to_dict(), "rounds": []}
+    state = _read_state(state_path) if cfg.resume else {"rounds": []}
+    state["config"] = {**cfg.to_dict(), "resume": ""}  # what a resumed run reads (with its flags on top)
     if cfg.resume:
         print(f"resuming {run_dir}: {len(state['rounds'])} round(s) done", flush=True)
     write_json(state_path, state)
@@ -148,8 +153,8 @@ def run(cfg: DistillConfig) -> dict[str, Any]:
     prog = Progress(cfg, len(state["rounds"]))
     for r in range(len(state["rounds"]), cfg.dagger_rounds + 1):
         t0 = time.monotonic()
-        paths = play_round(cfg, r, teacher, heuristic, prog)
-        fitted, info = fit_round(cfg, r, paths, prog)
+        play_round(cfg, r, teacher, heuristic, prog)
+        fitted, info = fit_round(cfg, r, [p for k in range(r + 1) for p in round_paths(cfg, k)], prog)
         choice = versus(fitted, "heuristic", cfg.choice_deals, cfg.seed + CHOICE_SEED_OFFSET)
         info["choice"] = figures(choice)
         info["cpu_minutes"] = (time.monotonic() - t0) / 60
