@@ -7,6 +7,7 @@
 - :mod:`gin3_env.benchmarks.vector`: the batched core against the scalar envs and OpenSpiel.
 - :mod:`gin3_env.benchmarks.train`: PPO's samples/s against this machine's matmul rate.
 - :mod:`gin3_env.benchmarks.labels`: labelled knock decisions per second (the knock gate's label run).
+- :mod:`gin3_env.benchmarks.players`: decisions per second of the heuristic, ``trained`` and ``net``.
 
 Each module has ``run(quick) -> dict`` and ``format_report(dict) -> str``.
 Figures are for one machine: the ratios are what carry over.
@@ -23,7 +24,7 @@ from typing import Any
 from ..argparsing import OneLineErrorParser
 from ..files import check_output_file, save_json
 
-SUITES = ("engine", "envs", "vector", "train", "labels")
+SUITES = ("engine", "envs", "vector", "train", "labels", "players")
 
 
 def _load(name: str) -> Any:
@@ -44,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Speed benchmarks: the meld engine against OpenSpiel and RLCard (engine), "
         "random play through the environments against OpenSpiel and gin_rummy_v4 (envs), the batched core "
         "(vector), PPO's samples/s against the machine's matmul rate (train) and labelled knock "
-        "decisions per second (labels). "
+        "decisions per second (labels), decisions per second of the heuristic, trained and net (players). "
         "Peers that are not installed are reported as skipped.",
     )
     parser.add_argument("--quick", action="store_true", help="a short smoke run (fewer hands, one pass)")

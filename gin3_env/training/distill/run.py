@@ -178,6 +178,12 @@ def run(cfg: DistillConfig) -> dict[str, Any]:
              STRONGEST: figures(versus(net, STRONGEST, cfg.final_eval_hands, cfg.seed + FINAL_SEED_OFFSET + 1)),
              "minutes": (time.monotonic() - prog.start) / 60}
     write_json(run_dir / "final.json", final)
+    try:
+        from .plots import plot_curve
+
+        plot_curve(state["rounds"], run_dir / "curve.png")
+    except ImportError:  # matplotlib is part of the train extra; without it the run still ends
+        pass
     return final
 
 
