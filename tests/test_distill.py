@@ -24,6 +24,7 @@ def test_which_door_a_command_line_opens(tmp_path: Path) -> None:
     assert not wants_distill(["--config", "ppo_quick"]) and not wants_distill(["--config", "default"])
     (tmp_path / "state.json").write_text("{}")
     assert wants_distill(["--config", "default", "--resume", str(tmp_path)])
+    assert not wants_distill(["--resume", str(tmp_path / "checkpoint.zip")])  # PPO's checkpoint
 
 
 def test_a_bad_key_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:

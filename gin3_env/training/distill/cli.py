@@ -33,8 +33,8 @@ def _flag_value(argv: list[str], flag: str) -> str | None:
 def wants_distill(argv: list[str]) -> bool:
     """Whether ``gin3 train ARGV`` names a distillation config or resumes a distillation run."""
     resume = _flag_value(argv, "--resume")
-    if resume is not None and (Path(resume) / "state.json").is_file():
-        return True
+    if resume is not None:  # a distillation run folder, or PPO's checkpoint .zip
+        return (Path(resume) / "state.json").is_file()
     spec = _flag_value(argv, "--config") or DEFAULT_CONFIG
     try:
         import yaml

@@ -1,7 +1,8 @@
-"""Train a MaskablePPO agent for three-handed gin (both roles), CleanRL style.
+"""Train a MaskablePPO agent for three-handed gin (both roles), CleanRL style: the SB3 door of ``gin3 train``
+(a config with ``pipeline: distill``, such as ``quick``, goes to :mod:`gin3_env.training.distill` instead).
 
-    gin3 train --config quick                 # a few minutes on 2 cores
-    gin3 train --config default               # the run behind the shipped agent
+    gin3 train --config ppo_quick             # a few minutes on 2 cores
+    gin3 train --config default               # the run behind the shipped agent (ppo)
     gin3 train --config selfplay --seed 3
     gin3 train --resume runs/gin3/checkpoint.zip
 
@@ -325,10 +326,11 @@ def main(argv: list[str] | None = None) -> int:
         return distill_main(argv)
     parser = OneLineErrorParser(
         prog="gin3 train",
-        description="Train a MaskablePPO agent for three-handed gin. Configs: quick, default, selfplay, gpu "
-        "(or a YAML path); every config key can be overridden by its flag.",
+        description="Train a MaskablePPO agent for three-handed gin. Configs: ppo_quick, default, selfplay, gpu "
+        "(or a YAML path); every config key can be overridden by its flag. The configs quick and distill "
+        "distil the network player net instead (gin3 train --config quick --help).",
     )
-    parser.add_argument("--config", default="quick", help="config name or YAML path (default: quick)")
+    parser.add_argument("--config", default="ppo_quick", help="config name or YAML path (default: ppo_quick)")
     parser.add_argument("--backend", choices=["sb3"], default="sb3",
                         help="sb3: this trainer (default); `gin3 train --backend rllib` trains with Ray RLlib "
                         "instead (see its --help)")
