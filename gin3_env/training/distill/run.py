@@ -213,9 +213,9 @@ def closing_lines(cfg: DistillConfig, final: dict[str, Any]) -> list[str]:
                      f"deals (seed {f['seed']}; minus the opponent's own play of the seat: team "
                      f"{_ci(f['team_minus_baseline'])}, box {_ci(f['box_minus_baseline'])})")
     lines.append(f"model: {final['model']} (play it: gin3 evaluate {final['model']} heuristic --seat-baseline)")
-    lines.append(f"The full config (gin3 train --config {cfg.full_config}) distils many more of the teacher's "
-                 "decisions over several DAgger rounds (hours on 2 cores, resumable with --resume RUN_DIR); "
-                 "its best network is shipped as `net` (docs/distillation.md).")
+    lines.append(f"The full config (gin3 train --config {cfg.full_config}) distils several times more of the teacher's "
+                 "decisions over more DAgger rounds (about an hour on 2 cores, resumable with --resume RUN_DIR); its "
+                 "best network is shipped as `net` (gin3 evaluate net trained --seat-baseline; docs/distillation.md).")
     return lines
 
 
