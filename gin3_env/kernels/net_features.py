@@ -27,7 +27,7 @@ from ..observation.layout import OWN_DECLINED_PLANE, ROLE_OFFSET, TURN_INDEX
 from .gate_kernels import NUM_DRAW_FEATURES, draw_features, draw_outs, view_masks
 from .heuristic_kernels import danger, hidden_share, meld_outs, obs_plane, potential
 from .jit import njit
-from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, popcount
+from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, lowest_card, popcount
 from .tables import POINTS
 
 __all__ = ["ACTION_FEATURES", "NUM_ACTION_FEATURES", "NUM_STATE_FEATURES", "STATE_FEATURES", "net_inputs"]
@@ -135,7 +135,7 @@ def _row_inputs(obs: np.ndarray, mask: np.ndarray, k: int, knock_limit: int, sta
         x = cand
         while x:
             low = x & -x
-            c = _bit(low)
+            c = lowest_card(low)
             held = hand & ~low
             dw = kd[c] if n_hand > 10 else deadwood(held)
             better, gin, total = draw_outs(held, dw, unseen)
@@ -191,14 +191,6 @@ def _row_inputs(obs: np.ndarray, mask: np.ndarray, k: int, knock_limit: int, sta
             f[_A_SUIT + 8] = cf[c, 5] * min(1.0, stock / 20.0)
             f[_A_SUIT + 9] = 1.0 if dw <= best_dw + 12 else 0.0
         j += 1
-
-
-@njit(cache=True)
-def _bit(low: int) -> int:
-    n = 0
-    while not (low >> n) & 1:
-        n += 1
-    return n
 
 
 @njit(cache=True)

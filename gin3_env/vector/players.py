@@ -84,34 +84,33 @@ class HeuristicBatch:
         return f"HeuristicBatch({self.config})"
 
 
-class GatedBatch:
+class _PolicyBatch:
+    """A player whose policy acts on rows itself (``act_batch``), behind the batched players' checks."""
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.name = policy.name
+
+    def act(self, observations: Any, masks: Any) -> np.ndarray:
+        obs, mask = check_batch(observations, masks)
+        return np.asarray(self.policy.act_batch(obs, mask))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.policy!r})"
+
+
+class GatedBatch(_PolicyBatch):
     """A :class:`~gin3_env.policies.gated.GatedPolicy` on every row (the heuristic with its gates), compiled."""
 
     def __init__(self, policy: GatedPolicy) -> None:
-        self.policy = policy
-        self.name = policy.name
-
-    def act(self, observations: Any, masks: Any) -> np.ndarray:
-        obs, mask = check_batch(observations, masks)
-        return self.policy.act_batch(obs, mask)
-
-    def __repr__(self) -> str:
-        return f"GatedBatch({self.policy!r})"
+        super().__init__(policy)
 
 
-class NetBatch:
+class NetBatch(_PolicyBatch):
     """A :class:`~gin3_env.policies.net.NetPolicy` (the network acting alone) on every row."""
 
     def __init__(self, policy: NetPolicy) -> None:
-        self.policy = policy
-        self.name = policy.name
-
-    def act(self, observations: Any, masks: Any) -> np.ndarray:
-        obs, mask = check_batch(observations, masks)
-        return self.policy.act_batch(obs, mask)
-
-    def __repr__(self) -> str:
-        return f"NetBatch({self.policy!r})"
+        super().__init__(policy)
 
 
 class ModelBatch:
