@@ -26,7 +26,7 @@ def plot_curve(rounds: list[dict[str, Any]], path: Path, title: str = "net disti
     ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=4, label="net against the heuristic (choice deals)")
     for r, xi, yi in zip(rounds, x, y, strict=True):
         minutes += r.get("cpu_minutes", 0.0)
-        ax.annotate(f"round {r['round']}\n{minutes:.0f} min", (xi, yi), textcoords="offset points", xytext=(6, -24),
+        ax.annotate(f"round {r['round']}\n{minutes:.0f} CPU-min", (xi, yi), textcoords="offset points", xytext=(6, -24),
                     fontsize=8)
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("decisions distilled (teacher's, then DAgger on the network's own states)")

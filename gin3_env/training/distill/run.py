@@ -152,12 +152,13 @@ def run(cfg: DistillConfig) -> dict[str, Any]:
     heuristic = HeuristicBatch()
     prog = Progress(cfg, len(state["rounds"]))
     for r in range(len(state["rounds"]), cfg.dagger_rounds + 1):
-        t0 = time.monotonic()
+        t0, c0 = time.monotonic(), time.process_time()
         play_round(cfg, r, teacher, heuristic, prog)
         fitted, info = fit_round(cfg, r, [p for k in range(r + 1) for p in round_paths(cfg, k)], prog)
         choice = versus(fitted, "heuristic", cfg.choice_deals, cfg.seed + CHOICE_SEED_OFFSET)
         info["choice"] = figures(choice)
-        info["cpu_minutes"] = (time.monotonic() - t0) / 60
+        info["cpu_minutes"] = (time.process_time() - c0) / 60  # this process, all its threads
+        info["wall_minutes"] = (time.monotonic() - t0) / 60
         info["round"] = r
         fitted.provenance = {"made_by": "gin3 train (distill)", "teacher": cfg.teacher, "round": r,
                              "decisions": info["decisions"], "config": cfg.to_dict()}
@@ -176,7 +177,8 @@ def run(cfg: DistillConfig) -> dict[str, Any]:
     final = {"best_round": best, "model": str(run_dir / "best.npz"),
              "heuristic": figures(versus(net, "heuristic", cfg.final_eval_hands, cfg.seed + FINAL_SEED_OFFSET)),
              STRONGEST: figures(versus(net, STRONGEST, cfg.final_eval_hands, cfg.seed + FINAL_SEED_OFFSET + 1)),
-             "minutes": (time.monotonic() - prog.start) / 60}
+             "wall_minutes": (time.monotonic() - prog.start) / 60,
+             "cpu_minutes": time.process_time() / 60}  # this process since it started, all its threads
     write_json(run_dir / "final.json", final)
     try:
         from .plots import plot_curve
