@@ -7,9 +7,11 @@ from pathlib import Path
 from typing import Any
 
 
-def plot_curve(rounds: list[dict[str, Any]], path: Path, title: str = "net distilled from trained") -> None:
+def plot_curve(rounds: list[dict[str, Any]], path: Path, title: str = "net distilled from trained",
+               minutes: str = "cpu_minutes") -> None:
     """Each round's pair mean against the heuristic (95% interval) on the choice deals, by decisions
-    gathered (bottom axis), each point labelled with the CPU-minutes spent up to it."""
+    gathered (bottom axis), each point labelled with the minutes spent up to it (the rounds' ``minutes``
+    key: ``cpu_minutes`` or ``wall_minutes``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -21,12 +23,13 @@ def plot_curve(rounds: list[dict[str, Any]], path: Path, title: str = "net disti
     y = [r["choice"]["pair_mean"][0] for r in rounds]
     lo = [r["choice"]["pair_mean"][0] - r["choice"]["pair_mean"][1] for r in rounds]
     hi = [r["choice"]["pair_mean"][2] - r["choice"]["pair_mean"][0] for r in rounds]
-    minutes = 0.0
+    spent = 0.0
+    unit = "CPU-min" if minutes == "cpu_minutes" else "min"
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=4, label="net against the heuristic (choice deals)")
     for r, xi, yi in zip(rounds, x, y, strict=True):
-        minutes += r.get("cpu_minutes", 0.0)
-        ax.annotate(f"round {r['round']}\n{minutes:.0f} CPU-min", (xi, yi), textcoords="offset points", xytext=(6, -24),
+        spent += r.get(minutes, 0.0)
+        ax.annotate(f"round {r['round']}\n{spent:.0f} {unit}", (xi, yi), textcoords="offset points", xytext=(6, -24),
                     fontsize=8)
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("decisions distilled (teacher's, then DAgger on the network's own states)")
