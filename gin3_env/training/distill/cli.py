@@ -65,9 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineErrorParser(
         prog="gin3 train",
         description="Distil the strongest shipped player into `net`, a network acting alone (configs quick and "
-        "distill); the PPO configs (default, selfplay, gpu) train MaskablePPO instead.",
+        "distill); the PPO configs (ppo_quick, default, selfplay, gpu) train MaskablePPO instead.",
     )
     parser.add_argument("--config", default=None, help=f"config name or YAML path (default: {DEFAULT_CONFIG})")
+    parser.add_argument("--backend", choices=["sb3"], default="sb3",
+                        help="sb3: this trainer (default); `gin3 train --backend rllib` trains with Ray RLlib instead")
     add_option_flags(parser, DistillConfig)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
