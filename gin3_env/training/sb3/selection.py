@@ -65,10 +65,10 @@ def choose_best(state: dict[str, Any], run_dir: Path, hands: int, seed: int,
                         key=lambda c: c["step"])
     if not candidates:
         return {"step": state.get("best_step", 0), "deals": 0, "seed": None, "candidates": []}
+    results: list[dict[str, Any]] = []
     if len(candidates) == 1:
-        chosen, results = candidates[0], []
+        chosen = candidates[0]
     else:
-        results = []
         for c in candidates:
             stats = evaluate(c["path"], hands, seed)
             results.append({"step": c["step"], "in_training_mean": c["mean"], **stats})
