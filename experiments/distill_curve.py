@@ -42,8 +42,8 @@ def points(run: Path, shards: list[int], heuristic_deals: int, trained_deals: in
     for n in shards:
         c0 = time.process_time()
         data = Decisions([load_shard(run / "shards" / f"r00_{i:04d}.npz") for i in range(n)])
-        net, info = fit(new_net(data, tuple(cfg["hidden"]), cfg["seed"]), data, epochs or cfg["epochs"], cfg["learning_rate"],
-                        cfg["batch_size"], cfg["seed"], None, 1)
+        net, info = fit(new_net(data, tuple(cfg["hidden"]), cfg["seed"]), data, epochs or cfg["epochs"],
+                        cfg["learning_rate"], cfg["batch_size"], cfg["seed"], None, 1)
         out.append(measured(net, {"what": f"round 0's first {n} shard(s)", "decisions": len(data),
                                   "fit_cpu_minutes": (time.process_time() - c0) / 60, **info}))
     for r in state["rounds"]:
