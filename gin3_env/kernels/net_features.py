@@ -32,17 +32,11 @@ from .tables import POINTS
 
 __all__ = ["ACTION_FEATURES", "NUM_ACTION_FEATURES", "NUM_STATE_FEATURES", "STATE_FEATURES", "net_inputs"]
 
+# what is seen, role and turn: the same quantities as the gates' features of these names (gate_kernels)
+_SEEN = ("stock", "unseen", "pile", "opp_known", "opp_known_outs", "opp_declined", "own_declined", "role_box", "turn")
 _STATE_BASE = (
     "deadwood_now",  # the hand's least deadwood (with 11 cards: after the best discard)
-    "stock",  # cards left in the stock
-    "unseen",  # cards this player has not seen
-    "pile",  # cards in the discard pile (with the top)
-    "opp_known",  # cards the opponent took from the pile and still holds
-    "opp_known_outs",  # unseen cards that would meld with the opponent's known cards
-    "opp_declined",  # cards the opponent passed or drew over
-    "own_declined",  # cards this player passed or drew over
-    "role_box",  # 1 for the box, 0 for the team
-    "turn",  # turns played / the turn limit
+    *_SEEN,
     "hidden_share",  # the chance an unseen card is in the opponent's hand
     "take_choice",  # the face-up card may be taken (an offer or a draw)
     "offer",  # the opening offer (take or pass)
