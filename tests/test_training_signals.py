@@ -48,7 +48,7 @@ class Run:
     """``gin3 train`` in its own session (so its process group is its pid), output read by threads."""
 
     def __init__(self, out_dir: Path, *extra: str, base: list[str] = LONG) -> None:
-        self.args = ["train", "--config", "quick", "--out-dir", str(out_dir), "--run-name", "run", *base, *extra]
+        self.args = ["train", "--config", "ppo_quick", "--out-dir", str(out_dir), "--run-name", "run", *base, *extra]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gin3_env.cli", *self.args],
             stdout=subprocess.PIPE,
