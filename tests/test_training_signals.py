@@ -178,7 +178,7 @@ def test_sigint_checkpoints_stops_workers_and_a_second_run_on_the_folder_is_refu
     _no_traceback(err)
     checkpoint = tmp_path / "run" / "checkpoint.zip"
     assert f"checkpoint written to {checkpoint}" in err
-    assert f"resume with: gin3 train --config quick --out-dir {tmp_path}" in err and f"--resume {checkpoint}" in err
+    assert f"resume with: gin3 train --config ppo_quick --out-dir {tmp_path}" in err and f"--resume {checkpoint}" in err
     assert_all_gone(workers, run.proc.pid)
     state, notes = read_checkpoint(checkpoint)
     assert [h["step"] for h in state["eval_history"]] == [0] and not notes  # only the point before PPO
