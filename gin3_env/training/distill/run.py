@@ -225,7 +225,7 @@ def main_distill(cfg: DistillConfig) -> int:
     try:
         final = run(cfg)
     except KeyboardInterrupt:
-        print(f"gin3 train: stopped; continue with: gin3 train --config {cfg.run_dir / 'state.json'} --resume "
+        print(f"gin3 train: stopped; its finished shards and rounds are kept; continue with: gin3 train --resume "
               f"{cfg.run_dir}", file=sys.stderr)
         return 130
     for line in closing_lines(cfg, final):
