@@ -142,3 +142,12 @@ def test_the_shipped_net_loads_and_plays() -> None:
     assert isinstance(policy, NetPolicy) and policy.name == "net"
     obs, masks = states(8, 4)
     assert masks[np.arange(len(obs)), policy.act_batch(obs, masks)].all()
+
+
+def test_bench_reports_the_players_decisions_per_second() -> None:
+    from gin3_env.benchmarks import players
+
+    report = players.run(quick=True)
+    assert report["rows"] >= 4096 and set(report) == {"rows", *players.PLAYERS}
+    assert all(report[name]["decisions_per_s"] > 0 for name in players.PLAYERS)
+    assert "net:" in players.format_report(report)
