@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    scale = load_config("quick").reward_scale
+    scale = load_config("ppo_quick").reward_scale
     start = time.monotonic()
     fit = heuristic_dataset_with_state(args.train, args.seed, scale, "augmented", extra=args.privileged)
     test = heuristic_dataset_with_state(args.held_out, args.seed + 1, scale, "augmented", extra=args.privileged)

@@ -1,6 +1,6 @@
 """Learning curves of fp32 against bf16: the same config and seeds, trained once per precision.
 
-    python -m experiments.precision_curves --config quick --seeds 1 2 3 \\
+    python -m experiments.precision_curves --config ppo_quick --seeds 1 2 3 \\
         --json results/precision_curves_quick.json --plot docs/precision_curves_quick.png
 
 Each run is ``gin3 train`` in this process (in a temporary folder), with ``--set KEY=VALUE``
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineErrorParser(prog="python -m experiments.precision_curves",
                                 description="Train the same config and seeds in fp32 and in bf16; write the "
                                 "curves (JSON) and their plot.")
-    parser.add_argument("--config", default="quick")
+    parser.add_argument("--config", default="ppo_quick")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a config override applied to every run (YAML value)")

@@ -1,8 +1,8 @@
 """PPO with a critic that sees the deal; the trained actor exported as a plain card-aware player.
 
-    python -m experiments.privileged --config quick --total-timesteps 50000 --seed 1 --out runs/priv
-    python -m experiments.privileged --config quick --critic observation --out runs/plain
-    python -m experiments.privileged --config quick --privileged opponent_view --out runs/view
+    python -m experiments.privileged --config ppo_quick --total-timesteps 50000 --seed 1 --out runs/priv
+    python -m experiments.privileged --config ppo_quick --critic observation --out runs/plain
+    python -m experiments.privileged --config ppo_quick --privileged opponent_view --out runs/view
 
 The learner plays the batched core (:class:`~gin3_env.vector.privileged.PrivilegedStateVecEnv`:
 the observation, then the privileged state of the hand) with
@@ -249,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineErrorParser(prog="python -m experiments.privileged",
                                 description="PPO with a critic that reads the privileged state; the actor "
                                 "exported as a plain card-aware model")
-    parser.add_argument("--config", default="quick", help="config name or YAML path (default: quick)")
+    parser.add_argument("--config", default="ppo_quick", help="config name or YAML path (default: ppo_quick)")
     parser.add_argument("--critic", choices=["state", "observation"], default="state",
                         help="state: the critic reads observation and state (default); observation: the "
                         "ordinary critic")

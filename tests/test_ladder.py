@@ -114,7 +114,7 @@ def test_check_outputs_accepts_a_new_folder(tmp_path: Path) -> None:
 
 def test_default_roster_and_search_share() -> None:
     assert build_parser().parse_args([]).players == ",".join(DEFAULT_ROSTER)
-    assert {"random", "heuristic", "trained", "ppo", "search", "openspiel-simple"} == set(DEFAULT_ROSTER)
+    assert {"random", "heuristic", "trained", "net", "ppo", "search", "openspiel-simple"} == set(DEFAULT_ROSTER)
     assert default_search_hands(1000) == 100 and default_search_hands(5) == 1
 
 

@@ -32,7 +32,7 @@ from gin3_env.policies.model_fields import ModelFileError, pickle_globals  # noq
 from gin3_env.policies.model_file import load_sb3_model  # noqa: E402
 from gin3_env.policies.rllib_policy import MODULE_DIR, MODULE_STATE, SIDECAR  # noqa: E402
 
-TINY_TRAIN = ["--config", "quick", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64", "--batch-size", "64",
+TINY_TRAIN = ["--config", "ppo_quick", "--n-envs", "1", "--vec-env", "dummy", "--n-steps", "64", "--batch-size", "64",
               "--n-epochs", "1", "--bc-samples", "0", "--eval-every", "0", "--checkpoint-every", "64",
               "--final-eval-hands", "2", "--total-timesteps", "64", "--progress-bar", "false"]
 

@@ -50,13 +50,13 @@ def run_installed(target: Path, cwd: Path, *args: str) -> subprocess.CompletedPr
 def test_installed_package_finds_the_shipped_configs_from_any_folder(installed: Path, tmp_path: Path) -> None:
     code = (
         "import gin3_env, sys; from gin3_env.training.sb3.config import CONFIG_DIR, load_config; "
-        "print(gin3_env.__file__); print(CONFIG_DIR); print(load_config('quick').run_name)"
+        "print(gin3_env.__file__); print(CONFIG_DIR); print(load_config('ppo_quick').run_name)"
     )
     proc = run_installed(installed, tmp_path, "-c", code)
     assert proc.returncode == 0, proc.stderr
     package_file, config_dir, run_name = proc.stdout.split()
     assert Path(package_file).is_relative_to(installed) and Path(config_dir).is_relative_to(installed)
-    assert run_name == "quick"
+    assert run_name == "ppo_quick"
 
 
 def test_python_dash_m_gin3_env_is_the_command(installed: Path, tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ WIDTH = AUGMENTED_SIZE + STATE_SIZE
 def small_config(**extra: object) -> object:
     overrides = {"total_timesteps": 64, "bc_samples": 400, "bc_epochs": 1, "batched_envs": 8, "n_steps": 32,
                  "batch_size": 64, "n_epochs": 1, "net_arch": [32, 32], "seed": 3, **extra}
-    return load_config("quick", overrides)
+    return load_config("ppo_quick", overrides)
 
 
 def policy(critic: str = "state") -> PrivilegedCriticPolicy:

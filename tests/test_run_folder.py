@@ -33,7 +33,7 @@ from gin3_env.training.run.folder import (
 )
 from gin3_env.training.run.lock import RunLock
 
-FAST = ["--config", "quick", "--total-timesteps", "64", "--final-eval-hands", "2", "--eval-hands", "2",
+FAST = ["--config", "ppo_quick", "--total-timesteps", "64", "--final-eval-hands", "2", "--eval-hands", "2",
         "--progress-bar", "false"]
 
 
@@ -345,20 +345,20 @@ def _started(monkeypatch: pytest.MonkeyPatch, *argv: str) -> str:
 def test_a_run_not_named_gets_the_next_numbered_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs"
-    argv = ("--config", "quick", "--out-dir", str(out))
-    assert _started(monkeypatch, *argv) == "quick"  # no run yet
-    (out / "quick").mkdir(parents=True)
-    assert _started(monkeypatch, *argv) == "quick"  # an empty folder holds no run
-    (out / "quick" / "config.json").write_text("{}")
-    assert _started(monkeypatch, *argv) == "quick_2"
-    assert f"{out / 'quick'} holds a run: this run goes to {out / 'quick_2'}" in capsys.readouterr().out
-    (out / "quick_2").mkdir()
-    (out / "quick_7").mkdir()
-    (out / "quick_x").mkdir()
-    assert _started(monkeypatch, *argv) == "quick_8"
-    assert _started(monkeypatch, *argv, "--overwrite") == "quick"  # --overwrite and --resume mean that run
-    assert _started(monkeypatch, *argv, "--resume", str(out / "quick" / "checkpoint.zip")) == "quick"
-    assert _started(monkeypatch, *argv, "--run-name", "quick") == "quick"  # named: refused below
+    argv = ("--config", "ppo_quick", "--out-dir", str(out))
+    assert _started(monkeypatch, *argv) == "ppo_quick"  # no run yet
+    (out / "ppo_quick").mkdir(parents=True)
+    assert _started(monkeypatch, *argv) == "ppo_quick"  # an empty folder holds no run
+    (out / "ppo_quick" / "config.json").write_text("{}")
+    assert _started(monkeypatch, *argv) == "ppo_quick_2"
+    assert f"{out / 'ppo_quick'} holds a run: this run goes to {out / 'ppo_quick_2'}" in capsys.readouterr().out
+    (out / "ppo_quick_2").mkdir()
+    (out / "ppo_quick_7").mkdir()
+    (out / "ppo_quick_x").mkdir()
+    assert _started(monkeypatch, *argv) == "ppo_quick_8"
+    assert _started(monkeypatch, *argv, "--overwrite") == "ppo_quick"  # --overwrite and --resume mean that run
+    assert _started(monkeypatch, *argv, "--resume", str(out / "ppo_quick" / "checkpoint.zip")) == "ppo_quick"
+    assert _started(monkeypatch, *argv, "--run-name", "ppo_quick") == "ppo_quick"  # named: refused below
 
 
 def test_a_named_run_that_exists_is_still_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,7 +25,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_max_minutes_stops_ppo_and_the_run_still_ends_with_its_evaluation(tmp_path: Path) -> None:
-    done = forkrun.run(["train", "--config", "quick", "--out-dir", str(tmp_path), "--run-name", "t", *SMALL,
+    done = forkrun.run(["train", "--config", "ppo_quick", "--out-dir", str(tmp_path), "--run-name", "t", *SMALL,
                         "--total-timesteps", "10000000", "--max-minutes", "0.0001"], timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "max_minutes 0.0001 reached" in done.stdout

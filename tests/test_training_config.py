@@ -12,7 +12,7 @@ from gin3_env.training.sb3.config import TrainConfig, load_config, resolve_confi
 from gin3_env.training.sb3.envs import opponent_pool
 
 
-@pytest.mark.parametrize("name", ["quick", "default", "selfplay"])
+@pytest.mark.parametrize("name", ["ppo_quick", "default", "selfplay"])
 def test_shipped_configs_load(name: str) -> None:
     cfg = load_config(name)
     assert cfg.run_name == name
@@ -25,7 +25,7 @@ def test_repository_configs_folder_is_the_shipped_one() -> None:
 
 
 def test_overrides_win_over_the_file() -> None:
-    cfg = load_config("quick", {"total_timesteps": 1234, "seed": 9})
+    cfg = load_config("ppo_quick", {"total_timesteps": 1234, "seed": 9})
     assert (cfg.total_timesteps, cfg.seed) == (1234, 9)
 
 
@@ -54,7 +54,7 @@ def test_unknown_key_is_named(tmp_path: Path) -> None:
 )
 def test_bad_values_are_named(key: str, value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        load_config("quick", {key: value})
+        load_config("ppo_quick", {key: value})
 
 
 def test_missing_config_file_lists_shipped_ones() -> None:
@@ -86,7 +86,7 @@ def test_a_checkout_config_path_works_from_any_folder(tmp_path: Path, monkeypatc
     monkeypatch.chdir(tmp_path)  # not the repository root: configs/quick.yaml is not a path from here
     assert resolve_config_path("configs/quick.yaml") == CONFIG_DIR / "quick.yaml"
     assert resolve_config_path("configs/rllib/quick.yaml", CONFIG_DIR / "rllib") == CONFIG_DIR / "rllib" / "quick.yaml"
-    assert load_config("configs/quick.yaml").run_name == "quick"
+    assert load_config("configs/ppo_quick.yaml").run_name == "ppo_quick"
     with pytest.raises(FileNotFoundError, match=r"no config file 'configs/nope\.yaml'"):
         resolve_config_path("configs/nope.yaml")
     (tmp_path / "configs").mkdir()  # a configs folder here wins: the path means what it says
@@ -95,6 +95,6 @@ def test_a_checkout_config_path_works_from_any_folder(tmp_path: Path, monkeypatc
     script = Path(__file__).resolve().parents[1] / "training" / "train.py"
     other = tmp_path / "elsewhere"
     other.mkdir()
-    done = subprocess.run([sys.executable, str(script), "--config", "configs/quick.yaml", "--learning-rate", "5"],
+    done = subprocess.run([sys.executable, str(script), "--config", "configs/ppo_quick.yaml", "--learning-rate", "5"],
                           cwd=other, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "'learning_rate' must be in (0, 1)" in done.stderr, done.stderr  # read, checked

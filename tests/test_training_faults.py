@@ -33,7 +33,7 @@ from gin3_env.training.run.folder import RunExistsError, prepare_run_dir
 from gin3_env.training.run.lock import RunLock, RunLockedError
 
 TINY = [
-    "--config", "quick",
+    "--config", "ppo_quick",
     "--n-envs", "2",
     "--vec-env", "dummy",
     "--n-steps", "128",

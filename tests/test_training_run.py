@@ -29,8 +29,8 @@ TINY = [
 
 
 def _train(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return forkrun.run(["train", "--config", "quick", "--out-dir", str(tmp_path), "--run-name", "tiny", *TINY, *extra],
-                       timeout=600)
+    return forkrun.run(["train", "--config", "ppo_quick", "--out-dir", str(tmp_path), "--run-name", "tiny", *TINY,
+                        *extra], timeout=600)
 
 
 def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_a_second_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path
 def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
     """--overwrite starts again (one TensorBoard folder, the earlier run's recorded files deleted); the run says why it
     went past total_timesteps; the last step is evaluated once; best.zip is the candidate that
-    did best on fresh deals, and the final table is on deals used for nothing else."""
+    did best on fresh deals, the starting point among them, and the final table is on deals used for nothing else."""
     run = tmp_path / "tiny"
     (run / "tb" / "ppo_1").mkdir(parents=True)
     (run / "tb" / "ppo_1" / "events.out.tfevents.old").write_text("old")
@@ -122,7 +122,8 @@ def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
     assert "in-training deals" in done.stdout
 
     selection = summary["selection"]
-    assert [c["step"] for c in selection["candidates"]] == [256, 512, 768]
+    # the starting point (step 0, the cloned start) is always among the candidates re-evaluated
+    assert [c["step"] for c in selection["candidates"]] == [0, 256, 512, 768]
     assert selection["deals"] == 6 and selection["seed"] not in (None, 1 + 7, 1 + 1234)
     chosen = max(selection["candidates"], key=lambda c: c["mean"])
     assert summary["best_step"] == selection["step"] == chosen["step"]
@@ -161,3 +162,26 @@ def test_train_help_names_only_files_that_exist() -> None:
     root = Path(gin3_env.__file__).parent
     named = {m for f in dataclasses.fields(TrainConfig) for m in re.findall(r"[\w/]+\.py", describe(f))}
     assert named and all((root / m).is_file() for m in named), named
+
+
+def test_the_starting_point_stays_a_candidate_for_best(tmp_path: Path) -> None:
+    """keep_candidate keeps a pinned model (PPO's start) whatever the later estimates, beside the top ones;
+    choose_best then picks it where it does best on the fresh deals."""
+    from gin3_env.training.sb3.selection import choose_best, keep_candidate
+
+    state: dict = {"candidates": []}
+
+    def save(path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(path.name.encode())
+
+    assert keep_candidate(state, 0, -5.0, tmp_path, 2, save, pinned=True)
+    for step, mean in ((100, 1.0), (200, 2.0), (300, 3.0)):
+        assert keep_candidate(state, step, mean, tmp_path, 2, save)
+    assert not keep_candidate(state, 400, 0.5, tmp_path, 2, save)
+    assert sorted(c["step"] for c in state["candidates"]) == [0, 200, 300]
+    assert not (tmp_path / "candidates" / "step_100.zip").exists()
+    fresh = {0: 1.5, 200: 0.2, 300: -0.4}  # the start does best on the fresh deals: it is shipped
+    record = choose_best(state, tmp_path, 10, 99, lambda path, hands, seed: {"mean": fresh[int(Path(path).stem[5:])]})
+    assert record["step"] == 0
+    assert (tmp_path / "best.zip").read_bytes() == b"step_0.zip"

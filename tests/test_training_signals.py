@@ -48,7 +48,7 @@ class Run:
     """``gin3 train`` in its own session (so its process group is its pid), output read by threads."""
 
     def __init__(self, out_dir: Path, *extra: str, base: list[str] = LONG) -> None:
-        self.args = ["train", "--config", "quick", "--out-dir", str(out_dir), "--run-name", "run", *base, *extra]
+        self.args = ["train", "--config", "ppo_quick", "--out-dir", str(out_dir), "--run-name", "run", *base, *extra]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "gin3_env.cli", *self.args],
             stdout=subprocess.PIPE,
@@ -178,7 +178,7 @@ def test_sigint_checkpoints_stops_workers_and_a_second_run_on_the_folder_is_refu
     _no_traceback(err)
     checkpoint = tmp_path / "run" / "checkpoint.zip"
     assert f"checkpoint written to {checkpoint}" in err
-    assert f"resume with: gin3 train --config quick --out-dir {tmp_path}" in err and f"--resume {checkpoint}" in err
+    assert f"resume with: gin3 train --config ppo_quick --out-dir {tmp_path}" in err and f"--resume {checkpoint}" in err
     assert_all_gone(workers, run.proc.pid)
     state, notes = read_checkpoint(checkpoint)
     assert [h["step"] for h in state["eval_history"]] == [0] and not notes  # only the point before PPO

@@ -33,7 +33,7 @@ class RecordingStop(GracefulStop):
 def _cfg(tmp_path: Path, **overrides: Any) -> Any:
     base = {"out_dir": str(tmp_path), "run_name": "r", "bc_samples": 0, "policy": "mlp", "net_arch": [8],
             "batch_size": 64, "progress_bar": False}
-    return load_config("quick", {**base, **overrides})
+    return load_config("ppo_quick", {**base, **overrides})
 
 
 def test_the_batched_env_rolls_out_the_scaled_n_steps_and_says_so(tmp_path: Path, capsys) -> None:

@@ -51,8 +51,9 @@ def test_batched_evaluation_only_for_policies_with_batched_forms() -> None:
 
 def test_training_samples_from_the_batched_env_and_logs_samples_per_second(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
-    args = ["train", "--config", "quick", "--out-dir", str(tmp_path), "--run-name", "tiny", "--total-timesteps", "512",
-            "--batched-envs", "16", "--n-steps", "128", "--batch-size", "128", "--n-epochs", "1", "--bc-samples", "300",
+    args = ["train", "--config", "ppo_quick", "--out-dir", str(tmp_path), "--run-name", "tiny",
+            "--total-timesteps", "512", "--batched-envs", "16", "--n-steps", "128", "--batch-size", "128",
+            "--n-epochs", "1", "--bc-samples", "300",
             "--bc-epochs", "1", "--eval-every", "0", "--checkpoint-every", "0", "--final-eval-hands", "4",
             "--progress-bar", "false"]
     done = forkrun.run(args, timeout=600)

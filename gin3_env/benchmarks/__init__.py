@@ -8,6 +8,7 @@
 - :mod:`gin3_env.benchmarks.train`: PPO's samples/s against this machine's matmul rate.
 - :mod:`gin3_env.benchmarks.labels`: labelled knock decisions per second (the knock gate's label run).
 - :mod:`gin3_env.benchmarks.search`: searched decisions per CPU-second, against ``trained``.
+- :mod:`gin3_env.benchmarks.players`: decisions per second of the heuristic, ``trained`` and ``net``.
 
 Each module has ``run(quick) -> dict`` and ``format_report(dict) -> str``.
 Figures are for one machine: the ratios are what carry over.
@@ -24,7 +25,7 @@ from typing import Any
 from ..argparsing import OneLineErrorParser
 from ..files import check_output_file, save_json
 
-SUITES = ("engine", "envs", "vector", "train", "labels", "search")
+SUITES = ("engine", "envs", "vector", "train", "labels", "search", "players")
 
 
 def _load(name: str) -> Any:
@@ -45,7 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Speed benchmarks: the meld engine against OpenSpiel and RLCard (engine), "
         "random play through the environments against OpenSpiel and gin_rummy_v4 (envs), the batched core "
         "(vector), PPO's samples/s against the machine's matmul rate (train) and labelled knock "
-        "decisions per second (labels), searched decisions per CPU-second against trained (search). "
+        "decisions per second (labels), searched decisions per CPU-second against trained (search), "
+        "decisions per second of the heuristic, trained and net (players). "
         "Peers that are not installed are reported as skipped.",
     )
     parser.add_argument("--quick", action="store_true", help="a short smoke run (fewer hands, one pass)")

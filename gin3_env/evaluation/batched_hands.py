@@ -2,6 +2,7 @@
 
 Used when both policies have a deterministic batched form (``HeuristicPolicy`` ->
 :class:`~gin3_env.vector.HeuristicBatch`, a ``GatedPolicy`` -> :class:`~gin3_env.vector.GatedBatch`,
+a ``NetPolicy`` -> :class:`~gin3_env.vector.NetBatch`,
 a deterministic saved model -> :class:`~gin3_env.vector.ModelBatch`): the same decks (deck ``i`` is the ``i``-th
 ``rng.permutation(52)`` of ``default_rng(seed)``), the same seats, the same report, field for
 field, as the scalar loop (for a model: up to the float rounding of a batched forward). Random
@@ -41,6 +42,12 @@ def batched_form(policy: Any, random_ok: bool = False) -> Any:
         from ..vector import GatedBatch
 
         return GatedBatch(policy)
+    from ..policies.net import NetPolicy
+
+    if isinstance(policy, NetPolicy):
+        from ..vector import NetBatch
+
+        return NetBatch(policy)
     if isinstance(policy, SB3Policy) and policy.deterministic:
         from ..vector import ModelBatch
 

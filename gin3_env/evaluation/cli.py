@@ -113,6 +113,8 @@ def _load(spec: str, seed: int, rules: Rules | None = None) -> Any:
         return load_policy(spec, seed=seed)
     if spec == "search" or spec.startswith("search:"):
         return load_policy(spec, seed=seed, rules=rules)
+    if (spec == "net" or spec.endswith(".npz")) and rules is not None:
+        return load_policy(spec, rules=rules)
     if spec == "heuristic" and rules is not None:
         return load_policy(spec, knock_limit=rules.knock_limit)
     return load_policy(spec)

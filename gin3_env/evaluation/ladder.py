@@ -46,7 +46,7 @@ from .util import run_command
 from .vs_openspiel import OPPONENT_NAME
 
 # The shipped players, weakest first by expectation: the default roster of ``gin3 ladder``.
-DEFAULT_ROSTER: tuple[str, ...] = ("random", "heuristic", "trained", "ppo", "search", OPPONENT_NAME)
+DEFAULT_ROSTER: tuple[str, ...] = ("random", "heuristic", "trained", "net", "ppo", "search", OPPONENT_NAME)
 DEFAULT_HANDS = 1000
 SEARCH_SHARE = 10  # pairs with a search player play hands // SEARCH_SHARE deals unless told
 GIN3_GAME = "gin3"

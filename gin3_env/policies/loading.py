@@ -12,12 +12,16 @@ The shipped players, each with its one sentence (:data:`PLAYERS`, which every co
   ``"search:samples=16,time_budget=none"``)
 - ``trained``: the heuristic with three learnt gates (knock, draw and discard), model file
   models/knock_gate.json (:class:`~gin3_env.policies.gated.GatedPolicy`)
+- ``net``: a network acting alone, distilled from trained: it scores each legal move from that
+  move's own inputs, model file models/net.npz (:class:`~gin3_env.policies.net.NetPolicy`:
+  ``rules=`` or ``knock_limit=``)
 - ``ppo``: the earlier MaskablePPO agent, model file models/ppo.zip (:class:`SB3Policy`)
 
 and the other specs:
 
 | spec                     | result                                                       |
 |--------------------------|--------------------------------------------------------------|
+| a path to a ``.npz``     | a network model file (``gin3 train --config quick``) as ``NetPolicy`` |
 | a path to a ``.json``    | a gate model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
 | ``"rllib:PATH"``         | a ``gin3 train --backend rllib`` checkpoint folder (torch only) |
@@ -82,15 +86,18 @@ PLAYERS: dict[str, str] = {
     "search": "a decision-time search over deals consistent with what it has seen, weighted by a belief about the "
               "hidden cards",
     "trained": "the heuristic with three learnt gates (knock, draw and discard), model file models/knock_gate.json",
+    "net": "a network acting alone, distilled from trained: it scores each legal move from that move's own inputs, "
+           "model file models/net.npz",
     "ppo": "the earlier MaskablePPO agent, model file models/ppo.zip",
 }
-BUILTIN_SPECS = ("random", "heuristic", "trained", "ppo", "search")
+BUILTIN_SPECS = ("random", "heuristic", "trained", "net", "ppo", "search")
 RLLIB_PREFIX = "rllib:"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 PPO_MODEL = MODELS_DIR / "ppo.zip"  # the MaskablePPO player (spec "ppo")
 PPO_SIDECAR = MODELS_DIR / "ppo.json"
 MAX_SIDECAR_BYTES = 1 << 20  # a model's description (best.json): a few lines
 GATE_MODEL = MODELS_DIR / "knock_gate.json"  # the "trained" player (PLAYERS["trained"])
+NET_MODEL = MODELS_DIR / "net.npz"  # the "net" player (PLAYERS["net"])
 INFERENCE_THREADS = 1  # torch threads while a model acts (see the module doc)
 
 
@@ -99,7 +106,7 @@ def policy_spec_help() -> str:
     players = "; ".join(f"{name}: {sentence}" for name, sentence in PLAYERS.items())
     return (
         f"{players} (search takes options: search:k=v,...); or {RLLIB_PREFIX}PATH (an RLlib checkpoint folder), "
-        "the path of a gate model file .json or the path of a saved model .zip"
+        "the path of a gate model file .json, of a network model file .npz or of a saved model .zip"
     )
 
 
@@ -111,8 +118,8 @@ def unknown_policy(spec: str) -> ValueError:
     close = difflib.get_close_matches(spec, names, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ValueError(
-        f"unknown policy {spec!r}{hint}: choose {', '.join(names)}, {RLLIB_PREFIX}PATH, a gate model .json "
-        "or a saved model .zip (--help describes each)"
+        f"unknown policy {spec!r}{hint}: choose {', '.join(names)}, {RLLIB_PREFIX}PATH, a gate model .json, "
+        "a network model .npz or a saved model .zip (--help describes each)"
     )
 
 
@@ -338,6 +345,12 @@ def _load_policy(spec: Any, **kwargs: Any) -> Any:
         if text == "trained":
             return GatedPolicy(load_gate(GATE_MODEL), name="trained")
         return GatedPolicy(load_gate(text), name=Path(text).stem)
+    if text == "net" or text.endswith(".npz"):
+        from .net import NetPolicy, load_net  # imports the compiled core (numba)
+
+        if text == "net":
+            return NetPolicy(load_net(NET_MODEL), name="net", **kwargs)
+        return NetPolicy(load_net(text), name=Path(text).stem, **kwargs)
     if text == "ppo":
         if not PPO_MODEL.is_file():
             raise FileNotFoundError(

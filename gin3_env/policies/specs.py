@@ -14,7 +14,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .loading import BUILTIN_SPECS, GATE_MODEL, PPO_MODEL, RLLIB_PREFIX, check_model_file, unknown_policy
+from .loading import (
+    BUILTIN_SPECS,
+    GATE_MODEL,
+    NET_MODEL,
+    PPO_MODEL,
+    RLLIB_PREFIX,
+    check_model_file,
+    unknown_policy,
+)
 
 __all__ = ["check_policy_spec", "policy_spec_files"]
 
@@ -37,6 +45,11 @@ def check_policy_spec(spec: str) -> None:
         from .gated import load_gate
 
         load_gate(GATE_MODEL if spec == "trained" else spec)
+        return
+    if spec == "net" or spec.endswith(".npz"):
+        from .net import load_net
+
+        load_net(NET_MODEL if spec == "net" else spec)
         return
     if spec == "ppo":
         check_model_file(PPO_MODEL, "shipped model file", weights=False)

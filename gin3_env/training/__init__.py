@@ -1,6 +1,7 @@
 """Training (optional extras ``train`` and ``rllib``): MaskablePPO on the Gymnasium env, or RLlib's PPO.
 
-- :mod:`.sb3`: the SB3 trainer, ``gin3 train`` (:func:`gin3_env.training.sb3.train.main`);
+- :mod:`.distill`: ``gin3 train --config quick`` (and ``distill``): ``net``, distilled from the strongest player;
+- :mod:`.sb3`: the SB3 trainer, ``gin3 train --config ppo_quick`` (:func:`gin3_env.training.sb3.train.main`);
 - :mod:`.rllib`: the RLlib backend, ``gin3 train --backend rllib``;
 - :mod:`.run`: the run folder and the life of a run, for both (lock, checkpoints, signals, workers);
 - shared: :mod:`.options` (config fields described once), :mod:`.quick_eval` (the in-training

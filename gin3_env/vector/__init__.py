@@ -2,7 +2,7 @@
 
 | module | what it holds |
 |---|---|
-| ``players`` | :class:`RandomBatch`, :class:`HeuristicBatch`, :class:`GatedBatch`, :class:`ModelBatch`, ``as_batch`` |
+| ``players`` | ``RandomBatch``, ``HeuristicBatch``, ``GatedBatch``, ``NetBatch``, ``ModelBatch``, ``as_batch`` |
 | ``learner`` | :class:`LearnerHands`: learner role, opponents, duplicate-reward twins |
 | ``gym_env``, ``sb3_env`` | :func:`vector_env` (Gymnasium ``VectorEnv``), :func:`sb3_vec_env` (SB3 ``VecEnv``) |
 | ``datasets`` | heuristic decisions for imitation |
@@ -20,7 +20,7 @@ from typing import Any
 from ..kernels.hands import OUTCOME_NAMES, VectorHands, check_decks
 from ..kernels.threads import set_num_threads
 from .learner import LearnerHands
-from .players import GatedBatch, HeuristicBatch, ModelBatch, RandomBatch, as_batch
+from .players import GatedBatch, HeuristicBatch, ModelBatch, NetBatch, RandomBatch, as_batch
 
 
 def vector_env(num_envs: int = 64, **kwargs: Any) -> Any:
@@ -43,6 +43,7 @@ __all__ = [
     "HeuristicBatch",
     "LearnerHands",
     "ModelBatch",
+    "NetBatch",
     "RandomBatch",
     "VectorHands",
     "as_batch",

@@ -25,6 +25,7 @@ from ..kernels.threads import use_threads
 from ..observation.layout import OBS_SIZE
 from ..policies.gated import GatedPolicy
 from ..policies.heuristic import HeuristicPolicy
+from ..policies.net import NetPolicy
 
 
 def check_batch(observations: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -83,19 +84,33 @@ class HeuristicBatch:
         return f"HeuristicBatch({self.config})"
 
 
-class GatedBatch:
-    """A :class:`~gin3_env.policies.gated.GatedPolicy` on every row (the heuristic with its gates), compiled."""
+class _PolicyBatch:
+    """A player whose policy acts on rows itself (``act_batch``), behind the batched players' checks."""
 
-    def __init__(self, policy: GatedPolicy) -> None:
+    def __init__(self, policy: Any) -> None:
         self.policy = policy
         self.name = policy.name
 
     def act(self, observations: Any, masks: Any) -> np.ndarray:
         obs, mask = check_batch(observations, masks)
-        return self.policy.act_batch(obs, mask)
+        return np.asarray(self.policy.act_batch(obs, mask))
 
     def __repr__(self) -> str:
-        return f"GatedBatch({self.policy!r})"
+        return f"{type(self).__name__}({self.policy!r})"
+
+
+class GatedBatch(_PolicyBatch):
+    """A :class:`~gin3_env.policies.gated.GatedPolicy` on every row (the heuristic with its gates), compiled."""
+
+    def __init__(self, policy: GatedPolicy) -> None:
+        super().__init__(policy)
+
+
+class NetBatch(_PolicyBatch):
+    """A :class:`~gin3_env.policies.net.NetPolicy` (the network acting alone) on every row."""
+
+    def __init__(self, policy: NetPolicy) -> None:
+        super().__init__(policy)
 
 
 class ModelBatch:
@@ -130,13 +145,13 @@ def as_batch(policy: Any, seed: int | None = None) -> Any:
 
     ``"random"``/``RandomPolicy`` -> :class:`RandomBatch`, ``"heuristic"``/``HeuristicPolicy`` ->
     :class:`HeuristicBatch`, a model path or ``SB3Policy`` -> :class:`ModelBatch`, a
-    ``GatedPolicy`` -> :class:`GatedBatch`; objects that
+    ``GatedPolicy`` -> :class:`GatedBatch`, a ``NetPolicy`` -> :class:`NetBatch`; objects that
     already have ``act(observations, masks)`` batched forms are returned as they are."""
     from ..policies import load_policy
     from ..policies.loading import SB3Policy
     from ..policies.random_policy import RandomPolicy
 
-    if isinstance(policy, RandomBatch | HeuristicBatch | ModelBatch | GatedBatch):
+    if isinstance(policy, RandomBatch | HeuristicBatch | ModelBatch | GatedBatch | NetBatch):
         return policy
     if isinstance(policy, str):
         if policy == "random":
@@ -152,4 +167,6 @@ def as_batch(policy: Any, seed: int | None = None) -> Any:
         return ModelBatch(policy)
     if isinstance(policy, GatedPolicy):
         return GatedBatch(policy)
+    if isinstance(policy, NetPolicy):
+        return NetBatch(policy)
     return None

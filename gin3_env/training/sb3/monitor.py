@@ -156,13 +156,7 @@ class TrainingMonitor:
         self.state["eval_history"].append(record)
         for key in ("mean", "ci95", "team_mean", "box_mean"):
             logger.record(f"eval_vs_heuristic/{key}", stats[key])
-        if stats["mean"] > self.state["best_mean"]:
-            self.state["best_mean"] = stats["mean"]
-            self.state["best_step"] = step
-            # the best so far; chosen again among the candidates at the end
-            atomic_save_model(model, self.run_dir / "best.zip", features=self.cfg.features)
-        keep_candidate(self.state, step, stats["mean"], self.run_dir, self.cfg.select_top,
-                       lambda path: atomic_save_model(model, path, features=self.cfg.features))
+        self.consider(model, step, stats["mean"])
         print(
             f"[eval] step {step:>9,}: {signed(stats['mean'])} ± {stats['ci95']:.2f} points/hand vs heuristic on the "
             f"{self.cfg.eval_hands:,} in-training deals (team {signed(stats['team_mean'])}, box "
@@ -170,6 +164,18 @@ class TrainingMonitor:
             f"{self.state['best_step']:,}",
             flush=True,
         )
+
+    def consider(self, model: Any, step: int, mean: float, pinned: bool = False) -> None:
+        """The model evaluated at ``step`` (in-training estimate ``mean``) as a candidate for ``best.zip``;
+        ``pinned`` (the model PPO starts from) keeps it a candidate whatever the later estimates, so the run
+        never ships a model that scores worse than where it began on the selection's fresh deals."""
+        if mean > self.state["best_mean"]:
+            self.state["best_mean"] = mean
+            self.state["best_step"] = step
+            # the best so far; chosen again among the candidates at the end
+            atomic_save_model(model, self.run_dir / "best.zip", features=self.cfg.features)
+        keep_candidate(self.state, step, mean, self.run_dir, self.cfg.select_top,
+                       lambda path: atomic_save_model(model, path, features=self.cfg.features), pinned=pinned)
 
     def checkpoint(self, model: Any) -> None:
         # one unit: model and state in one zip; the features named in the readable copy, for load_policy

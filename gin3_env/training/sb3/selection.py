@@ -8,7 +8,9 @@ same model. Therefore:
 
 1. after each in-training evaluation the model is kept as a *candidate*
    (``candidates/step_N.zip``) while its estimate is among the ``select_top``
-   highest so far;
+   highest so far; the model PPO starts from (step 0: the cloned start) is a
+   candidate whatever its estimate, so a run never ships a model that scores
+   worse than where it began;
 2. at the end every candidate is evaluated again on ``select_hands`` fresh deals
    (another seed), and the best of *those* figures becomes ``best.zip``;
 3. the final table evaluates ``best.zip`` on a third set of deals, used for
@@ -50,7 +52,8 @@ def checked_candidates(state: dict[str, Any], run_dir: Path) -> list[str]:
               and c["step"] >= 0 and isinstance(c.get("mean"), int | float) and not isinstance(c["mean"], bool)
               and math.isfinite(c["mean"]) and isinstance(c.get("path"), str))
         if ok and os.path.abspath(c["path"]) == os.path.abspath(candidate_path(run_dir, c["step"])):
-            kept.append({"step": c["step"], "mean": float(c["mean"]), "path": c["path"]})
+            kept.append({"step": c["step"], "mean": float(c["mean"]), "path": c["path"],
+                         **({"pinned": True} if c.get("pinned") is True else {})})
         else:
             dropped.append(repr(c.get("path") if isinstance(c, dict) else c)[:100])
     state["candidates"] = kept
@@ -63,19 +66,26 @@ def checked_candidates(state: dict[str, Any], run_dir: Path) -> list[str]:
 
 
 def keep_candidate(state: dict[str, Any], step: int, mean: float, run_dir: Path, top: int,
-                   save: Callable[[Path], None]) -> bool:
-    """Keep the model evaluated at ``step`` if its estimate is among the ``top`` best; True if kept."""
+                   save: Callable[[Path], None], pinned: bool = False) -> bool:
+    """Keep the model evaluated at ``step`` if its estimate is among the ``top`` best, or always where
+    ``pinned`` (the starting point: a pinned candidate is never dropped and does not count among the
+    ``top``); True if kept."""
     candidates = [c for c in state.get("candidates", []) if c["step"] != step]
-    ranked = sorted(candidates, key=lambda c: c["mean"], reverse=True)
-    if len(ranked) >= top and mean <= ranked[top - 1]["mean"]:
+    kept = [c for c in candidates if c.get("pinned")]
+    ranked = sorted((c for c in candidates if not c.get("pinned")), key=lambda c: c["mean"], reverse=True)
+    if not pinned and len(ranked) >= top and mean <= ranked[top - 1]["mean"]:
         return False
     path = candidate_path(run_dir, step)
     save(path)  # the folder is made through the run folder's descriptor (checkpoints.write_bytes)
-    ranked = sorted([*ranked, {"step": step, "mean": mean, "path": str(path)}], key=lambda c: c["mean"], reverse=True)
+    entry = {"step": step, "mean": mean, "path": str(path), **({"pinned": True} if pinned else {})}
+    if pinned:
+        kept.append(entry)
+    else:
+        ranked = sorted([*ranked, entry], key=lambda c: c["mean"], reverse=True)
     with in_run_folder(run_dir) as folder:  # through its descriptor; the name of the step, whatever a state says
         for dropped in ranked[top:]:
             folder.unlink(candidate_path(run_dir, dropped["step"]).relative_to(run_dir).as_posix())
-    state["candidates"] = ranked[:top]
+    state["candidates"] = sorted([*kept, *ranked[:top]], key=lambda c: c["mean"], reverse=True)
     return True
 
 
@@ -89,10 +99,10 @@ def choose_best(state: dict[str, Any], run_dir: Path, hands: int, seed: int,
                          if candidate_path(run_dir, c["step"]).is_file()), key=lambda c: c["step"])
     if not candidates:
         return {"step": state.get("best_step", 0), "deals": 0, "seed": None, "candidates": []}
+    results: list[dict[str, Any]] = []
     if len(candidates) == 1:
-        chosen, results = candidates[0], []
+        chosen = candidates[0]
     else:
-        results = []
         for c in candidates:
             stats = evaluate(c["path"], hands, seed)
             results.append({"step": c["step"], "in_training_mean": c["mean"], **stats})

@@ -1,7 +1,7 @@
 """Train and evaluate within a time limit, everything in one folder.
 
     python -m gin3_env.training.sb3.timed_run --config gpu --minutes 30 --out runs/gpu
-    python -m gin3_env.training.sb3.timed_run --config quick --minutes 2 --out runs/q --total-timesteps 20000
+    python -m gin3_env.training.sb3.timed_run --config ppo_quick --minutes 2 --out runs/q --total-timesteps 20000
 
 ``gin3 train`` with ``max_minutes``: PPO stops at the first step after nine tenths of
 ``--minutes`` (counted from the start, warm start included), and the last tenth is left for

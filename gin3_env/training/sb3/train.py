@@ -1,7 +1,8 @@
-"""Train a MaskablePPO agent for three-handed gin (both roles), CleanRL style.
+"""Train a MaskablePPO agent for three-handed gin (both roles), CleanRL style: the SB3 door of ``gin3 train``
+(a config with ``pipeline: distill``, such as ``quick``, goes to :mod:`gin3_env.training.distill` instead).
 
-    gin3 train --config quick                 # a few minutes on 2 cores
-    gin3 train --config default               # the run behind the shipped agent
+    gin3 train --config ppo_quick             # a few minutes on 2 cores
+    gin3 train --config default               # the run behind the shipped agent (ppo)
     gin3 train --config selfplay --seed 3
     gin3 train --resume runs/gin3/checkpoint.zip
 
@@ -233,7 +234,9 @@ def learn(
               "deals each time, a rough estimate for the learning curve; at the end the "
               f"{cfg.select_top} highest are re-evaluated on fresh deals to choose best.zip", flush=True)
     if cfg.eval_every > 0 and not monitor.state["eval_history"]:  # where PPO starts from: the curve's step 0
-        monitor.state["eval_history"].append(step_zero_point(model, cfg, seed=cfg.seed + 7))
+        start = step_zero_point(model, cfg, seed=cfg.seed + 7)
+        monitor.state["eval_history"].append(start)
+        monitor.consider(model, 0, start["mean"], pinned=True)  # the starting point is a candidate for best.zip
     monitor.start(model.num_timesteps, target)
     stop.learn(
         model,
@@ -327,12 +330,18 @@ def print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from ..distill.cli import main as distill_main
+    from ..distill.cli import wants_distill
+
+    if wants_distill(list(sys.argv[1:] if argv is None else argv)):  # quick, distill: the network player `net`
+        return distill_main(argv)
     parser = OneLineErrorParser(
         prog="gin3 train",
-        description="Train a MaskablePPO agent for three-handed gin. Configs: quick, default, selfplay, gpu "
-        "(or a YAML path); every config key can be overridden by its flag.",
+        description="Train a MaskablePPO agent for three-handed gin. Configs: ppo_quick, default, selfplay, gpu "
+        "(or a YAML path); every config key can be overridden by its flag. The configs quick and distill "
+        "distil the network player net instead (gin3 train --config quick --help).",
     )
-    parser.add_argument("--config", default="quick", help="config name or YAML path (default: quick)")
+    parser.add_argument("--config", default="ppo_quick", help="config name or YAML path (default: ppo_quick)")
     parser.add_argument("--backend", choices=["sb3"], default="sb3",
                         help="sb3: this trainer (default); `gin3 train --backend rllib` trains with Ray RLlib "
                         "instead (see its --help)")

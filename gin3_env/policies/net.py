@@ -1,0 +1,230 @@
+"""``net``: a network that acts alone, scoring each legal action from that action's own inputs.
+
+At each decision every legal action is scored by one small network from the state (the observation
+and :data:`~gin3_env.kernels.net_features.STATE_FEATURES`) beside the action's own features
+(:data:`~gin3_env.kernels.net_features.ACTION_FEATURES`: for a discard or a knock of a card, the
+deadwood and outs left without it, its danger, ...), and the best-scored one is played (the lowest
+action on a tie). No rule chooses at play time. The network, on standardised inputs ``s`` and ``a``::
+
+    h1 = relu(Ws s + Wa a + b1);  h2 = relu(W2 h1 + b2);  score = w3 . h2 + b3
+
+The state part ``Ws s`` is computed once per row. Play needs numpy and the compiled core only.
+
+The model file is a numpy ``.npz`` read with ``allow_pickle=False`` (data only, nothing executed):
+the members of :data:`MEMBERS`, ``meta`` a JSON text with ``format`` (:data:`NET_FORMAT`),
+``version``, the ``state_features`` and ``action_features`` names (which must be this package's) and
+``provenance``. A file over :data:`FILE_LIMIT` bytes, a member that is not in the list or would
+inflate past the limit, arrays of the wrong shapes, or weights that are not finite are refused in one
+line (:class:`~.model_fields.ModelFileError`) naming the file.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..engine.actions import NUM_ACTIONS
+from ..engine.rules import Rules
+from ..files import atomic_output
+from ..kernels.net_features import ACTION_FEATURES, NUM_ACTION_FEATURES, NUM_STATE_FEATURES, STATE_FEATURES, net_inputs
+from ..kernels.threads import use_threads
+from ..observation.decoding import check_observation
+from ..observation.layout import OBS_SIZE
+from .model_fields import MissingModelFileError, ModelFileError
+
+__all__ = ["MEMBERS", "NET_FORMAT", "ActionNet", "NetPolicy", "load_net"]
+
+NET_FORMAT = "gin3-action-net"
+NET_VERSION = 1
+FILE_LIMIT = 8 * 1024 * 1024  # bytes of a model file, and of each member inflated
+STATE_SIZE = OBS_SIZE + NUM_STATE_FEATURES  # the observation, then the state features
+WEIGHTS = ("state_mean", "state_scale", "action_mean", "action_scale", "Ws", "Wa", "b1", "W2", "b2", "w3", "b3")
+MEMBERS = ("meta", *WEIGHTS)
+DESCRIPTION = "a network acting alone: it scores each legal action from that action's own features"
+
+
+@dataclass
+class ActionNet:
+    """The weights of the action-scoring network (see the module doc) and how it was made."""
+
+    state_mean: np.ndarray
+    state_scale: np.ndarray
+    action_mean: np.ndarray
+    action_scale: np.ndarray
+    Ws: np.ndarray
+    Wa: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
+    w3: np.ndarray
+    b3: np.ndarray
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in WEIGHTS:
+            setattr(self, name, np.asarray(getattr(self, name), dtype=np.float32))
+        H, H2 = self.b1.shape[0] if self.b1.ndim == 1 else -1, self.b2.shape[0] if self.b2.ndim == 1 else -1
+        want = {"state_mean": (STATE_SIZE,), "state_scale": (STATE_SIZE,), "action_mean": (NUM_ACTION_FEATURES,),
+                "action_scale": (NUM_ACTION_FEATURES,), "Ws": (H, STATE_SIZE), "Wa": (H, NUM_ACTION_FEATURES),
+                "b1": (H,), "W2": (H2, H), "b2": (H2,), "w3": (H2,), "b3": ()}
+        for name, shape in want.items():
+            got = getattr(self, name).shape
+            if got != shape or H < 1 or H2 < 1:
+                raise ValueError(f"{name} has shape {got}, expected {shape} (hidden sizes {H}, {H2})")
+            if not np.isfinite(getattr(self, name)).all():
+                raise ValueError(f"{name} holds weights that are not finite numbers")
+        if not ((self.state_scale > 0).all() and (self.action_scale > 0).all()):
+            raise ValueError("state_scale and action_scale entries must be > 0")
+        if not isinstance(self.provenance, dict):
+            raise ValueError("provenance must be a JSON object")
+
+    @property
+    def hidden(self) -> tuple[int, int]:
+        return int(self.b1.shape[0]), int(self.b2.shape[0])
+
+    def meta(self) -> dict[str, Any]:
+        return {"format": NET_FORMAT, "version": NET_VERSION, "state_features": list(STATE_FEATURES),
+                "action_features": list(ACTION_FEATURES), "provenance": self.provenance}
+
+    def to_bytes(self) -> bytes:
+        buffer = io.BytesIO()
+        arrays = {name: getattr(self, name) for name in WEIGHTS}
+        np.savez_compressed(buffer, meta=np.array(json.dumps(self.meta())), **arrays)
+        return buffer.getvalue()
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the model file atomically (the old file or the whole new one)."""
+        with atomic_output(path) as tmp, open(tmp, "wb") as fh:
+            fh.write(self.to_bytes())
+
+    def scores(self, state: np.ndarray, actions: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The score of each legal action (``actions`` (N, F), ``rows`` its row) given the rows' ``state``."""
+        zs = (state - self.state_mean) / self.state_scale
+        za = (actions - self.action_mean) / self.action_scale
+        h1 = (zs @ self.Ws.T)[rows] + za @ self.Wa.T + self.b1
+        np.maximum(h1, 0.0, out=h1)
+        h2 = h1 @ self.W2.T + self.b2
+        np.maximum(h2, 0.0, out=h2)
+        return np.asarray(h2 @ self.w3 + self.b3, dtype=np.float32)
+
+
+def net_from_npz(data: Any, where: str = "the file") -> ActionNet:
+    """The network of an opened ``.npz`` (a mapping of arrays), or ValueError saying what is wrong."""
+    names = set(data.keys()) if hasattr(data, "keys") else set(data.files)
+    extra = sorted(names - set(MEMBERS))
+    missing = [m for m in MEMBERS if m not in names]
+    if extra or missing:
+        raise ValueError(f"{where} is not an action network: " + (f"unknown members {extra}" if extra
+                                                                  else f"it lacks {', '.join(missing)}"))
+    try:
+        meta = json.loads(str(data["meta"]))
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{where}'s meta is not JSON ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != NET_FORMAT:
+        got = meta.get("format") if isinstance(meta, dict) else None
+        raise ValueError(f"{where} is not an action network (format {got!r}, expected {NET_FORMAT!r})")
+    if meta.get("version") != NET_VERSION:
+        raise ValueError(f"{where} has version {meta.get('version')!r}; this package reads {NET_VERSION}")
+    for key, names_ in (("state_features", STATE_FEATURES), ("action_features", ACTION_FEATURES)):
+        if meta.get(key) != list(names_):
+            raise ValueError(f"{where} was fitted on other {key.replace('_', ' ')} than this package computes")
+    arrays = {}
+    for name in WEIGHTS:
+        a = data[name]
+        if a.dtype.kind not in "fiu":
+            raise ValueError(f"{where}'s {name} is not an array of numbers (dtype {a.dtype})")
+        arrays[name] = a
+    prov = meta.get("provenance", {})
+    return ActionNet(**arrays, provenance=prov if isinstance(prov, dict) else {})
+
+
+def load_net(path: str | os.PathLike[str]) -> ActionNet:
+    """The network saved at ``path``, or a :class:`ModelFileError` naming the file and the problem."""
+    p = Path(path)
+    if not p.is_file():
+        raise MissingModelFileError(p, "does not exist")
+    try:
+        raw = p.read_bytes() if p.stat().st_size <= FILE_LIMIT else None
+    except OSError as exc:
+        raise ModelFileError(p, f"cannot be read ({exc.strerror or exc})") from None
+    if raw is None:
+        raise ModelFileError(p, f"is larger than {FILE_LIMIT} bytes: not an action network")
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            for info in zf.infolist():
+                if info.file_size > FILE_LIMIT:
+                    raise ModelFileError(p, f"holds a member {info.filename!r:.60} that inflates past "
+                                            f"{FILE_LIMIT} bytes")
+                if info.filename.removesuffix(".npy") not in MEMBERS:
+                    raise ModelFileError(p, f"holds an unknown member {info.filename!r:.60}: not an action network")
+        with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+            return net_from_npz({k: data[k] for k in data.files}, "the file")
+    except ModelFileError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise ModelFileError(p, f"is not an .npz action network ({exc})") from None
+    except ValueError as exc:
+        raise ModelFileError(p, str(exc)) from None
+
+
+def _knock_limit(rules: Rules | None, knock_limit: int | None) -> int:
+    if rules is not None and knock_limit is not None:
+        raise ValueError("give rules= or knock_limit=, not both")
+    if rules is not None:
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules, got {type(rules).__name__}")
+        return int(rules.knock_limit)
+    if knock_limit is None:
+        return Rules().knock_limit
+    if isinstance(knock_limit, bool) or not isinstance(knock_limit, int) or not 0 <= knock_limit <= 100:
+        raise ValueError(f"knock_limit must be an int in 0..100, got {knock_limit!r}")
+    return knock_limit
+
+
+class NetPolicy:
+    """A player of an :class:`ActionNet` (see the module doc): ``act`` takes the observation dict,
+    :meth:`act_batch` rows of observations and masks. ``rules`` (or ``knock_limit``) are the game's:
+    the knock limit is one of the network's inputs."""
+
+    description = DESCRIPTION
+
+    def __init__(self, net: ActionNet, name: str = "net", rules: Rules | None = None,
+                 knock_limit: int | None = None) -> None:
+        if not isinstance(net, ActionNet):
+            raise ValueError(f"net must be an ActionNet, got {type(net).__name__}")
+        self.net = net
+        self.name = name
+        self.knock_limit = _knock_limit(rules, knock_limit)
+
+    def inputs(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``(state, actions, start, legal)``: the network's inputs (the observation joined to the state)."""
+        obs = np.ascontiguousarray(np.asarray(observations, dtype=np.float32)[:, :OBS_SIZE])
+        mask = np.ascontiguousarray(masks, dtype=np.int8)
+        state, acts, start, legal = net_inputs(obs, mask, self.knock_limit, use_threads(len(obs)))
+        return np.concatenate([obs, state], axis=1), acts, start, legal
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        state, acts, start, legal = self.inputs(observations, masks)
+        return choose(self.net.scores(state, acts, np.repeat(np.arange(len(state)), np.diff(start))), start, legal)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        vector, mask = check_observation(observation)
+        return int(self.act_batch(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
+
+    def __repr__(self) -> str:
+        return f"NetPolicy({self.name!r}, hidden={self.net.hidden}, knock_limit={self.knock_limit})"
+
+
+def choose(scores: np.ndarray, start: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Each row's best-scored legal action (the lowest on a tie)."""
+    B = len(start) - 1
+    dense = np.full((B, NUM_ACTIONS), -np.inf, dtype=np.float32)
+    dense[np.repeat(np.arange(B), np.diff(start)), legal] = scores
+    return np.asarray(dense.argmax(axis=1), dtype=np.int64)
