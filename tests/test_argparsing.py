@@ -27,8 +27,10 @@ def test_an_unknown_flag_gets_a_did_you_mean(capsys: pytest.CaptureFixture[str])
     pytest.importorskip("sb3_contrib")
     from gin3_env.training.sb3.train import main as train_main
 
-    err = _refusal(capsys, lambda: train_main(["--totl-timesteps", "100"]))
+    err = _refusal(capsys, lambda: train_main(["--config", "ppo_quick", "--totl-timesteps", "100"]))  # PPO's door
     assert "--totl-timesteps: did you mean --total-timesteps?" in err
+    err = _refusal(capsys, lambda: train_main(["--teacher-decsions", "100"]))  # the default: distillation's door
+    assert "--teacher-decsions: did you mean --teacher-decisions?" in err
     err = _refusal(capsys, lambda: main(["play", "--rol", "box"]))  # a subcommand of the gin3 parser
     assert "--rol: did you mean --role?" in err
     err = _refusal(capsys, lambda: evaluate_main(["heuristic", "random", "--zzzz"]))
