@@ -20,7 +20,7 @@ from gin3_env.training.run.folder import MANIFEST, RunFolderError, prepare_run_d
 from gin3_env.training.run.lock import RunLock
 from gin3_env.training.sb3.selection import checked_candidates, keep_candidate
 
-FAST = ["--config", "quick", "--total-timesteps", "64", "--final-eval-hands", "2", "--eval-hands", "2",
+FAST = ["--config", "ppo_quick", "--total-timesteps", "64", "--final-eval-hands", "2", "--eval-hands", "2",
         "--progress-bar", "false"]
 
 
