@@ -30,7 +30,7 @@ from . import __version__
 from .argparsing import OneLineErrorParser
 from .policies.loading import PLAYERS, policy_spec_help
 from .policies.model_file import add_trust_flag, trust_from_args
-from .signals import Interrupted, exit_code, raise_on_stop_signals
+from .signals import Interrupted, exit_code, stop_signals_after
 
 # subcommand -> (module, function, one-line help)
 DELEGATED: dict[str, tuple[str, str, str]] = {
@@ -75,8 +75,8 @@ def _delegate(command: str, argv: list[str]) -> int:
 
 def _run(command: str, target: tuple[str, str, str], argv: list[str]) -> int:
     try:
-        with raise_on_stop_signals():  # the command installs its own handling once it runs
-            func = _load(command, target, argv)
+        with stop_signals_after():  # a signal while torch loads stops after the import (the command then
+            func = _load(command, target, argv)  # installs its own handling)
         if isinstance(func, int):
             return func
         code = func(argv)

@@ -69,6 +69,31 @@ def raise_on_stop_signals() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+@contextmanager
+def stop_signals_after() -> Iterator[None]:
+    """While inside, SIGINT and SIGTERM are noted, not raised; on leaving, the first one noted raises
+    :class:`Interrupted`. For loading libraries whose imports run Python from C++ (torch): an exception a
+    handler raises there unwinds through pybind11, which aborts the process instead of stopping it.
+
+    Outside the main thread nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        noted.append(signum)
+
+    previous = {sig: signal.signal(sig, note) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if noted:
+        raise Interrupted(noted[0])
+
+
 class StopRequest:
     """While inside (a context manager): the first SIGINT or SIGTERM prints one line on ``stream`` and sets
     the request (``stop()`` is then true: the work stops at its next check, keeping what is done); a
