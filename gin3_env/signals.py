@@ -16,7 +16,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import TextIO
@@ -54,19 +54,27 @@ def _raise(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
+def _handled_by(handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
+    """While inside, ``handler`` takes SIGINT and SIGTERM; the old handlers come back after. Outside the main
+    thread (where Python cannot set handlers) nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+@contextmanager
 def raise_on_stop_signals() -> Iterator[None]:
     """While inside, SIGINT and SIGTERM raise :class:`Interrupted`; the old handlers come back after.
 
     Outside the main thread (where Python cannot set handlers) nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
+    with _handled_by(_raise):
         yield
-        return
-    previous = {sig: signal.signal(sig, _raise) for sig in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 @contextmanager
@@ -76,20 +84,9 @@ def stop_signals_after() -> Iterator[None]:
     handler raises there unwinds through pybind11, which aborts the process instead of stopping it.
 
     Outside the main thread nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     noted: list[int] = []
-
-    def note(signum: int, frame: FrameType | None) -> None:
-        noted.append(signum)
-
-    previous = {sig: signal.signal(sig, note) for sig in STOP_SIGNALS}
-    try:
+    with _handled_by(lambda signum, frame: noted.append(signum)):
         yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     if noted:
         raise Interrupted(noted[0])
 
