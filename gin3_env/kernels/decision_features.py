@@ -16,7 +16,7 @@ import numpy as np
 
 from ..engine.actions import DISCARD_BASE, KNOCK_BASE, PASS, TAKE_DISCARD
 from ..engine.cards import NUM_CARDS
-from ..observation.layout import OWN_DECLINED_PLANE, TAKEN_PLANE
+from ..observation.layout import TAKEN_PLANE
 from .decision_views import (
     TOP_DISCARDS,
     discard_top,
@@ -132,7 +132,7 @@ def _clear(out: np.ndarray) -> None:
 def knock_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: int, out: np.ndarray) -> None:
     """The knock's features of row ``k`` (a discard decision with a knock ``knock`` and the plain discard
     ``hold``)."""
-    hand, top, pile, known, odecl, stock, unseen = view_masks(obs, k)
+    hand, _, _, known, odecl, stock, unseen = view_masks(obs, k)
     n_stock, n_unseen, n_pile, n_known, known_outs, n_odecl, n_sdecl, role, turn = view_counts(obs, k)
     taken = obs_plane(obs, k, TAKEN_PLANE)
     kd = np.zeros(NUM_CARDS, np.int64)
@@ -173,7 +173,7 @@ def knock_features(obs: np.ndarray, mask: np.ndarray, k: int, knock: int, hold: 
 def draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, limit: int, out: np.ndarray) -> None:
     """The draw's features of row ``k`` (a take-or-not choice where the heuristic plays ``a``), a hand
     of at most ``limit`` deadwood counted as knockable."""
-    hand, top_m, pile, known, odecl, stock, unseen = view_masks(obs, k)
+    hand, top_m, _, known, odecl, stock, unseen = view_masks(obs, k)
     n_stock, n_unseen_f, n_pile, n_known, known_outs, n_odecl, n_sdecl, role, turn = view_counts(obs, k)
     top = _single(top_m)
     n_unseen = popcount(unseen)

@@ -57,7 +57,7 @@ def view_counts(obs: np.ndarray, k: int) -> tuple[float, float, float, float, fl
     cards, the pile (with the face-up card), the opponent's known cards, the unseen cards that would meld
     with them, the cards the opponent declined, the cards this player declined, 1 for the box (0 for the
     team) and the turn (turns played / the turn limit)."""
-    hand, top, pile, known, odecl, stock, unseen = view_masks(obs, k)
+    _, top, pile, known, odecl, stock, unseen = view_masks(obs, k)
     sdecl = obs_plane(obs, k, OWN_DECLINED_PLANE)
     return (float(stock), float(popcount(unseen)), float(popcount(pile) + (1 if top else 0)), float(popcount(known)),
             float(popcount(meld_outs(known) & unseen) if known else 0), float(popcount(odecl)),

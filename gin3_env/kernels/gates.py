@@ -47,7 +47,7 @@ def stack_gates(gates: Iterable[Any] = ()) -> tuple[np.ndarray, ...]:
     at most one per kind): see the module doc. No gates: the heuristic everywhere."""
     gates = list(gates)
     hidden = max([int(np.shape(g.W1)[0]) for g in gates] + [0])
-    G, F, O = NUM_DECISIONS, MAX_FEATURES, MAX_OPTIONS
+    G, F, n_opt = NUM_DECISIONS, MAX_FEATURES, MAX_OPTIONS
     present = np.zeros(G, np.int64)
     sizes = np.zeros((G, 2), np.int64)
     mean = np.zeros((G, F))
@@ -56,9 +56,9 @@ def stack_gates(gates: Iterable[Any] = ()) -> tuple[np.ndarray, ...]:
     b1 = np.zeros((G, hidden))
     w2 = np.zeros((G, max(hidden, F)))
     scalars = np.zeros((G, 2))
-    opt_feature = np.zeros((G, O), np.int64)
-    opt_rule = np.full((G, O), -1, np.int64)
-    opt_value = np.zeros((G, O))
+    opt_feature = np.zeros((G, n_opt), np.int64)
+    opt_rule = np.full((G, n_opt), -1, np.int64)
+    opt_value = np.zeros((G, n_opt))
     names = [d.name for d in DECISIONS]
     for gate in gates:
         if gate.decision not in names:

@@ -83,7 +83,7 @@ _A_SUIT = _A_RANK + 13
 @njit(cache=True)
 def _row_inputs(obs: np.ndarray, mask: np.ndarray, k: int, knock_limit: int, start: np.ndarray, state: np.ndarray,
                 act: np.ndarray) -> None:
-    hand, top, pile, known, odecl, stock, unseen = view_masks(obs, k)
+    hand, top, _, known, odecl, stock, unseen = view_masks(obs, k)
     sdecl = obs_plane(obs, k, OWN_DECLINED_PLANE)
     n_unseen = popcount(unseen)
     p_hidden = hidden_share(known, unseen)

@@ -169,7 +169,8 @@ class Rollouts:
         _legal_rows(S, M, mask, self._R)
         out = np.zeros(len(states), dtype=np.float64)
         fp2, ip2, gates2 = self._other
-        bad = _playout(S, M, deck, pile, mask, self._R, me, self._fp, self._ip, self._gates, fp2, ip2, gates2, first, out)
+        bad = _playout(S, M, deck, pile, mask, self._R, me, self._fp, self._ip, self._gates, fp2, ip2, gates2, first,
+                       out)
         if bad >= 0:
             a = int(first[bad])
             raise IllegalActionError(f"row {bad}: first action {a} ({action_str(a)}) is not legal in its state")

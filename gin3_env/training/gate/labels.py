@@ -7,7 +7,8 @@ alternative minus value of the heuristic's choice, the acting player's points), 
 and the alternative's standard error (knock decisions: ``hold_v``, ``hold_se``, ``knock_v``; draw
 and discard decisions: ``alt_v``, ``alt_se``, ``base_v``), ``player``, ``deal`` (the deal's global
 number, ``c * chunk + i``), and the run's settings. ``decision`` names a row of the decision table
-(:data:`gin3_env.kernels.decisions.DECISIONS`; any row's alternatives are valued the same way): ``"knock"`` (where the heuristic
+(:data:`gin3_env.kernels.decisions.DECISIONS`; any row's alternatives are valued the same way):
+``"knock"`` (where the heuristic
 would knock: knock or hold), ``"draw"`` (each choice between taking the face-up card and not, each
 labelled with probability ``rate``) or ``"discard"`` (each plain discard, with probability ``rate``:
 the heuristic's second and third best discards against its choice, a row each, with ``rank`` 1 or 2
@@ -135,7 +136,8 @@ def label_chunk(run: LabelRun, c: int, gate: GatedModel | None, rules: Rules | N
             tick(done)
         if done < n and stop is not None and stop() and partial is not None:
             with atomic_output(partial) as tmp, open(tmp, "wb") as f:
-                np.savez(f, run=np.array(json.dumps(run.key())), chunk=c, done=done, **raw)
+                content: dict[str, Any] = {"run": np.array(json.dumps(run.key())), "chunk": c, "done": done, **raw}
+                np.savez(f, **content)
             raise LabelsStopped(f"chunk {c + 1}/{run.chunks}: {done} of its {n} deals kept in {partial}")
     ndec = raw["ndec"]
     take = np.arange(m)[None, :] < ndec[:, None]
