@@ -13,7 +13,7 @@ import pytest
 from gin3_env.engine.rules import Rules
 from gin3_env.kernels import decision_features as df
 from gin3_env.kernels import hand_kernels as hk
-from gin3_env.kernels.decisions import DECISIONS, DRAW, MAX_ALTERNATIVES, MAX_FEATURES, decision, feature_index
+from gin3_env.kernels.decisions import DECISIONS, DRAW_DECISION, MAX_ALTERNATIVES, MAX_FEATURES, decision, feature_index
 from gin3_env.kernels.gates import NO_GATES, features_rows, stack_gates
 from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
 from gin3_env.policies import load_policy
@@ -75,7 +75,8 @@ def test_the_stacked_argument_has_a_slot_per_row_and_no_gates_is_the_heuristic()
     stacked = stack_gates(model.gates)
     assert stacked[0].tolist() == [1, 1, 1]
     only_draw = stack_gates([model.gate("draw")])
-    assert only_draw[0].tolist() == [0, 1, 0] and only_draw[1][DRAW].tolist() == [len(DECISIONS[DRAW].features), 32]
+    width = len(DECISIONS[DRAW_DECISION].features)
+    assert only_draw[0].tolist() == [0, 1, 0] and only_draw[1][DRAW_DECISION].tolist() == [width, 32]
     assert [a.dtype for a in only_draw] == [a.dtype for a in stacked]  # one type: one compile
     with pytest.raises(ValueError, match="two gates of the decision 'draw'"):
         stack_gates([model.gate("draw"), model.gate("draw")])
@@ -95,11 +96,11 @@ def test_a_label_run_values_the_alternatives_of_any_row_of_the_table() -> None:
 def test_the_features_count_a_hand_within_the_rules_knock_limit_as_knockable() -> None:
     obs, mask = random_rows(64, 4)
     fp, ip = heuristic_params(HeuristicConfig())
-    width = len(DECISIONS[DRAW].features)
+    width = len(DECISIONS[DRAW_DECISION].features)
     f = {}
     for limit in (0, 5, 10):
         f[limit] = np.zeros((len(obs), width))
-        features_rows(DRAW, obs, mask, fp, ip, limit, f[limit])
+        features_rows(DRAW_DECISION, obs, mask, fp, ip, limit, f[limit])
     rows = ~np.isnan(f[10][:, 0])
     assert rows.sum() > 50
     take_dw = f[10][rows, df.D_TAKE_DEADWOOD]

@@ -15,7 +15,14 @@ from gin3_env.engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, 
 from gin3_env.kernels import decision_features as df
 from gin3_env.kernels import decision_views as dv
 from gin3_env.kernels import hand_kernels as hk
-from gin3_env.kernels.decisions import DISCARD, DISCARD_FEATURES, DRAW, DRAW_FEATURES, KNOCK, KNOCK_FEATURES
+from gin3_env.kernels.decisions import (
+    DISCARD_DECISION,
+    DISCARD_FEATURES,
+    DRAW_DECISION,
+    DRAW_FEATURES,
+    KNOCK_DECISION,
+    KNOCK_FEATURES,
+)
 from gin3_env.kernels.gates import features_rows, gated_act_row, stack_gates
 from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
 from gin3_env.policies import load_policy
@@ -122,11 +129,11 @@ def test_the_label_runs_features_are_those_of_the_players_own_view_and_ignore_hi
     obs = hands.observe_rows(np.array(rows))
     mask = np.ascontiguousarray(hands.mask_view[rows])
     feats = np.zeros((len(rows), F))
-    rows_kernel(KNOCK)(obs, mask, fp, ip, feats)
+    rows_kernel(KNOCK_DECISION)(obs, mask, fp, ip, feats)
     first = {int(d): labels["feats"][np.flatnonzero(labels["deal"] == d)[0]] for d in rows}
     np.testing.assert_allclose(feats, np.array([first[d] for d in rows]))
     gate = GatedPolicy(linear_gate(-1.0, np.eye(F)[KNOCK_FEATURES.index("gin_outs")]))
-    assert_blind_to_hidden_cards(hands, rows, 1, feats, rows_kernel(KNOCK), gate)
+    assert_blind_to_hidden_cards(hands, rows, 1, feats, rows_kernel(KNOCK_DECISION), gate)
 
 
 def test_a_gate_that_never_holds_is_the_heuristic_and_one_that_always_holds_plays_its_plain_discard() -> None:
@@ -323,7 +330,7 @@ def labels_match_the_view_and_ignore_hidden_cards(decision: str, seed: int, n: i
 
 def test_the_draw_labels_features_are_those_of_the_players_own_view_and_ignore_hidden_cards() -> None:
     policy = GatedPolicy(with_draw(draw_gate(-1.0, np.eye(FD)[DRAW_FEATURES.index("draw_mean_deadwood")])))
-    labels_match_the_view_and_ignore_hidden_cards("draw", 12, 30, draw_rows, FD, rows_kernel(DRAW), policy)
+    labels_match_the_view_and_ignore_hidden_cards("draw", 12, 30, draw_rows, FD, rows_kernel(DRAW_DECISION), policy)
 
 
 def test_a_draw_gate_that_never_switches_is_the_knock_gate_alone_and_one_that_always_does_plays_the_other() -> None:
@@ -441,7 +448,8 @@ def test_the_discard_gate_reads_only_the_observation_and_the_mask() -> None:
 
 def test_the_discard_labels_features_are_those_of_the_players_own_view_and_ignore_hidden_cards() -> None:
     policy = GatedPolicy(with_discard(discard_gate(-1.0, np.eye(FX)[DISCARD_FEATURES.index("alt_improve_outs")])))
-    labels_match_the_view_and_ignore_hidden_cards("discard", 13, 24, discard_rows, FX, rows_kernel(DISCARD), policy)
+    features = rows_kernel(DISCARD_DECISION)
+    labels_match_the_view_and_ignore_hidden_cards("discard", 13, 24, discard_rows, FX, features, policy)
 
 
 def test_a_discard_gate_that_never_switches_is_the_two_gate_player_and_one_that_always_does_plays_the_second() -> None:

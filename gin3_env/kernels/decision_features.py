@@ -26,7 +26,7 @@ from .decision_views import (
     view_counts,
     view_masks,
 )
-from .decisions import DISCARD, DRAW, KNOCK, MAX_FEATURES, feature_index
+from .decisions import DISCARD_DECISION, DRAW_DECISION, KNOCK_DECISION, MAX_FEATURES, feature_index
 from .heuristic_kernels import _single, danger, hidden_share, meld_outs, obs_plane, take_drop
 from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
@@ -35,91 +35,91 @@ from .tables import POINTS
 __all__ = ["alternatives", "draw_features", "features"]
 
 # knock
-K_KNOCK_DEADWOOD = feature_index(KNOCK, "knock_deadwood")
-K_DW_IS_1 = feature_index(KNOCK, "dw_is_1")
-K_DW_IS_2 = feature_index(KNOCK, "dw_is_2")
-K_DW_IS_3 = feature_index(KNOCK, "dw_is_3")
-K_DW_IS_4 = feature_index(KNOCK, "dw_is_4")
-K_DW_IS_5 = feature_index(KNOCK, "dw_is_5")
-K_HOLD_DEADWOOD = feature_index(KNOCK, "hold_deadwood")
-K_STOCK = feature_index(KNOCK, "stock")
-K_GIN_OUTS = feature_index(KNOCK, "gin_outs")
-K_IMPROVE_OUTS = feature_index(KNOCK, "improve_outs")
-K_MEAN_NEXT_DEADWOOD = feature_index(KNOCK, "mean_next_deadwood")
-K_UNSEEN = feature_index(KNOCK, "unseen")
-K_PILE = feature_index(KNOCK, "pile")
-K_OPP_KNOWN = feature_index(KNOCK, "opp_known")
-K_OPP_KNOWN_MELDED = feature_index(KNOCK, "opp_known_melded")
-K_OPP_KNOWN_OUTS = feature_index(KNOCK, "opp_known_outs")
-K_OPP_DECLINED = feature_index(KNOCK, "opp_declined")
-K_OWN_DECLINED = feature_index(KNOCK, "own_declined")
-K_HOLD_DANGER = feature_index(KNOCK, "hold_danger")
-K_HOLD_CARD_POINTS = feature_index(KNOCK, "hold_card_points")
-K_TOOK_DISCARD = feature_index(KNOCK, "took_discard")
-K_ROLE_BOX = feature_index(KNOCK, "role_box")
-K_TURN = feature_index(KNOCK, "turn")
-K_DW_X_STOCK = feature_index(KNOCK, "dw_x_stock")
-K_GIN_OUTS_X_STOCK = feature_index(KNOCK, "gin_outs_x_stock")
+K_KNOCK_DEADWOOD = feature_index(KNOCK_DECISION, "knock_deadwood")
+K_DW_IS_1 = feature_index(KNOCK_DECISION, "dw_is_1")
+K_DW_IS_2 = feature_index(KNOCK_DECISION, "dw_is_2")
+K_DW_IS_3 = feature_index(KNOCK_DECISION, "dw_is_3")
+K_DW_IS_4 = feature_index(KNOCK_DECISION, "dw_is_4")
+K_DW_IS_5 = feature_index(KNOCK_DECISION, "dw_is_5")
+K_HOLD_DEADWOOD = feature_index(KNOCK_DECISION, "hold_deadwood")
+K_STOCK = feature_index(KNOCK_DECISION, "stock")
+K_GIN_OUTS = feature_index(KNOCK_DECISION, "gin_outs")
+K_IMPROVE_OUTS = feature_index(KNOCK_DECISION, "improve_outs")
+K_MEAN_NEXT_DEADWOOD = feature_index(KNOCK_DECISION, "mean_next_deadwood")
+K_UNSEEN = feature_index(KNOCK_DECISION, "unseen")
+K_PILE = feature_index(KNOCK_DECISION, "pile")
+K_OPP_KNOWN = feature_index(KNOCK_DECISION, "opp_known")
+K_OPP_KNOWN_MELDED = feature_index(KNOCK_DECISION, "opp_known_melded")
+K_OPP_KNOWN_OUTS = feature_index(KNOCK_DECISION, "opp_known_outs")
+K_OPP_DECLINED = feature_index(KNOCK_DECISION, "opp_declined")
+K_OWN_DECLINED = feature_index(KNOCK_DECISION, "own_declined")
+K_HOLD_DANGER = feature_index(KNOCK_DECISION, "hold_danger")
+K_HOLD_CARD_POINTS = feature_index(KNOCK_DECISION, "hold_card_points")
+K_TOOK_DISCARD = feature_index(KNOCK_DECISION, "took_discard")
+K_ROLE_BOX = feature_index(KNOCK_DECISION, "role_box")
+K_TURN = feature_index(KNOCK_DECISION, "turn")
+K_DW_X_STOCK = feature_index(KNOCK_DECISION, "dw_x_stock")
+K_GIN_OUTS_X_STOCK = feature_index(KNOCK_DECISION, "gin_outs_x_stock")
 # draw
-D_HEURISTIC_TAKES = feature_index(DRAW, "heuristic_takes")
-D_OFFER = feature_index(DRAW, "offer")
-D_DEADWOOD_NOW = feature_index(DRAW, "deadwood_now")
-D_TAKE_DEADWOOD = feature_index(DRAW, "take_deadwood")
-D_TAKE_GAIN = feature_index(DRAW, "take_gain")
-D_TOP_MELDS = feature_index(DRAW, "top_melds")
-D_TOP_POINTS = feature_index(DRAW, "top_points")
-D_TOP_IS_OUT = feature_index(DRAW, "top_is_out")
-D_DRAW_MEAN_DEADWOOD = feature_index(DRAW, "draw_mean_deadwood")
-D_DRAW_BEATS_TAKE = feature_index(DRAW, "draw_beats_take")
-D_DRAW_KNOCKABLE = feature_index(DRAW, "draw_knockable")
-D_DRAW_GIN = feature_index(DRAW, "draw_gin")
-D_TAKE_KNOCKABLE = feature_index(DRAW, "take_knockable")
-D_TAKE_IMPROVE_OUTS = feature_index(DRAW, "take_improve_outs")
-D_TAKE_GIN_OUTS = feature_index(DRAW, "take_gin_outs")
-D_HAND_OUTS = feature_index(DRAW, "hand_outs")
-D_DROP_DANGER = feature_index(DRAW, "drop_danger")
-D_DROP_POINTS = feature_index(DRAW, "drop_points")
-D_STOCK = feature_index(DRAW, "stock")
-D_UNSEEN = feature_index(DRAW, "unseen")
-D_PILE = feature_index(DRAW, "pile")
-D_OPP_KNOWN = feature_index(DRAW, "opp_known")
-D_OPP_KNOWN_OUTS = feature_index(DRAW, "opp_known_outs")
-D_OPP_DECLINED = feature_index(DRAW, "opp_declined")
-D_OWN_DECLINED = feature_index(DRAW, "own_declined")
-D_ROLE_BOX = feature_index(DRAW, "role_box")
-D_TURN = feature_index(DRAW, "turn")
-D_TAKE_GAIN_X_STOCK = feature_index(DRAW, "take_gain_x_stock")
-D_TAKES_X_TAKE_GAIN = feature_index(DRAW, "takes_x_take_gain")
+D_HEURISTIC_TAKES = feature_index(DRAW_DECISION, "heuristic_takes")
+D_OFFER = feature_index(DRAW_DECISION, "offer")
+D_DEADWOOD_NOW = feature_index(DRAW_DECISION, "deadwood_now")
+D_TAKE_DEADWOOD = feature_index(DRAW_DECISION, "take_deadwood")
+D_TAKE_GAIN = feature_index(DRAW_DECISION, "take_gain")
+D_TOP_MELDS = feature_index(DRAW_DECISION, "top_melds")
+D_TOP_POINTS = feature_index(DRAW_DECISION, "top_points")
+D_TOP_IS_OUT = feature_index(DRAW_DECISION, "top_is_out")
+D_DRAW_MEAN_DEADWOOD = feature_index(DRAW_DECISION, "draw_mean_deadwood")
+D_DRAW_BEATS_TAKE = feature_index(DRAW_DECISION, "draw_beats_take")
+D_DRAW_KNOCKABLE = feature_index(DRAW_DECISION, "draw_knockable")
+D_DRAW_GIN = feature_index(DRAW_DECISION, "draw_gin")
+D_TAKE_KNOCKABLE = feature_index(DRAW_DECISION, "take_knockable")
+D_TAKE_IMPROVE_OUTS = feature_index(DRAW_DECISION, "take_improve_outs")
+D_TAKE_GIN_OUTS = feature_index(DRAW_DECISION, "take_gin_outs")
+D_HAND_OUTS = feature_index(DRAW_DECISION, "hand_outs")
+D_DROP_DANGER = feature_index(DRAW_DECISION, "drop_danger")
+D_DROP_POINTS = feature_index(DRAW_DECISION, "drop_points")
+D_STOCK = feature_index(DRAW_DECISION, "stock")
+D_UNSEEN = feature_index(DRAW_DECISION, "unseen")
+D_PILE = feature_index(DRAW_DECISION, "pile")
+D_OPP_KNOWN = feature_index(DRAW_DECISION, "opp_known")
+D_OPP_KNOWN_OUTS = feature_index(DRAW_DECISION, "opp_known_outs")
+D_OPP_DECLINED = feature_index(DRAW_DECISION, "opp_declined")
+D_OWN_DECLINED = feature_index(DRAW_DECISION, "own_declined")
+D_ROLE_BOX = feature_index(DRAW_DECISION, "role_box")
+D_TURN = feature_index(DRAW_DECISION, "turn")
+D_TAKE_GAIN_X_STOCK = feature_index(DRAW_DECISION, "take_gain_x_stock")
+D_TAKES_X_TAKE_GAIN = feature_index(DRAW_DECISION, "takes_x_take_gain")
 # discard
-X_RANK = feature_index(DISCARD, "rank")
-X_SCORE_GAP = feature_index(DISCARD, "score_gap")
-X_BASE_DEADWOOD = feature_index(DISCARD, "base_deadwood")
-X_ALT_DEADWOOD = feature_index(DISCARD, "alt_deadwood")
-X_DEADWOOD_DIFF = feature_index(DISCARD, "deadwood_diff")
-X_BASE_IMPROVE_OUTS = feature_index(DISCARD, "base_improve_outs")
-X_ALT_IMPROVE_OUTS = feature_index(DISCARD, "alt_improve_outs")
-X_IMPROVE_OUTS_DIFF = feature_index(DISCARD, "improve_outs_diff")
-X_BASE_GIN_OUTS = feature_index(DISCARD, "base_gin_outs")
-X_ALT_GIN_OUTS = feature_index(DISCARD, "alt_gin_outs")
-X_BASE_DANGER = feature_index(DISCARD, "base_danger")
-X_ALT_DANGER = feature_index(DISCARD, "alt_danger")
-X_DANGER_DIFF = feature_index(DISCARD, "danger_diff")
-X_BASE_POINTS = feature_index(DISCARD, "base_points")
-X_ALT_POINTS = feature_index(DISCARD, "alt_points")
-X_BASE_OPP_OUT = feature_index(DISCARD, "base_opp_out")
-X_ALT_OPP_OUT = feature_index(DISCARD, "alt_opp_out")
-X_BASE_IN_MELD = feature_index(DISCARD, "base_in_meld")
-X_ALT_IN_MELD = feature_index(DISCARD, "alt_in_meld")
-X_ALT_KNOCKABLE = feature_index(DISCARD, "alt_knockable")
-X_BASE_KNOCKABLE = feature_index(DISCARD, "base_knockable")
-X_STOCK = feature_index(DISCARD, "stock")
-X_UNSEEN = feature_index(DISCARD, "unseen")
-X_OPP_KNOWN = feature_index(DISCARD, "opp_known")
-X_OPP_DECLINED = feature_index(DISCARD, "opp_declined")
-X_ROLE_BOX = feature_index(DISCARD, "role_box")
-X_TURN = feature_index(DISCARD, "turn")
-X_DEADWOOD_DIFF_X_STOCK = feature_index(DISCARD, "deadwood_diff_x_stock")
-X_OUTS_DIFF_X_STOCK = feature_index(DISCARD, "outs_diff_x_stock")
+X_RANK = feature_index(DISCARD_DECISION, "rank")
+X_SCORE_GAP = feature_index(DISCARD_DECISION, "score_gap")
+X_BASE_DEADWOOD = feature_index(DISCARD_DECISION, "base_deadwood")
+X_ALT_DEADWOOD = feature_index(DISCARD_DECISION, "alt_deadwood")
+X_DEADWOOD_DIFF = feature_index(DISCARD_DECISION, "deadwood_diff")
+X_BASE_IMPROVE_OUTS = feature_index(DISCARD_DECISION, "base_improve_outs")
+X_ALT_IMPROVE_OUTS = feature_index(DISCARD_DECISION, "alt_improve_outs")
+X_IMPROVE_OUTS_DIFF = feature_index(DISCARD_DECISION, "improve_outs_diff")
+X_BASE_GIN_OUTS = feature_index(DISCARD_DECISION, "base_gin_outs")
+X_ALT_GIN_OUTS = feature_index(DISCARD_DECISION, "alt_gin_outs")
+X_BASE_DANGER = feature_index(DISCARD_DECISION, "base_danger")
+X_ALT_DANGER = feature_index(DISCARD_DECISION, "alt_danger")
+X_DANGER_DIFF = feature_index(DISCARD_DECISION, "danger_diff")
+X_BASE_POINTS = feature_index(DISCARD_DECISION, "base_points")
+X_ALT_POINTS = feature_index(DISCARD_DECISION, "alt_points")
+X_BASE_OPP_OUT = feature_index(DISCARD_DECISION, "base_opp_out")
+X_ALT_OPP_OUT = feature_index(DISCARD_DECISION, "alt_opp_out")
+X_BASE_IN_MELD = feature_index(DISCARD_DECISION, "base_in_meld")
+X_ALT_IN_MELD = feature_index(DISCARD_DECISION, "alt_in_meld")
+X_ALT_KNOCKABLE = feature_index(DISCARD_DECISION, "alt_knockable")
+X_BASE_KNOCKABLE = feature_index(DISCARD_DECISION, "base_knockable")
+X_STOCK = feature_index(DISCARD_DECISION, "stock")
+X_UNSEEN = feature_index(DISCARD_DECISION, "unseen")
+X_OPP_KNOWN = feature_index(DISCARD_DECISION, "opp_known")
+X_OPP_DECLINED = feature_index(DISCARD_DECISION, "opp_declined")
+X_ROLE_BOX = feature_index(DISCARD_DECISION, "role_box")
+X_TURN = feature_index(DISCARD_DECISION, "turn")
+X_DEADWOOD_DIFF_X_STOCK = feature_index(DISCARD_DECISION, "deadwood_diff_x_stock")
+X_OUTS_DIFF_X_STOCK = feature_index(DISCARD_DECISION, "outs_diff_x_stock")
 
 
 @njit(cache=True)
@@ -298,11 +298,11 @@ def features(kind: int, obs: np.ndarray, mask: np.ndarray, k: int, base: int, al
              limit: int, out: np.ndarray) -> None:
     """``out[:len(features of kind)]`` = the features of row ``k``'s decision of ``kind`` where the heuristic
     plays ``base`` and the alternative is ``alt`` (a discard's: card numbers, ``rank`` and score ``gap``)."""
-    if kind == KNOCK:
+    if kind == KNOCK_DECISION:
         knock_features(obs, mask, k, base, alt, out)
-    elif kind == DRAW:
+    elif kind == DRAW_DECISION:
         draw_features(obs, mask, k, base, limit, out)
-    elif kind == DISCARD:
+    elif kind == DISCARD_DECISION:
         discard_features(obs, mask, k, base, alt, rank, gap, limit, out)
 
 
@@ -311,32 +311,32 @@ def alternatives(kind: int, obs: np.ndarray, mask: np.ndarray, k: int, a: int, f
                  limit: int, x: np.ndarray, alts: np.ndarray) -> int:
     """Where the heuristic's action ``a`` on row ``k`` is a decision of ``kind``: its number of alternatives
     ``n``, the alternatives in ``alts[:n]`` and their features in ``x[:n]``; else 0."""
-    if kind == KNOCK:
+    if kind == KNOCK_DECISION:
         if a < KNOCK_BASE:
             return 0
         hold = hold_action(obs, mask, k, fp, ip)
         if hold < DISCARD_BASE or hold >= KNOCK_BASE:
             return 0
-        features(KNOCK, obs, mask, k, a, hold, 0, 0.0, limit, x[0])
+        features(KNOCK_DECISION, obs, mask, k, a, hold, 0, 0.0, limit, x[0])
         alts[0] = hold
         return 1
-    if kind == DRAW:
+    if kind == DRAW_DECISION:
         if a >= DISCARD_BASE:
             return 0
         alt = draw_alternative(mask, k, a)
         if alt < 0:
             return 0
-        features(DRAW, obs, mask, k, a, alt, 0, 0.0, limit, x[0])
+        features(DRAW_DECISION, obs, mask, k, a, alt, 0, 0.0, limit, x[0])
         alts[0] = alt
         return 1
-    if kind == DISCARD:
+    if kind == DISCARD_DECISION:
         if a < DISCARD_BASE or a >= KNOCK_BASE:
             return 0
         cards = np.zeros(TOP_DISCARDS, np.int64)
         scores = np.zeros(TOP_DISCARDS, np.float64)
         n = discard_top(obs, mask, k, fp, ip, cards, scores)
         for r in range(1, n):
-            features(DISCARD, obs, mask, k, cards[0], cards[r], r, scores[r] - scores[0], limit, x[r - 1])
+            features(DISCARD_DECISION, obs, mask, k, cards[0], cards[r], r, scores[r] - scores[0], limit, x[r - 1])
             alts[r - 1] = DISCARD_BASE + cards[r]
         return max(0, n - 1)
     return 0

@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "AT_LEAST", "DECISIONS", "DISCARD", "DISCARD_FEATURES", "DRAW", "DRAW_FEATURES", "KNOCK", "KNOCK_FEATURES",
-    "MAX_ALTERNATIVES", "MAX_FEATURES", "MAX_OPTIONS", "NUM_DECISIONS", "ZERO_WHEN_SET", "Decision", "GateOption",
-    "decision", "feature_index",
+    "AT_LEAST", "DECISIONS", "DISCARD_DECISION", "DISCARD_FEATURES", "DRAW_DECISION", "DRAW_FEATURES",
+    "KNOCK_DECISION", "KNOCK_FEATURES", "MAX_ALTERNATIVES", "MAX_FEATURES", "MAX_OPTIONS", "NUM_DECISIONS",
+    "ZERO_WHEN_SET", "Decision", "GateOption", "decision", "feature_index",
 ]
 
 KNOCK_FEATURES = (
@@ -155,18 +155,18 @@ class Decision:
         raise KeyError(name)
 
 
-KNOCK, DRAW, DISCARD = 0, 1, 2  # the kind codes: each row's slot
+KNOCK_DECISION, DRAW_DECISION, DISCARD_DECISION = 0, 1, 2  # the kind codes: each row's slot
 
 DECISIONS: tuple[Decision, ...] = (
-    Decision("knock", KNOCK, KNOCK_FEATURES,
+    Decision("knock", KNOCK_DECISION, KNOCK_FEATURES,
              "where the heuristic would knock: hold, its best plain discard (the knock actions masked out)",
              1, 8, 1, ("hold_v", "hold_se", "knock_v"),
              (GateOption("min_deadwood", 1, "knock_deadwood", AT_LEAST),)),
-    Decision("draw", DRAW, DRAW_FEATURES,
+    Decision("draw", DRAW_DECISION, DRAW_FEATURES,
              "at a choice between taking the face-up card and not: the other move",
              1, 16, 2, ("alt_v", "alt_se", "base_v"),
              (GateOption("only_take", True, "heuristic_takes", ZERO_WHEN_SET),)),
-    Decision("discard", DISCARD, DISCARD_FEATURES,
+    Decision("discard", DISCARD_DECISION, DISCARD_FEATURES,
              "at a plain discard: the heuristic's second and third best plain discards by its own scores",
              2, 16, 3, ("alt_v", "alt_se", "base_v")),
 )

@@ -117,8 +117,7 @@ class GateConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.stages, list) or not self.stages:
             raise ValueError(f"train-gate stages must be a non-empty list of stages, got {self.stages!r:.100}")
-        for i, stage in enumerate(self.stages):
-            StageConfig.of(stage, i)
+        self.stages = [asdict(StageConfig.of(stage, i)) for i, stage in enumerate(self.stages)]  # every key said
         for name in ("folds",):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
