@@ -61,7 +61,7 @@ def view_counts(obs: np.ndarray, k: int) -> tuple[float, float, float, float, fl
     sdecl = obs_plane(obs, k, OWN_DECLINED_PLANE)
     return (float(stock), float(popcount(unseen)), float(popcount(pile) + (1 if top else 0)), float(popcount(known)),
             float(popcount(meld_outs(known) & unseen) if known else 0), float(popcount(odecl)),
-            float(popcount(sdecl)), 1.0 if obs[k, ROLE_OFFSET + 1] > 0.5 else 0.0, float(obs[k, TURN_INDEX]))
+            float(popcount(sdecl)), 1.0 if obs[k, ROLE_OFFSET + 1] > 0.5 else 0.0, np.float64(obs[k, TURN_INDEX]))
 
 
 @njit(cache=True)
