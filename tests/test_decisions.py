@@ -151,3 +151,26 @@ def test_the_old_names_still_work_with_a_deprecation_warning(tmp_path: Path) -> 
     data = json.loads(path.read_text())
     assert data["format"] == "gin3-gates" and [g["decision"] for g in data["gates"]] == ["knock", "draw", "discard"]
     assert data["heuristic"] == model.heuristic.to_dict()
+
+
+def test_the_old_train_gate_keys_and_the_old_model_name_still_work_with_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gin3_env.training.gate.old_config import read_old_keys
+    from gin3_env.training.gate.train import GateConfig, main
+
+    shipped_before = {"seed": 1000, "deals": 120000, "round_deals": 30000, "chunk": 2000, "shuffles": 64, "rounds": 0,
+                      "min_deadwood": 1, "draw_deals": 24000, "draw_seed": 2000, "draw_rate": 0.25,
+                      "draw_shuffles": 64, "draw_only_take": True, "discard_deals": 21000, "discard_seed": 3000,
+                      "discard_rate": 0.25, "discard_shuffles": 32, "discard_chunk": 1000}  # configs/gate.yaml before
+    with pytest.warns(DeprecationWarning, match="read as stages"):
+        data, line = read_old_keys(dict(shipped_before))
+    assert GateConfig(**data) == GateConfig() and "deprecated" in line  # the same run as the shipped stages
+    with pytest.raises(SystemExit), pytest.warns(DeprecationWarning):
+        main(["--out", str(tmp_path / "run"), "--deals", "0", "--rounds", "0"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "the config keys ['deals', 'rounds'] are deprecated" in err[0] and "deals must be an int >= 1" in err[-1]
+    old_name = ROOT / "gin3_env" / "models" / "knock_gate.json"
+    with pytest.warns(DeprecationWarning, match="is now"):
+        assert load_gated(old_name).kind == load_gated(GATE_MODEL).kind
+    with pytest.warns(DeprecationWarning):
+        assert isinstance(load_policy(str(old_name)), GatedPolicy)

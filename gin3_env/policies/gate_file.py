@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,8 @@ MAX_GATES_BYTES = 8 << 20  # the shipped file is about 100 KB; a file over this 
 MAX_GATES_DEPTH = 32  # its provenance nests a few levels
 MAX_MIN_DEADWOOD = 1000  # deadwood is under 100; the kernels read an option as a float
 WEIGHTS = ("mean", "scale", "W1", "b1", "w2")
+MODELS = Path(__file__).resolve().parent.parent / "models"
+RENAMED = {MODELS / "knock_gate.json": MODELS / "gated.json"}  # the shipped file's name before (one release)
 
 
 def _finite_number(v: Any) -> bool:
@@ -261,6 +264,11 @@ def load_gated(path: str | os.PathLike[str]) -> GatedModel:
     file and the problem: read once, a regular file of at most :data:`MAX_GATES_BYTES`, JSON nested at
     most :data:`MAX_GATES_DEPTH` deep."""
     p = Path(path)
+    renamed = RENAMED.get(p.resolve())
+    if renamed is not None and not p.exists():
+        warnings.warn(f"{p} is now {renamed} (the old name goes in the next release)", DeprecationWarning,
+                      stacklevel=2)
+        p = renamed
     if not p.is_file():
         raise MissingModelFileError(p, "does not exist")
     try:
