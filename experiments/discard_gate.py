@@ -7,9 +7,9 @@ from ``--shuffles`` reshuffles of the stock, the same for all three, the base pl
 (:func:`gin3_env.training.gate.labels.run_labels`, shards under ``DIR/labels_discard/``, resumable;
 the shards are keyed by the base player's weights, not by ``--deals``, so a shorter run reuses the
 first shards of a longer one). Then fits the discard gate (ridge and MLP, 5 folds by deal, the
-threshold by cross-validated gain per decision) and writes the base file with a ``discard_gate``
-as ``DIR/gate_discard.json``. ``gin3 train-gate`` with ``discard_deals`` above zero does the same
-after its own gates; this script starts from an existing file.
+threshold by cross-validated gain per decision) and writes the base player with its discard gate
+as ``DIR/gated_discard.json``. ``gin3 train-gate`` with a discard stage does the same after its own
+gates; this script starts from an existing file.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gin3_env.policies.gated import load_gate
+from gin3_env.policies.gate_file import load_gated
 from gin3_env.training.gate.labels import LabelRun
-from gin3_env.training.gate.train import add_discard_gate, player_digest
+from gin3_env.training.gate.train import add_gate, player_digest
 
-SHIPPED = Path(__file__).resolve().parents[1] / "gin3_env" / "models" / "knock_gate.json"
+SHIPPED = Path(__file__).resolve().parents[1] / "gin3_env" / "models" / "gated.json"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -40,15 +40,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=32, help="MLP hidden units (default 32)")
     parser.add_argument("--epochs", type=int, default=10, help="MLP epochs (default 10)")
     args = parser.parse_args(list(argv) if argv is not None else None)
-    base = load_gate(args.base)
+    base = load_gated(args.base)
     run = LabelRun(seed=args.seed, deals=args.deals, chunk=args.chunk, shuffles=args.shuffles,
                    gate=player_digest(base), decision="discard", rate=args.rate)
     options = {"ridge_lambda": 1.0, "hidden": args.hidden, "epochs": args.epochs, "seed": args.seed}
-    gate = add_discard_gate(base, args.out / "labels_discard", run, tuple(args.kinds.split(",")), 5, options,
-                            lambda s: print(s, file=sys.stderr, flush=True))
-    path = args.out / "gate_discard.json"
-    gate.save(path)
-    print(json.dumps({"model": str(path), "fit": gate.discard.provenance["fit"] if gate.discard else None}))
+    model = add_gate(base, args.out / "labels_discard", run, tuple(args.kinds.split(",")), 5, options, {},
+                     lambda s: print(s, file=sys.stderr, flush=True))
+    path = args.out / "gated_discard.json"
+    model.save(path)
+    discard = model.gate("discard")
+    print(json.dumps({"model": str(path), "fit": discard.provenance["fit"] if discard else None}))
     return 0
 
 

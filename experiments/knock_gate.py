@@ -18,13 +18,14 @@ from typing import Any
 from gin3_env.evaluation import evaluate_hands
 from gin3_env.files import save_json
 from gin3_env.policies import load_policy
-from gin3_env.policies.gated import GatedPolicy, load_gate
+from gin3_env.policies.gate_file import load_gated
+from gin3_env.policies.gated import GatedPolicy
 
 
 def measure(paths: Sequence[str], hands: int, seed: int, against: str = "heuristic") -> dict[str, Any]:
     out: dict[str, Any] = {"hands": hands, "seed": seed, "against": against, "gates": {}}
     for p in paths:
-        gate = load_gate(p)
+        gate = load_gated(p)
         report = evaluate_hands(GatedPolicy(gate, name=Path(p).stem), load_policy(against), hands, seed=seed,
                                 seat_baseline=True)
         rounds = gate.provenance.get("rounds") or [gate.provenance.get("round", {})]

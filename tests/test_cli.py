@@ -432,13 +432,13 @@ def test_a_misspelt_policy_gets_did_you_mean(capsys: pytest.CaptureFixture[str])
 
 
 def test_a_json_file_that_is_not_a_gate_is_named_in_a_sentence(tmp_path: Path) -> None:
-    from gin3_env.policies.gated import load_gate
+    from gin3_env.policies.gate_file import load_gated
 
     bad = tmp_path / "bad3.json"
     bad.write_text('{"a": 1}')
     with pytest.raises(ValueError) as info:
-        load_gate(bad)
-    assert str(info.value) == f"model file {bad} is not a knock gate (format None, expected 'gin3-knock-gate')"
+        load_gated(bad)
+    assert str(info.value) == f"model file {bad} is not a gated player's model (format None, expected 'gin3-gates')"
 
 
 def test_a_player_whose_extra_is_missing_names_the_extra() -> None:

@@ -12,25 +12,50 @@ import numpy as np
 import pytest
 
 from gin3_env.engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
-from gin3_env.kernels import gate_kernels as gk
+from gin3_env.kernels import decision_features as df
+from gin3_env.kernels import decision_views as dv
 from gin3_env.kernels import hand_kernels as hk
+from gin3_env.kernels.decisions import (
+    DISCARD_DECISION,
+    DISCARD_FEATURES,
+    DRAW_DECISION,
+    DRAW_FEATURES,
+    KNOCK_DECISION,
+    KNOCK_FEATURES,
+)
+from gin3_env.kernels.gates import features_rows, gated_act_row, stack_gates
 from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
 from gin3_env.policies import load_policy
-from gin3_env.policies.gated import DiscardGate, DrawGate, GatedPolicy, KnockGate, load_gate
+from gin3_env.policies.gate_file import Gate, GatedModel, load_gated
+from gin3_env.policies.gated import GatedPolicy
 from gin3_env.policies.model_fields import MissingModelFileError, ModelFileError
 from gin3_env.training.gate.labels import LabelRun, LabelsStopped, _decks, label_chunk, run_labels
 from gin3_env.training.gate.train import GateConfig, train_gate
 from gin3_env.vector import HeuristicBatch, VectorHands
 
-F = gk.NUM_GATE_FEATURES
-FD = gk.NUM_DRAW_FEATURES
-FX = gk.NUM_DISCARD_FEATURES
+OLD_FILE = Path(__file__).parent / "data" / "knock_gate_v1.json"  # the shipped file in the format before
+GATE_MODEL = Path(__file__).parent.parent / "gin3_env" / "models" / "gated.json"
+
+F = len(KNOCK_FEATURES)
+FD = len(DRAW_FEATURES)
+FX = len(DISCARD_FEATURES)
 
 
-def linear_gate(threshold: float, weights: np.ndarray | None = None) -> KnockGate:
-    w = np.zeros(F) if weights is None else weights
-    return KnockGate(mean=np.zeros(F), scale=np.ones(F), W1=np.zeros((0, F)), b1=np.zeros(0), w2=w, b2=0.0,
-                     threshold=threshold)
+def linear(decision: str, threshold: float, weights: np.ndarray | None = None, **options: Any) -> Gate:
+    """A ridge gate of ``decision`` scoring ``weights . x`` (zeros: every score 0)."""
+    n = {"knock": F, "draw": FD, "discard": FX}[decision]
+    w = np.zeros(n) if weights is None else weights
+    return Gate(decision, np.zeros(n), np.ones(n), np.zeros((0, n)), np.zeros(0), w, 0.0, threshold, options)
+
+
+def linear_gate(threshold: float, weights: np.ndarray | None = None) -> GatedModel:
+    """The heuristic with a knock gate alone (see :func:`linear`)."""
+    return GatedModel((linear("knock", threshold, weights),))
+
+
+def rows_kernel(kind: int) -> Any:
+    """``features_rows`` of ``kind`` with the usual knock limit, in the form the helpers below call."""
+    return lambda obs, mask, fp, ip, out: features_rows(kind, obs, mask, fp, ip, 10, out)
 
 
 def knock_rows(n_deals: int, seed: int) -> tuple[VectorHands, list[int]]:
@@ -84,9 +109,14 @@ def assert_blind_to_hidden_cards(hands: VectorHands, rows: list[int], ahead: int
 
 
 def test_the_gate_reads_only_the_observation_and_the_mask() -> None:
-    for fn in (gk.gate_features, gk.gated_act_row, gk.gates_act_row, gk.hold_action):
+    for fn in (df.knock_features, gated_act_row, dv.hold_action, df.draw_features, df.discard_features,
+               dv.discard_top):
         names = list(inspect.signature(fn.py_func).parameters)
         assert names[:3] == ["obs", "mask", "k"], names
+        assert not {"S", "M", "deck", "pile", "hands"} & set(names)
+    for fn in (df.features, df.alternatives):
+        names = list(inspect.signature(fn.py_func).parameters)
+        assert names[:4] == ["kind", "obs", "mask", "k"], names
         assert not {"S", "M", "deck", "pile", "hands"} & set(names)
 
 
@@ -99,11 +129,11 @@ def test_the_label_runs_features_are_those_of_the_players_own_view_and_ignore_hi
     obs = hands.observe_rows(np.array(rows))
     mask = np.ascontiguousarray(hands.mask_view[rows])
     feats = np.zeros((len(rows), F))
-    gk.features_rows(obs, mask, fp, ip, feats)
+    rows_kernel(KNOCK_DECISION)(obs, mask, fp, ip, feats)
     first = {int(d): labels["feats"][np.flatnonzero(labels["deal"] == d)[0]] for d in rows}
     np.testing.assert_allclose(feats, np.array([first[d] for d in rows]))
-    gate = GatedPolicy(linear_gate(-1.0, np.eye(F)[gk.GATE_FEATURES.index("gin_outs")]))
-    assert_blind_to_hidden_cards(hands, rows, 1, feats, gk.features_rows, gate)
+    gate = GatedPolicy(linear_gate(-1.0, np.eye(F)[KNOCK_FEATURES.index("gin_outs")]))
+    assert_blind_to_hidden_cards(hands, rows, 1, feats, rows_kernel(KNOCK_DECISION), gate)
 
 
 def test_a_gate_that_never_holds_is_the_heuristic_and_one_that_always_holds_plays_its_plain_discard() -> None:
@@ -113,8 +143,9 @@ def test_a_gate_that_never_holds_is_the_heuristic_and_one_that_always_holds_play
     assert (heur >= KNOCK_BASE).all()
     np.testing.assert_array_equal(GatedPolicy(linear_gate(1e9)).act_batch(obs, mask), heur)
     held = GatedPolicy(linear_gate(-1e9)).act_batch(obs, mask)
-    fp, ip = heuristic_params(HeuristicConfig())  # the knock gate alone, flat arguments: the same choice
-    flat = [gk.gated_act_row(obs, mask, k, fp, ip, *linear_gate(-1e9).arrays()) for k in range(len(rows))]
+    fp, ip = heuristic_params(HeuristicConfig())  # the kernel on its stacked argument: the same choice
+    gates = stack_gates(linear_gate(-1e9).gates)
+    flat = [gated_act_row(obs, mask, k, fp, ip, gates, 10) for k in range(len(rows))]
     np.testing.assert_array_equal(flat, held)
     plain = mask.copy()
     plain[:, KNOCK_BASE:] = 0
@@ -138,31 +169,42 @@ def test_labels_value_the_knock_by_its_showdown_and_repeat_with_the_seed() -> No
 
 
 def test_the_gate_file_round_trips_and_every_bad_file_is_one_clear_error(tmp_path: Path) -> None:
-    gate = linear_gate(0.5, np.arange(F, dtype=float))
+    model = linear_gate(0.5, np.arange(F, dtype=float))
     path = tmp_path / "g.json"
-    gate.save(path)
-    back = load_gate(path)
-    np.testing.assert_array_equal(back.w2, gate.w2)
-    assert back.threshold == 0.5 and back.kind == "ridge"
+    model.save(path)
+    back = load_gated(path)
+    gate = back.gate("knock")
+    assert gate is not None and json.loads(path.read_text())["format"] == "gin3-gates"
+    np.testing.assert_array_equal(gate.w2, model.gates[0].w2)
+    assert gate.threshold == 0.5 and gate.kind == "ridge" and gate.options == {"min_deadwood": 1}
     with pytest.raises(MissingModelFileError):
-        load_gate(tmp_path / "none.json")
+        load_gated(tmp_path / "none.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(ModelFileError, match="not a JSON knock gate"):
-        load_gate(bad)
+    with pytest.raises(ModelFileError, match=f"model file {bad} is not a JSON gated model"):
+        load_gated(bad)
     data = json.loads(path.read_text())
-    for change, match in (({"format": "x"}, "not a knock gate"), ({"features": ["a"]}, "other features"),
-                          ({"w2": [1.0]}, "w2 must have"), ({"threshold": "high"}, "threshold")):
+    g = data["gates"][0]
+    for change, match in (({"format": "x"}, "is not a gated player's model"), ({"version": 2}, "has version 2"),
+                          ({"gates": {}}, "gates must be a list"),
+                          ({"gates": [{**g, "features": ["a"]}]}, "gate 1 was fitted on other features"),
+                          ({"gates": [{**g, "decision": "meld"}]}, "gate 1 is of an unknown decision 'meld'"),
+                          ({"gates": [g, g]}, "at most one gate per decision"),
+                          ({"gates": [{**g, "options": {"only_take": True}}]}, "unknown option"),
+                          ({"gates": [{**g, "w2": [1.0]}]}, "w2 must have"),
+                          ({"gates": [{**g, "threshold": "high"}]}, "threshold")):
         bad.write_text(json.dumps({**data, **change}))
-        with pytest.raises(ModelFileError, match=match):
-            load_gate(bad)
+        with pytest.raises(ModelFileError, match=match) as info:
+            load_gated(bad)
+        assert str(info.value).startswith(f"model file {bad} ") and "\n" not in str(info.value)
 
 
 def test_the_shipped_trained_player_loads_and_plays_legal_moves() -> None:
     from gin3_env.evaluation import evaluate_hands
 
     policy = load_policy("trained")
-    assert isinstance(policy, GatedPolicy) and policy.gate.draw is not None and policy.gate.draw.only_take
+    draw = policy.model.gate("draw") if isinstance(policy, GatedPolicy) else None
+    assert draw is not None and draw.options["only_take"] and policy.model.kind.count("mlp") == 3
     report = evaluate_hands(policy, load_policy("heuristic"), 60, seed=1, batched=True)
     assert report.n_deals == 60
     hands, rows = knock_rows(30, 9)
@@ -172,26 +214,32 @@ def test_the_shipped_trained_player_loads_and_plays_legal_moves() -> None:
 
 
 def test_the_training_command_rebuilds_a_model_file_and_resumes(tmp_path: Path) -> None:
-    cfg = GateConfig(seed=4, deals=120, round_deals=60, chunk=60, shuffles=4, rounds=1, folds=2, epochs=1, hidden=4,
-                     draw_deals=40, draw_rate=0.5, draw_shuffles=2, discard_deals=30, discard_rate=0.5,
-                     discard_shuffles=2)
+    cfg = GateConfig(stages=[
+        {"decision": "knock", "deals": 120, "seed": 4, "shuffles": 4, "chunk": 60},
+        {"decision": "knock", "deals": 60, "seed": 5, "shuffles": 4, "chunk": 60},  # a round on the gated player
+        {"decision": "draw", "deals": 40, "seed": 6, "shuffles": 2, "rate": 0.5, "chunk": 60},
+        {"decision": "discard", "deals": 30, "seed": 7, "shuffles": 2, "rate": 0.5, "chunk": 60}],
+        folds=2, epochs=1, hidden=4)
     said: list[str] = []
     path = train_gate(cfg, tmp_path / "run", progress=said.append)
-    gate = load_gate(path)
-    assert gate.provenance["config"]["deals"] == 120 and len(gate.provenance["rounds"]) == 2
-    assert any("round 1: labelling" in s for s in said) and any("draw gate: labelling" in s for s in said)
-    assert gate.draw is not None and gate.draw.provenance["labels"]["decision"] == "draw"
-    assert gate.discard is not None and gate.discard.provenance["labels"]["decision"] == "discard"
-    assert any("discard gate: labelling" in s for s in said)
-    np.testing.assert_array_equal(gate.w2, load_gate(tmp_path / "run" / "gate_r1.json").w2)
-    assert sorted(p.name for p in (tmp_path / "run" / "labels_r0").iterdir()) == ["labels_00000.npz",
-                                                                                 "labels_00001.npz"]
+    assert path.name == "gated.json"
+    model = load_gated(path)
+    assert [g.decision for g in model.gates] == ["knock", "draw", "discard"] and len(model.provenance["stages"]) == 4
+    assert any("knock gate: labelling 60 deals x 4 shuffles (the gated player" in s for s in said)
+    assert any("draw gate: labelling" in s for s in said) and any("discard gate: labelling" in s for s in said)
+    for g in model.gates:
+        assert g.provenance["labels"]["decision"] == g.decision
+    knock = model.gate("knock")
+    assert knock is not None
+    np.testing.assert_array_equal(knock.w2, load_gated(tmp_path / "run" / "gated_2_knock.json").gates[0].w2)
+    assert sorted(p.name for p in (tmp_path / "run" / "labels_1_knock").iterdir()) == ["labels_00000.npz",
+                                                                                     "labels_00001.npz"]
     said.clear()
-    again = train_gate(cfg, tmp_path / "run", progress=said.append)
-    assert any("already fitted" in s for s in said) and load_gate(again).threshold == gate.threshold
-    assert load_gate(again).draw.threshold == gate.draw.threshold  # type: ignore[union-attr]
+    again = load_gated(train_gate(cfg, tmp_path / "run", progress=said.append))
+    assert any("already fitted" in s for s in said)
+    assert [g.threshold for g in again.gates] == [g.threshold for g in model.gates]
     with pytest.raises(ValueError, match="shuffles=4, this run has 5"):
-        run_labels(tmp_path / "run" / "labels_r0", LabelRun(seed=4, deals=120, chunk=60, shuffles=5))
+        run_labels(tmp_path / "run" / "labels_1_knock", LabelRun(seed=4, deals=120, chunk=60, shuffles=5))
 
 
 def test_the_labels_benchmark_reports_decisions_per_second() -> None:
@@ -207,22 +255,23 @@ def test_the_training_command_refuses_a_bad_config_value_in_one_line(capsys: pyt
     from gin3_env.training.gate.train import main
 
     with pytest.raises(SystemExit) as stop:
-        main(["--out", "unused", "--shuffles", "1"])
+        main(["--out", "unused", "--stages", "[{decision: knock, deals: 10, seed: 0, shuffles: 1}]"])
     assert stop.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert "shuffles must be at least 2" in err[-1]
+    assert "stage shuffles must be an int >= 2" in err[-1]
+    with pytest.raises(SystemExit):
+        main(["--out", "unused", "--stages", "[{decision: meld, deals: 10, seed: 0}]"])
+    assert "unknown decision 'meld'" in capsys.readouterr().err.strip().splitlines()[-1]
 
 
-def draw_gate(threshold: float, weights: np.ndarray | None = None, only_take: bool = False) -> DrawGate:
-    w = np.zeros(FD) if weights is None else weights
-    return DrawGate(mean=np.zeros(FD), scale=np.ones(FD), W1=np.zeros((0, FD)), b1=np.zeros(0), w2=w, b2=0.0,
-                    threshold=threshold, only_take=only_take)
+def draw_gate(threshold: float, weights: np.ndarray | None = None, only_take: bool = False) -> Gate:
+    return linear("draw", threshold, weights, only_take=only_take)
 
 
-def with_draw(draw: DrawGate | None) -> KnockGate:
+def with_draw(draw: Gate | None) -> GatedModel:
     """The shipped knock gate with ``draw`` in place of its own draw gate (None: the knock gate alone)."""
-    g = load_policy("trained").gate
-    return KnockGate(g.mean, g.scale, g.W1, g.b1, g.w2, g.b2, g.threshold, g.min_deadwood, g.heuristic, draw=draw)
+    m = load_gated(GATE_MODEL)
+    return GatedModel(tuple(g for g in (m.gate("knock"), draw) if g is not None), m.heuristic)
 
 
 def rows_at(n_deals: int, seed: int, stop: Any) -> tuple[VectorHands, list[int]]:
@@ -253,7 +302,7 @@ def draw_rows(n_deals: int, seed: int, turns: int) -> tuple[VectorHands, list[in
 
 
 def test_the_draw_gate_reads_only_the_observation_and_the_mask() -> None:
-    for fn in (gk.draw_features, gk.draw_alternative):
+    for fn in (df.draw_features, dv.draw_alternative):
         names = list(inspect.signature(fn.py_func).parameters)
         assert names[:2] in (["obs", "mask"], ["mask", "k"]), names
         assert not {"S", "M", "deck", "pile", "hands"} & set(names)
@@ -265,7 +314,7 @@ def labels_match_the_view_and_ignore_hidden_cards(decision: str, seed: int, n: i
     features ``features_rows`` computes from the player's observation; those features and ``policy``'s
     choice ignore hidden cards."""
     labels = label_chunk(LabelRun(seed=seed, deals=n, chunk=n, shuffles=2, decision=decision), 0,
-                         load_policy("trained").gate)
+                         load_gated(GATE_MODEL))
     hands, rows = rows_of(n, seed, 2)
     assert len(rows) > 10
     fp, ip = heuristic_params(HeuristicConfig())
@@ -280,8 +329,8 @@ def labels_match_the_view_and_ignore_hidden_cards(decision: str, seed: int, n: i
 
 
 def test_the_draw_labels_features_are_those_of_the_players_own_view_and_ignore_hidden_cards() -> None:
-    policy = GatedPolicy(with_draw(draw_gate(-1.0, np.eye(FD)[gk.DRAW_FEATURES.index("draw_mean_deadwood")])))
-    labels_match_the_view_and_ignore_hidden_cards("draw", 12, 30, draw_rows, FD, gk.draw_features_rows, policy)
+    policy = GatedPolicy(with_draw(draw_gate(-1.0, np.eye(FD)[DRAW_FEATURES.index("draw_mean_deadwood")])))
+    labels_match_the_view_and_ignore_hidden_cards("draw", 12, 30, draw_rows, FD, rows_kernel(DRAW_DECISION), policy)
 
 
 def test_a_draw_gate_that_never_switches_is_the_knock_gate_alone_and_one_that_always_does_plays_the_other() -> None:
@@ -307,7 +356,7 @@ def test_a_draw_gate_that_never_switches_is_the_knock_gate_alone_and_one_that_al
 
 def test_draw_labels_value_both_moves_on_the_same_shuffles_and_repeat_with_the_seed() -> None:
     run = LabelRun(seed=3, deals=12, chunk=12, shuffles=4, decision="draw", rate=0.5)
-    gate = load_policy("trained").gate
+    gate = load_gated(GATE_MODEL)
     a, b = label_chunk(run, 0, gate), label_chunk(run, 0, gate)
     for key in ("feats", "D", "alt_v", "base_v"):
         np.testing.assert_array_equal(a[key], b[key])
@@ -318,48 +367,69 @@ def test_draw_labels_value_both_moves_on_the_same_shuffles_and_repeat_with_the_s
         LabelRun(decision="meld")
 
 
-def test_the_two_gate_file_round_trips_and_a_bad_draw_gate_is_one_clear_error(tmp_path: Path) -> None:
-    gate = with_draw(draw_gate(0.25, np.arange(FD, dtype=float)))
-    path = tmp_path / "g2.json"
-    gate.save(path)
-    back = load_gate(path)
-    assert back.draw is not None and back.draw.threshold == 0.25 and back.draw.only_take is False
-    np.testing.assert_array_equal(back.draw.w2, gate.draw.w2)  # type: ignore[union-attr]
-    np.testing.assert_array_equal(back.w2, gate.w2)
-    assert load_policy(str(path)).gate.draw is not None  # a gate file is a policy spec
+def test_the_file_before_still_reads_as_the_same_player_and_its_bad_gates_are_one_clear_error(tmp_path: Path) -> None:
+    old = json.loads(OLD_FILE.read_text())
+    assert old["format"] == "gin3-knock-gate"
+    model, shipped = load_gated(OLD_FILE), load_gated(GATE_MODEL)
+    assert model.kind == shipped.kind and model.heuristic == shipped.heuristic
+    for a, b in zip(model.gates, shipped.gates, strict=True):
+        assert (a.decision, a.options, a.threshold, a.b2) == (b.decision, b.options, b.threshold, b.b2)
+        for k in ("mean", "scale", "W1", "b1", "w2"):
+            np.testing.assert_array_equal(getattr(a, k), getattr(b, k))
     from gin3_env.policies.specs import check_policy_spec
 
-    check_policy_spec(str(path))
-    alone = tmp_path / "knock_only.json"  # a file of the knock gate alone (the earlier format) still loads
-    alone.write_text(json.dumps({k: v for k, v in json.loads(path.read_text()).items() if k != "draw_gate"}))
-    assert load_gate(alone).draw is None and load_gate(alone).threshold == gate.threshold
-    data = json.loads(path.read_text())
+    check_policy_spec(str(OLD_FILE))  # a file of either format is a policy spec
+    assert isinstance(load_policy(str(OLD_FILE)), GatedPolicy)
+    alone = tmp_path / "knock_only.json"  # a file of the knock gate alone still loads
+    alone.write_text(json.dumps({k: v for k, v in old.items() if k not in ("draw_gate", "discard_gate")}))
+    assert load_gated(alone).kind == "knock-mlp32"
     bad = tmp_path / "bad.json"
     for change, match in (({"features": ["a"]}, "draw_gate was fitted on other features"),
                           ({"w2": [1.0]}, "w2 must have"), ({"threshold": None}, "threshold"),
                           ({"mean": "x"}, "not arrays of numbers"), ({"only_take": 1}, "only_take")):
-        bad.write_text(json.dumps({**data, "draw_gate": {**data["draw_gate"], **change}}))
+        bad.write_text(json.dumps({**old, "draw_gate": {**old["draw_gate"], **change}}))
         with pytest.raises(ModelFileError, match=match):
-            load_gate(bad)
-    bad.write_text(json.dumps({**data, "draw_gate": [1]}))
+            load_gated(bad)
+    bad.write_text(json.dumps({**old, "draw_gate": [1]}))
     with pytest.raises(ModelFileError, match="draw_gate must be a JSON object"):
-        load_gate(bad)
+        load_gated(bad)
     with pytest.raises(ModelFileError, match="draw_gate lacks b2"):
-        bad.write_text(json.dumps({**data, "draw_gate": {k: v for k, v in data["draw_gate"].items() if k != "b2"}}))
-        load_gate(bad)
+        bad.write_text(json.dumps({**old, "draw_gate": {k: v for k, v in old["draw_gate"].items() if k != "b2"}}))
+        load_gated(bad)
+    bad.write_text(json.dumps({**old, "discard_gate": "x"}))
+    with pytest.raises(ModelFileError, match="discard_gate must be a JSON object"):
+        load_gated(bad)
 
 
-def discard_gate(threshold: float, weights: np.ndarray | None = None) -> DiscardGate:
-    w = np.zeros(FX) if weights is None else weights
-    return DiscardGate(mean=np.zeros(FX), scale=np.ones(FX), W1=np.zeros((0, FX)), b1=np.zeros(0), w2=w, b2=0.0,
-                       threshold=threshold)
+def test_the_file_before_and_the_shipped_file_play_the_same_moves_on_many_random_rows() -> None:
+    """Differential: the file of the format before and its conversion (the shipped gated.json) choose the same
+    action on every row of many batched observations of random play (all three gates acting)."""
+    from gin3_env.vector import RandomBatch
+
+    old, new = GatedPolicy(load_gated(OLD_FILE)), load_policy("trained")
+    hands = VectorHands(256)
+    hands.reset(decks=_decks(41, 0, 256))
+    rnd = RandomBatch(41)
+    seen = 0
+    for _ in range(40):
+        live = np.flatnonzero(hands.phase != hk.OVER)
+        if not len(live):
+            break
+        obs, mask = hands.observe_rows(live), np.ascontiguousarray(hands.mask_view[live])
+        np.testing.assert_array_equal(old.act_batch(obs, mask), new.act_batch(obs, mask))
+        seen += len(live)
+        hands.apply(live, rnd.act(obs, mask))
+    assert seen > 3000
 
 
-def with_discard(disc: DiscardGate | None) -> KnockGate:
+def discard_gate(threshold: float, weights: np.ndarray | None = None) -> Gate:
+    return linear("discard", threshold, weights)
+
+
+def with_discard(disc: Gate | None) -> GatedModel:
     """The shipped player's knock and draw gates with ``disc`` as its discard gate (``None``: none)."""
-    g = load_policy("trained").gate
-    return KnockGate(g.mean, g.scale, g.W1, g.b1, g.w2, g.b2, g.threshold, g.min_deadwood, g.heuristic,
-                     draw=g.draw, discard=disc)
+    m = load_gated(GATE_MODEL)
+    return GatedModel(tuple(g for g in (m.gate("knock"), m.gate("draw"), disc) if g is not None), m.heuristic)
 
 
 def discard_rows(n_deals: int, seed: int, turns: int) -> tuple[VectorHands, list[int]]:
@@ -370,16 +440,16 @@ def discard_rows(n_deals: int, seed: int, turns: int) -> tuple[VectorHands, list
 
 
 def test_the_discard_gate_reads_only_the_observation_and_the_mask() -> None:
-    for fn in (gk.discard_features, gk.discard_top, gk.discard_choice):
+    for fn in (df.discard_features, dv.discard_top):
         names = list(inspect.signature(fn.py_func).parameters)
         assert names[:3] == ["obs", "mask", "k"], names
         assert not {"S", "M", "deck", "pile", "hands"} & set(names)
 
 
 def test_the_discard_labels_features_are_those_of_the_players_own_view_and_ignore_hidden_cards() -> None:
-    policy = GatedPolicy(with_discard(discard_gate(-1.0, np.eye(FX)[gk.DISCARD_FEATURES.index("alt_improve_outs")])))
-    labels_match_the_view_and_ignore_hidden_cards("discard", 13, 24, discard_rows, FX, gk.discard_features_rows,
-                                                  policy)
+    policy = GatedPolicy(with_discard(discard_gate(-1.0, np.eye(FX)[DISCARD_FEATURES.index("alt_improve_outs")])))
+    features = rows_kernel(DISCARD_DECISION)
+    labels_match_the_view_and_ignore_hidden_cards("discard", 13, 24, discard_rows, FX, features, policy)
 
 
 def test_a_discard_gate_that_never_switches_is_the_two_gate_player_and_one_that_always_does_plays_the_second() -> None:
@@ -391,18 +461,18 @@ def test_a_discard_gate_that_never_switches_is_the_two_gate_player_and_one_that_
     cards, scores = np.zeros(3, np.int64), np.zeros(3)
     second, third = [], []
     for k in range(len(rows)):
-        assert gk.discard_top(obs, mask, k, fp, ip, cards, scores) == 3
+        assert dv.discard_top(obs, mask, k, fp, ip, cards, scores) == 3
         assert DISCARD_BASE + cards[0] == trained[k] and scores[0] <= scores[1] <= scores[2]
         second.append(DISCARD_BASE + cards[1])
         third.append(DISCARD_BASE + cards[2])
     np.testing.assert_array_equal(GatedPolicy(with_discard(discard_gate(-1e9))).act_batch(obs, mask), second)
-    rank = np.eye(FX)[gk.DISCARD_FEATURES.index("rank")]  # the score grows with the rank: the third is played
+    rank = np.eye(FX)[DISCARD_FEATURES.index("rank")]  # the score grows with the rank: the third is played
     np.testing.assert_array_equal(GatedPolicy(with_discard(discard_gate(-1e9, rank))).act_batch(obs, mask), third)
 
 
 def test_discard_labels_value_three_discards_on_the_same_shuffles_and_repeat_with_the_seed() -> None:
     run = LabelRun(seed=3, deals=12, chunk=12, shuffles=4, decision="discard", rate=0.5)
-    gate = load_policy("trained").gate
+    gate = load_gated(GATE_MODEL)
     a, b = label_chunk(run, 0, gate), label_chunk(run, 0, gate)
     for key in ("feats", "D", "alt_v", "base_v", "rank", "decision"):
         np.testing.assert_array_equal(a[key], b[key])
@@ -415,7 +485,7 @@ def test_discard_labels_value_three_discards_on_the_same_shuffles_and_repeat_wit
 
 
 def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round_trips(tmp_path: Path) -> None:
-    from gin3_env.training.gate.fit import cv_gain, fit_discard_gate
+    from gin3_env.training.gate.fit import cv_gain, fit_gate
 
     D = np.array([1.0, -2.0, -1.0, 3.0])  # decision 0: its first alternative gains, decision 1: its second
     pred = np.array([2.0, 0.5, 0.1, 1.0])
@@ -425,30 +495,22 @@ def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round
     X = rng.normal(size=(200, FX))
     labels = {"feats": X, "D": X[:, 4] - 0.5, "deal": np.repeat(np.arange(50), 4),
               "decision": np.repeat(np.arange(100), 2)}
-    disc, report = fit_discard_gate(labels, ("ridge",), 2)
-    assert report.decisions == 100 and report.kinds["ridge"]["cv_gain"] > 0
+    disc, report = fit_gate(labels, "discard", ("ridge",), 2)
+    assert disc.decision == "discard" and report.decisions == 100 and report.kinds["ridge"]["cv_gain"] > 0
     gate = with_discard(disc)
     path = tmp_path / "g3.json"
     gate.save(path)
-    back = load_gate(path)
-    assert back.discard is not None and back.draw is not None and back.discard.threshold == disc.threshold
-    np.testing.assert_array_equal(back.discard.w2, disc.w2)
-    assert "discard" in back.kind and "discard threshold" in repr(GatedPolicy(back))
+    back = load_gated(path)
+    got = back.gate("discard")
+    assert got is not None and back.gate("draw") is not None and got.threshold == disc.threshold
+    np.testing.assert_array_equal(got.w2, disc.w2)
+    assert "discard-ridge" in back.kind and "discard ridge threshold=" in repr(GatedPolicy(back))
+    policy = load_policy(str(path))  # a gated model file is a policy spec
+    assert isinstance(policy, GatedPolicy) and policy.model.gate("discard") is not None
     data = json.loads(path.read_text())
-    assert load_policy(str(path)).gate.discard is not None  # a gate file is a policy spec
-    two = tmp_path / "two.json"  # a file without a discard gate still loads
-    two.write_text(json.dumps({k: v for k, v in data.items() if k != "discard_gate"}))
-    assert load_gate(two).discard is None
-    bad = tmp_path / "bad.json"
-    for change, match in (({"features": ["a"]}, "discard_gate was fitted on other features"),
-                          ({"w2": [1.0]}, "w2 must have"), ({"threshold": None}, "threshold"),
-                          ({"mean": "x"}, "not arrays of numbers")):
-        bad.write_text(json.dumps({**data, "discard_gate": {**data["discard_gate"], **change}}))
-        with pytest.raises(ModelFileError, match=match):
-            load_gate(bad)
-    bad.write_text(json.dumps({**data, "discard_gate": "x"}))
-    with pytest.raises(ModelFileError, match="discard_gate must be a JSON object"):
-        load_gate(bad)
+    two = tmp_path / "two.json"  # a file without a discard gate loads
+    two.write_text(json.dumps({**data, "gates": data["gates"][:2]}))
+    assert load_gated(two).gate("discard") is None
 
 
 def test_a_chunk_says_its_progress_while_it_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -506,11 +568,14 @@ def test_a_stop_keeps_the_chunks_labelled_deals_and_the_resumed_shard_is_the_sam
 def test_the_command_lists_its_stages_with_estimates(tmp_path: Path) -> None:
     from gin3_env.training.gate.train import plan, plan_text
 
-    cfg = GateConfig(deals=120000, rounds=0, draw_deals=24000, discard_deals=21000, discard_shuffles=32)
+    cfg = GateConfig()  # the shipped config's stages
     text = plan_text(plan(cfg, tmp_path))
-    assert "3 label stages" in text and "1. knock gate, round 0: 120,000 deals x 64 shuffles, about 3 min" in text
-    assert "2. draw gate: 24,000 deals x 64 shuffles, about 40 min" in text
-    assert "3. discard gate: 21,000 deals x 32 shuffles, about 20 min" in text and "in all" in text
+    assert "3 label stages" in text and "1. knock gate, stage 1: 120,000 deals x 64 shuffles, about 3 min" in text
+    assert "2. draw gate, stage 2: 24,000 deals x 64 shuffles, about 40 min" in text
+    assert "3. discard gate, stage 3: 21,000 deals x 32 shuffles, about 20 min" in text and "in all" in text
+    from gin3_env.training.sb3.config import read_config
+
+    assert GateConfig(**read_config("gate", {}, GateConfig)) == cfg  # configs/gate.yaml: the defaults
 
 
 def test_ctrl_c_in_a_long_label_stage_stops_within_seconds_keeping_the_work(tmp_path: Path) -> None:
@@ -523,9 +588,10 @@ def test_ctrl_c_in_a_long_label_stage_stops_within_seconds_keeping_the_work(tmp_
     import time
 
     out = tmp_path / "run"
-    args = [sys.executable, "-m", "gin3_env.cli", "train-gate", "--out", str(out), "--deals", "200", "--chunk",
-            "2000", "--shuffles", "4", "--folds", "2", "--epochs", "1", "--hidden", "4", "--draw-deals", "2000",
-            "--draw-shuffles", "64", "--discard-deals", "0"]
+    stages = ("[{decision: knock, deals: 200, seed: 1, shuffles: 4}, "
+              "{decision: draw, deals: 2000, seed: 2, shuffles: 64, rate: 0.25}]")
+    args = [sys.executable, "-m", "gin3_env.cli", "train-gate", "--out", str(out), "--stages", stages, "--folds", "2",
+            "--epochs", "1", "--hidden", "4"]
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "GIN3_COMPILE_NOTE": "0"})
     assert proc.stderr is not None
@@ -534,7 +600,7 @@ def test_ctrl_c_in_a_long_label_stage_stops_within_seconds_keeping_the_work(tmp_
         line = proc.stderr.readline()
         assert line, "".join(lines)
         lines.append(line)
-    assert "label stages" in "".join(lines) and "draw gate: 2,000 deals x 64 shuffles" in "".join(lines)
+    assert "label stages" in "".join(lines) and "draw gate, stage 2: 2,000 deals x 64 shuffles" in "".join(lines)
     time.sleep(8)  # some batches of the draw chunk are labelled
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
@@ -544,4 +610,4 @@ def test_ctrl_c_in_a_long_label_stage_stops_within_seconds_keeping_the_work(tmp_
     assert code == 130, rest
     assert "SIGINT: stopping within seconds" in rest and "run the same command again to resume" in rest
     assert took < 30, took  # a batch is about 2 s; the whole chunk takes minutes
-    assert list((out / "labels_draw").glob("*.part.npz")), rest
+    assert list((out / "labels_2_draw").glob("*.part.npz")), rest

@@ -66,11 +66,11 @@ def test_gated_rollouts_play_the_hand_the_batched_gated_player_plays() -> None:
     the batched gated player (``trained``) on both sides; and the gate changes some of those hands."""
     trained = load_policy("trained")
     states, firsts, truth = _mid_states(40, seed=3, policy=trained)
-    gated = Rollouts(gate=trained.gate).run(states, firsts)
+    gated = Rollouts(gate=trained.model).run(states, firsts)
     assert gated.tolist() == [float(x) for x in truth]
     assert (Rollouts().run(states, firsts) != gated).any()  # the heuristic's playouts differ somewhere
     with pytest.raises(ValueError, match="differs"):
-        Rollouts(policy=HeuristicConfig(outs_weight=0), gate=trained.gate)
+        Rollouts(policy=HeuristicConfig(outs_weight=0), gate=trained.model)
 
 
 def test_search_on_the_gated_blueprint_falls_back_to_the_gated_move() -> None:

@@ -23,7 +23,7 @@ from gin3_env.evaluation import logs as logs_module
 from gin3_env.evaluation.ladder import cli_main as ladder_main
 from gin3_env.files import InputFileError, read_json
 from gin3_env.policies import HeuristicPolicy, load_policy
-from gin3_env.policies.gated import MAX_GATE_BYTES, load_gate
+from gin3_env.policies.gate_file import MAX_GATES_BYTES, load_gated
 from gin3_env.policies.loading import GATE_MODEL
 from gin3_env.policies.model_fields import ModelFileError
 from gin3_env.render.html import replay_html
@@ -61,37 +61,44 @@ def hand_log(tmp_path: Path, name: str = "hand.json") -> Path:
     ({"W1": 5.0}, "W1 must be a list of rows"),
     ({"threshold": 10**400}, "threshold must be a finite number"),
     ({"b2": -10**400}, "b2 must be a finite number"),
-    ({"min_deadwood": 10**30}, "min_deadwood must be an int in 0..1000"),
-    ({"min_deadwood": -10**30}, "min_deadwood must be an int in 0..1000"),
+    ({"options": {"min_deadwood": 10**30}}, "min_deadwood must be an int in 0..1000"),
+    ({"options": {"min_deadwood": -10**30}}, "min_deadwood must be an int in 0..1000"),
     ({"heuristic": {"knock_limit": 10**30}}, "knock_limit must be an int in"),
     ({"heuristic": {"outs_weight": 10**400}}, "outs_weight must be finite"),
     ({"mean": [10**400] * 3}, "not arrays of numbers"),
 ])
 def test_gate_numbers_out_of_range_are_refused_in_one_line(tmp_path: Path, change: dict[str, Any], match: str) -> None:
     path = tmp_path / "g.json"
-    path.write_text(json.dumps({**gate_data(), **change}))
+    data = gate_data()
+    if "heuristic" in change:  # the player's settings, beside its gates
+        data.update(change)
+    else:  # a field of its (knock) gate
+        data["gates"][0].update(change)
+    path.write_text(json.dumps(data))
     with pytest.raises(ModelFileError, match=match):
-        load_gate(path)
+        load_gated(path)
 
 
 def test_an_infinite_gate_scale_is_refused_like_a_nan_one(tmp_path: Path) -> None:
     data = gate_data()
     for bad in (float("inf"), float("nan")):
-        (tmp_path / "g.json").write_text(json.dumps({**data, "scale": [bad, *data["scale"][1:]]}))  # Infinity, NaN
+        gate = data["gates"][0]
+        changed = {**data, "gates": [{**gate, "scale": [bad, *gate["scale"][1:]]}]}  # Infinity, NaN
+        (tmp_path / "g.json").write_text(json.dumps(changed))
         with pytest.raises(ModelFileError, match="scale entries must be finite"):
-            load_gate(tmp_path / "g.json")
+            load_gated(tmp_path / "g.json")
 
 
 def test_a_deep_or_huge_gate_file_is_refused_unread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     deep = tmp_path / "deep.json"
     deep.write_text(DEEP)
     with pytest.raises(ModelFileError, match="nests JSON too deeply"):
-        load_gate(deep)
+        load_gated(deep)
     big = tmp_path / "big.json"
     with open(big, "wb") as fh:
-        fh.truncate(MAX_GATE_BYTES + 1)
+        fh.truncate(MAX_GATES_BYTES + 1)
     with pytest.raises(ModelFileError, match="over the 8 MiB"):
-        load_gate(big)
+        load_gated(big)
     for argv, entry in ((["evaluate", str(deep), "random", "--hands", "2"], None),
                         (["--players", f"heuristic,{deep}", "--hands", "2"], ladder_main),
                         (["play", "--opponent", str(deep)], main)):
@@ -200,8 +207,12 @@ def last_line(err: str) -> str:
 def gate_cli(capsys: pytest.CaptureFixture[str], out: Path, *flags: str) -> tuple[int, str]:
     from gin3_env.training.gate.train import main as gate_main
 
-    return run(capsys, gate_main, ["--out", str(out), "--deals", "60", "--chunk", "60", "--shuffles", "2",
-                                   "--rounds", "0", "--folds", "2", "--epochs", "1", "--hidden", "4", *flags])
+    return run(capsys, gate_main, ["--out", str(out), "--folds", "2", "--epochs", "1", "--hidden", "4", *flags])
+
+
+def stages(seed: int, deals: int = 60) -> list[str]:
+    """The ``--stages`` flag of one small knock stage."""
+    return ["--stages", f"[{{decision: knock, deals: {deals}, seed: {seed}, shuffles: 2, chunk: 60}}]"]
 
 
 def test_train_gate_refuses_a_folder_another_run_holds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -209,7 +220,7 @@ def test_train_gate_refuses_a_folder_another_run_holds(tmp_path: Path, capsys: p
 
     out = tmp_path / "gate"
     with RunLock(out, command="gin3 train-gate", check=()):
-        code, err = gate_cli(capsys, out, "--seed", "5")
+        code, err = gate_cli(capsys, out, *stages(5))
     assert code == 2 and f"in use by another gin3 train-gate (pid {os.getpid()})" in last_line(err)
     assert sorted(p.name for p in out.iterdir()) == [".lock"]
 
@@ -218,15 +229,15 @@ def test_train_gate_again_with_other_settings_is_refused(tmp_path: Path, capsys:
     from gin3_env.training.gate.train import CONFIG_FILE
 
     out = tmp_path / "gate"
-    (out / "labels_r0").mkdir(parents=True)
-    (out / "labels_r0" / "x").symlink_to(tmp_path)  # not reached: the config is checked first
-    code, err = gate_cli(capsys, out, "--seed", "7", "--kinds", "[ridge]", "--deals", "1")
+    (out / "labels_1_knock").mkdir(parents=True)
+    (out / "labels_1_knock" / "x").symlink_to(tmp_path)  # not reached: the config is checked first
+    code, err = gate_cli(capsys, out, *stages(7, 1), "--kinds", "[ridge]")
     assert code == 2 and "too few to fit a gate" in last_line(err)  # one deal: the config is recorded all the same
     assert not (out / ".run-manifest.json").exists()
     recorded = json.loads((out / CONFIG_FILE).read_text())["config"]
-    assert recorded["seed"] == 7
-    for flags in (["--seed", "8", "--kinds", "[ridge]"], ["--seed", "7", "--kinds", "[mlp]"]):
-        code, err = gate_cli(capsys, out, *flags, "--deals", "1")
+    assert recorded["stages"][0]["seed"] == 7
+    for flags in ([*stages(8, 1), "--kinds", "[ridge]"], [*stages(7, 1), "--kinds", "[mlp]"]):
+        code, err = gate_cli(capsys, out, *flags)
         assert code == 2 and "holds a train-gate run made with" in last_line(err)
     assert json.loads((out / CONFIG_FILE).read_text())["config"] == recorded
 
@@ -235,13 +246,13 @@ def test_train_gate_never_follows_a_link_planted_in_out(tmp_path: Path, capsys: 
     out, outside = tmp_path / "gate", tmp_path / "outside"
     out.mkdir()
     outside.mkdir()
-    (out / "labels_r0").symlink_to(outside)
-    code, err = gate_cli(capsys, out)
-    assert code == 2 and "labels_r0 is not a real folder" in last_line(err)
-    (out / "labels_r0").unlink()
-    (out / "gate_r0.json").symlink_to(GATE_MODEL)
-    code, err = gate_cli(capsys, out)
-    assert code == 2 and "gate_r0.json is not a regular file" in last_line(err)
+    (out / "labels_1_knock").symlink_to(outside)
+    code, err = gate_cli(capsys, out, *stages(1))
+    assert code == 2 and "labels_1_knock is not a real folder" in last_line(err)
+    (out / "labels_1_knock").unlink()
+    (out / "gated_1_knock.json").symlink_to(GATE_MODEL)
+    code, err = gate_cli(capsys, out, *stages(1))
+    assert code == 2 and "gated_1_knock.json is not a regular file" in last_line(err)
     assert list(outside.iterdir()) == []
 
 
@@ -249,6 +260,6 @@ def test_train_gate_out_naming_a_file_is_one_line(tmp_path: Path, capsys: pytest
     file = tmp_path / "file"
     file.write_text("mine")
     for out in (file, file / "under"):
-        code, err = gate_cli(capsys, out)
+        code, err = gate_cli(capsys, out, *stages(1))
         assert code == 2 and "is a file, not a folder" in last_line(err)
     assert file.read_text() == "mine"

@@ -27,7 +27,8 @@ RETYPED = {
     KNOCK_BASE, NUM_ACTIONS, layout.OBS_SIZE, layout.PHASE_OFFSET, layout.ROLE_OFFSET, layout.STOCK_INDEX,
     layout.DEADWOOD_INDEX, layout.TURN_INDEX, *(plane * layout.PLANE for plane in range(2, layout.NUM_PLANES)),
 }
-KERNELS = ["hand_kernels", "heuristic_kernels", "belief_kernels", "features", "meld_kernels", "rollout"]
+KERNELS = ["hand_kernels", "heuristic_kernels", "belief_kernels", "features", "meld_kernels", "rollout", "decisions",
+           "decision_views", "decision_features", "gates", "decision_labels", "net_features", "policy_belief"]
 
 
 def twin_lines() -> dict[str, tuple[str, str]]:
@@ -91,3 +92,79 @@ def test_the_kernels_read_the_engines_action_ids() -> None:
         action = state.legal_actions()[-1]
         hands.apply(np.array([0]), np.array([action]))
         state.apply(action)
+
+
+def _played_rows(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    from gin3_env.kernels.hand_kernels import OVER
+    from gin3_env.vector import HeuristicBatch, VectorHands
+
+    hands = VectorHands(n, seed=seed)
+    hands.reset()
+    rnd = HeuristicBatch()
+    obs, masks = [], []
+    for _ in range(60):
+        live = np.flatnonzero(hands.phase != OVER)
+        live = live[hands.mask_view[live].any(axis=1)]
+        if not len(live):
+            break
+        o, m = hands.observe_rows(live), np.ascontiguousarray(hands.mask_view[live])
+        obs.append(o)
+        masks.append(m)
+        hands.apply(live, rnd.act(o, m))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+def test_the_features_kernels_compute_what_their_python_source_computes() -> None:
+    """Differential, compiled kernel against its own source run by Python (``py_func``): the view counts, each
+    decision's features and alternatives, the gate's score and choice, and the network's inputs, on the rows of
+    the heuristic's play (the kernels the twins above do not tie to the engine)."""
+    from gin3_env.kernels import decision_features as df
+    from gin3_env.kernels import decision_views as dv
+    from gin3_env.kernels import gates, net_features
+    from gin3_env.kernels.decisions import DECISIONS, MAX_ALTERNATIVES, MAX_FEATURES
+    from gin3_env.kernels.heuristic_kernels import act_row
+    from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
+    from gin3_env.policies.gate_file import load_gated
+
+    obs, mask = _played_rows(24, 8)
+    fp, ip = heuristic_params(HeuristicConfig())
+    stacked = gates.stack_gates(load_gated(PACKAGE / "models" / "gated.json").gates)
+    seen = {d.code: 0 for d in DECISIONS}
+    for k in range(len(obs)):
+        assert dv.view_counts(obs, k) == dv.view_counts.py_func(obs, k)
+        a = act_row(obs, mask, k, fp, ip)
+        for d in DECISIONS:
+            x1, x2 = np.zeros((MAX_ALTERNATIVES, MAX_FEATURES)), np.zeros((MAX_ALTERNATIVES, MAX_FEATURES))
+            alts1, alts2 = np.zeros(MAX_ALTERNATIVES, np.int64), np.zeros(MAX_ALTERNATIVES, np.int64)
+            n = df.alternatives(d.code, obs, mask, k, a, fp, ip, 7, x1, alts1)
+            assert n == df.alternatives.py_func(d.code, obs, mask, k, a, fp, ip, 7, x2, alts2)
+            np.testing.assert_array_equal(alts1[:n], alts2[:n])
+            np.testing.assert_array_equal(x1[:n], x2[:n])
+            branch = {"knock": df.knock_features, "draw": df.draw_features, "discard": df.discard_features}[d.name]
+            for i in range(n):  # each branch's own source against its compiled form
+                y = np.zeros(MAX_FEATURES)
+                if d.name == "knock":
+                    branch.py_func(obs, mask, k, a, alts1[i], y)
+                elif d.name == "draw":
+                    branch.py_func(obs, mask, k, a, 7, y)
+                else:
+                    cards, scores = np.zeros(3, np.int64), np.zeros(3)
+                    dv.discard_top(obs, mask, k, fp, ip, cards, scores)
+                    branch.py_func(obs, mask, k, cards[0], cards[i + 1], i + 1, scores[i + 1] - scores[0], 7, y)
+                np.testing.assert_array_equal(y, x1[i])
+                assert gates.gate_score(x1[i], stacked, d.code) == gates.gate_score.py_func(x1[i], stacked, d.code)
+            seen[d.code] += n > 0
+        assert gates.gated_choice(a, obs, mask, k, fp, ip, stacked, 10) == gates.gated_choice.py_func(
+            a, obs, mask, k, fp, ip, stacked, 10)
+    assert min(seen.values()) > 5, seen
+    rows = np.arange(min(len(obs), 60))
+    got = net_features.net_inputs(obs[rows], mask[rows], 10)
+    legal_rows, _ = np.nonzero(mask[rows])
+    start = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum(np.bincount(legal_rows, minlength=len(rows)), out=start[1:])
+    state = np.empty_like(got[0])
+    act = np.empty_like(got[1])
+    for k in range(len(rows)):
+        net_features._row_inputs.py_func(obs[rows], mask[rows], k, 10, start, state, act)
+    np.testing.assert_array_equal(state, got[0])
+    np.testing.assert_array_equal(act, got[1])

@@ -18,7 +18,7 @@ SHUFFLES = 64
 
 
 def run(quick: bool = False) -> dict[str, Any]:
-    from ..policies.gated import load_gate
+    from ..policies.gate_file import load_gated
     from ..policies.loading import GATE_MODEL
     from ..training.gate.labels import LabelRun, label_chunk
 
@@ -27,7 +27,7 @@ def run(quick: bool = False) -> dict[str, Any]:
     report = _measure(LabelRun(seed=8, deals=deals, chunk=deals, shuffles=SHUFFLES), None, 1)
     deals = 20 if quick else 200
     report["draw"] = _measure(LabelRun(seed=8, deals=deals, chunk=deals, shuffles=SHUFFLES, decision="draw", rate=0.25),
-                              load_gate(GATE_MODEL), 2)
+                              load_gated(GATE_MODEL), 2)
     return report
 
 

@@ -5,11 +5,11 @@ Every legal action gets a row of :data:`ACTION_FEATURES`: its kind (draw from th
 face-up card, pass, discard, knock) and, for a discard or a knock of card ``c``, what ``c`` does to
 the hand and what the opponent has shown about it: the deadwood left without ``c`` and how far that
 is from the least any legal discard leaves, the unseen cards that would lower it or give gin on the
-next draw (:func:`.gate_kernels.draw_outs`), the danger of ``c`` (:func:`.heuristic_kernels.danger`:
+next draw (:func:`.decision_views.draw_outs`), the danger of ``c`` (:func:`.heuristic_kernels.danger`:
 how many of the opponent's possible melds it would feed), whether it melds with the opponent's known
 cards, whether it sits in a best meld of the hand, its rank and suit. Each row gets
 :data:`STATE_FEATURES` (counts of what is seen, the deadwood now, the role and the turn, the rules'
-knock limit, and the take-or-not features of :data:`.gate_kernels.DRAW_FEATURES` where the face-up
+knock limit, and the take-or-not features of :data:`.decisions.DRAW_FEATURES` where the face-up
 card can be taken). The scorer (:mod:`gin3_env.policies.net`) adds the observation itself.
 
 Legal actions are laid out flat, row after row in increasing action order (``np.nonzero`` of the
@@ -23,8 +23,10 @@ from numba import prange
 
 from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, NUM_ACTIONS, PASS, TAKE_DISCARD
 from ..engine.cards import NUM_CARDS
-from ..observation.layout import OWN_DECLINED_PLANE, ROLE_OFFSET, TURN_INDEX
-from .gate_kernels import NUM_DRAW_FEATURES, draw_features, draw_outs, view_masks
+from ..observation.layout import OWN_DECLINED_PLANE
+from .decision_features import draw_features
+from .decision_views import SEEN_COUNTS, draw_outs, view_counts, view_masks
+from .decisions import DRAW_FEATURES
 from .heuristic_kernels import danger, hidden_share, meld_outs, obs_plane, potential
 from .jit import njit
 from .meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, lowest_card, popcount
@@ -32,8 +34,9 @@ from .tables import POINTS
 
 __all__ = ["ACTION_FEATURES", "NUM_ACTION_FEATURES", "NUM_STATE_FEATURES", "STATE_FEATURES", "net_inputs"]
 
-# what is seen, role and turn: the same quantities as the gates' features of these names (gate_kernels)
-_SEEN = ("stock", "unseen", "pile", "opp_known", "opp_known_outs", "opp_declined", "own_declined", "role_box", "turn")
+# what is seen, role and turn: the same quantities as the gates' features of these names (decision_views)
+_SEEN = SEEN_COUNTS
+NUM_DRAW_FEATURES = len(DRAW_FEATURES)
 _STATE_BASE = (
     "deadwood_now",  # the hand's least deadwood (with 11 cards: after the best discard)
     *_SEEN,
@@ -80,7 +83,7 @@ _A_SUIT = _A_RANK + 13
 @njit(cache=True)
 def _row_inputs(obs: np.ndarray, mask: np.ndarray, k: int, knock_limit: int, start: np.ndarray, state: np.ndarray,
                 act: np.ndarray) -> None:
-    hand, top, pile, known, odecl, stock, unseen = view_masks(obs, k)
+    hand, top, _, known, odecl, stock, unseen = view_masks(obs, k)
     sdecl = obs_plane(obs, k, OWN_DECLINED_PLANE)
     n_unseen = popcount(unseen)
     p_hidden = hidden_share(known, unseen)
@@ -99,21 +102,15 @@ def _row_inputs(obs: np.ndarray, mask: np.ndarray, k: int, knock_limit: int, sta
     else:
         now = deadwood(hand)
     s[0] = now
-    s[1] = stock
-    s[2] = n_unseen
-    s[3] = popcount(pile) + (1 if top else 0)
-    s[4] = popcount(known)
-    s[5] = popcount(meld_outs(known) & unseen) if known else 0
-    s[6] = popcount(odecl)
-    s[7] = popcount(sdecl)
-    s[8] = 1.0 if obs[k, ROLE_OFFSET + 1] > 0.5 else 0.0
-    s[9] = obs[k, TURN_INDEX]
+    seen = view_counts(obs, k)  # _SEEN, from s[1]
+    for i in range(len(seen)):
+        s[1 + i] = seen[i]
     s[10] = p_hidden
     s[13] = knock_limit
     if mask[k, TAKE_DISCARD] and top:
         s[11] = 1.0
         s[12] = 1.0 if mask[k, PASS] else 0.0
-        draw_features(obs, mask, k, TAKE_DISCARD, s[_S_DRAW:])
+        draw_features(obs, mask, k, TAKE_DISCARD, knock_limit, s[_S_DRAW:])
     # the card features, for every card a discard or a knock of which is legal
     cand = 0
     for c in range(NUM_CARDS):

@@ -7,9 +7,8 @@ player, turns, the stock as ``deck[POS:]``, the discard pile, masks of hands, kn
 declined cards), plays each row's first action, then lets a
 :class:`~gin3_env.kernels.heuristic_params.HeuristicConfig` choose every later move for both
 players until the hand ends, all inside one numba kernel (no Python between moves). With a
-gate file (``Rollouts(rules, gate=load_gate(...))``) both players are the gated player of
-:mod:`.gate_kernels` instead (its knock gate, draw gate and any discard gate; the shipped
-``trained`` player for its file).
+gated player's model (``Rollouts(rules, gate=load_gated(...))``) both players are that gated player
+(:mod:`.gates`: the heuristic switched by each of its gates; the shipped ``trained`` player for its file).
 
     roll = Rollouts(rules)                       # rollout policy: the heuristic's defaults
     team_points = roll.run(states, first_actions)  # float64 (len(states),): the team's points
@@ -33,7 +32,7 @@ from ..engine.hand import HandState
 from ..engine.rules import Rules
 from ..errors import IllegalActionError
 from . import hand_kernels as hk
-from .gate_kernels import gates_act_row, gates_args
+from .gates import gated_act_row, stack_gates
 from .heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from .jit import njit
 
@@ -83,14 +82,12 @@ def _legal_rows(S: np.ndarray, M: np.ndarray, mask: np.ndarray, R: np.ndarray) -
 
 @njit(cache=True)
 def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
-             R: np.ndarray, me: int, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, xg: tuple,
-             fp2: np.ndarray, ip2: np.ndarray, kg2: tuple, dg2: tuple, xg2: tuple, first: np.ndarray,
-             out: np.ndarray) -> int:
+             R: np.ndarray, me: int, fp: np.ndarray, ip: np.ndarray, gates: tuple, fp2: np.ndarray,
+             ip2: np.ndarray, gates2: tuple, first: np.ndarray, out: np.ndarray) -> int:
     """Play ``first[i]`` then the (gated) heuristics to the end in every row; ``out[i]`` = the team's points.
     Player ``me`` plays the first heuristic (``fp``, ``ip``) with its gates, the other player (both, where ``me``
-    is -1) the second. ``kg``, ``dg`` and ``xg`` are the knock, draw and discard gates
-    (:func:`.gate_kernels.gates_act_row`); a gate whose ``mean`` is empty is no gate, and with neither the
-    heuristic plays.
+    is -1) the second, each switched by its stacked gates (:func:`.gates.gated_act_row`; no gates: the
+    heuristic plays).
 
     Returns -1, or the index of the first row whose first action is illegal (nothing is played then)."""
     n = S.shape[0]
@@ -110,9 +107,9 @@ def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, m
         while S[i, hk.PHASE] != hk.OVER:
             hk.observe_rows(one, who, S, M, pile, R, obs[i : i + 1])
             if S[i, hk.PLAYER] == me:
-                act[0] = gates_act_row(obs, mask, i, fp, ip, kg, dg, xg)
+                act[0] = gated_act_row(obs, mask, i, fp, ip, gates, R[hk.R_KNOCK_LIMIT])
             else:
-                act[0] = gates_act_row(obs, mask, i, fp2, ip2, kg2, dg2, xg2)
+                act[0] = gated_act_row(obs, mask, i, fp2, ip2, gates2, R[hk.R_KNOCK_LIMIT])
             hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
         out[i] = rewards[0, 0]
     return -1
@@ -125,7 +122,7 @@ def _side(policy: HeuristicConfig | None, gate: Any) -> tuple[HeuristicConfig, n
         raise ValueError(f"the gate's heuristic ({gate.heuristic}) differs from the rollout policy ({policy})")
     config = heuristic_config(gate.heuristic if gate is not None and policy is None else policy)
     fp, ip = heuristic_params(config)
-    return config, fp, ip, gates_args(gate)
+    return config, fp, ip, stack_gates(gate.gates if gate is not None else ())
 
 
 class Rollouts:
@@ -133,11 +130,11 @@ class Rollouts:
 
     ``policy`` is a :class:`~.heuristic_params.HeuristicConfig` (default: the tuned heuristic);
     ``HeuristicConfig(outs_weight=0)`` drops the one-card look-ahead and is several times faster.
-    ``gate`` (a :class:`~gin3_env.policies.gated.KnockGate`) makes both players the gated player
-    (:func:`.gate_kernels.gates_act_row`, the kernel :class:`~gin3_env.policies.gated.GatedPolicy`
-    plays: the knock gate and, where the file has them, the draw and discard gates): its base heuristic
-    is the gate's own (``policy``, if given, must be the same). Any object with the gate's ``arrays()``,
-    ``draw_arrays()``, ``discard_arrays()`` and ``heuristic`` will do (this layer does not import the policies).
+    ``gate`` (a :class:`~gin3_env.policies.gate_file.GatedModel`) makes both players the gated player
+    (:func:`.gates.gated_act_row`, the kernel :class:`~gin3_env.policies.gated.GatedPolicy` plays: the
+    heuristic switched by each of the model's gates): its base heuristic is the model's own (``policy``,
+    if given, must be the same). Any object with the model's ``gates`` and ``heuristic`` will do (this
+    layer does not import the policies). The features count a hand within ``rules.knock_limit`` as knockable.
 
     ``other`` (``(policy, gate)`` as above) plays the opponent of the player ``me`` that :meth:`run` names instead:
     ``policy`` and ``gate`` then play ``me`` only.
@@ -172,7 +169,7 @@ class Rollouts:
         _legal_rows(S, M, mask, self._R)
         out = np.zeros(len(states), dtype=np.float64)
         fp2, ip2, gates2 = self._other
-        bad = _playout(S, M, deck, pile, mask, self._R, me, self._fp, self._ip, *self._gates, fp2, ip2, *gates2, first,
+        bad = _playout(S, M, deck, pile, mask, self._R, me, self._fp, self._ip, self._gates, fp2, ip2, gates2, first,
                        out)
         if bad >= 0:
             a = int(first[bad])

@@ -11,7 +11,7 @@ The shipped players, each with its one sentence (:data:`PLAYERS`, which every co
   ``rules=``, option keywords; ``"search:k=v,..."`` with options, e.g.
   ``"search:samples=16,time_budget=none"``)
 - ``trained``: the heuristic with three learnt gates (knock, draw and discard), model file
-  models/knock_gate.json (:class:`~gin3_env.policies.gated.GatedPolicy`)
+  models/gated.json (:class:`~gin3_env.policies.gated.GatedPolicy`)
 - ``net``: a network acting alone, distilled from trained: it scores each legal move from that
   move's own inputs, model file models/net.npz (:class:`~gin3_env.policies.net.NetPolicy`:
   ``rules=`` or ``knock_limit=``)
@@ -22,7 +22,7 @@ and the other specs:
 | spec                     | result                                                       |
 |--------------------------|--------------------------------------------------------------|
 | a path to a ``.npz``     | a network model file (``gin3 train --config quick``) as ``NetPolicy`` |
-| a path to a ``.json``    | a gate model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
+| a path to a ``.json``    | a gated model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
 | ``"rllib:PATH"``         | a ``gin3 train --backend rllib`` checkpoint folder (torch only) |
 | an object with ``act()`` | returned as is                                               |
@@ -85,7 +85,7 @@ PLAYERS: dict[str, str] = {
                  "and melds in reach, knocks well",
     "search": "a decision-time search over deals consistent with what it has seen, weighted by a belief about the "
               "hidden cards",
-    "trained": "the heuristic with three learnt gates (knock, draw and discard), model file models/knock_gate.json",
+    "trained": "the heuristic with three learnt gates (knock, draw and discard), model file models/gated.json",
     "net": "a network acting alone, distilled from trained: it scores each legal move from that move's own inputs, "
            "model file models/net.npz",
     "ppo": "the earlier MaskablePPO agent, model file models/ppo.zip",
@@ -96,7 +96,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 PPO_MODEL = MODELS_DIR / "ppo.zip"  # the MaskablePPO player (spec "ppo")
 PPO_SIDECAR = MODELS_DIR / "ppo.json"
 MAX_SIDECAR_BYTES = 1 << 20  # a model's description (best.json): a few lines
-GATE_MODEL = MODELS_DIR / "knock_gate.json"  # the "trained" player (PLAYERS["trained"])
+GATE_MODEL = MODELS_DIR / "gated.json"  # the "trained" player (PLAYERS["trained"]): the heuristic with its gates
 NET_MODEL = MODELS_DIR / "net.npz"  # the "net" player (PLAYERS["net"])
 INFERENCE_THREADS = 1  # torch threads while a model acts (see the module doc)
 
@@ -338,13 +338,14 @@ def _load_policy(spec: Any, **kwargs: Any) -> Any:
         options = parse_options(text[len("search:") :]) if text.startswith("search:") else {}
         return SearchPolicy(**{**options, **kwargs})
     if text == "trained" or text.endswith(".json"):
-        from .gated import GatedPolicy, load_gate  # imports the compiled core (numba)
+        from .gate_file import load_gated
+        from .gated import GatedPolicy  # imports the compiled core (numba)
 
         if kwargs:
             raise ValueError(f"a gated player ({text}) takes no options, got {sorted(kwargs)}")
         if text == "trained":
-            return GatedPolicy(load_gate(GATE_MODEL), name="trained")
-        return GatedPolicy(load_gate(text), name=Path(text).stem)
+            return GatedPolicy(load_gated(GATE_MODEL), name="trained")
+        return GatedPolicy(load_gated(text), name=Path(text).stem)
     if text == "net" or text.endswith(".npz"):
         from .net import NetPolicy, load_net  # imports the compiled core (numba)
 

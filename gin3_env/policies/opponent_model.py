@@ -32,7 +32,7 @@ __all__ = ["OpponentModel", "check_spec", "load_rollout_gate", "opponent_model",
 
 SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped gates (the trained player's file)
 # the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports the search)
-SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "knock_gate.json"
+SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "gated.json"
 
 # how a spec becomes a policy object and how one is checked without loading it: installed by the package
 # (gin3_env.policies: load_policy and check_policy_spec), which imports this module, not the other way round
@@ -52,13 +52,13 @@ def check_spec(spec: str) -> None:
 
 
 def load_rollout_gate(name: str | None) -> Any:
-    """The gates ``rollout_gate`` names: ``"trained"`` the shipped ones, else a gate file read as data
-    (:func:`~gin3_env.policies.gated.load_gate`; imports the compiled core)."""
+    """The gated model ``rollout_gate`` names: ``"trained"`` the shipped one, else a gated player's model file
+    read as data (:func:`~gin3_env.policies.gate_file.load_gated`; imports the compiled core)."""
     if name is None:
         return None
-    from .gated import load_gate
+    from .gate_file import load_gated
 
-    return load_gate(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
+    return load_gated(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class OpponentModel:
     name: str
     act: Callable[[np.ndarray, np.ndarray], np.ndarray]
     informative: bool = True
-    gate: Any = None  # the KnockGate of a gated player (for the compiled playouts)
+    gate: Any = None  # the GatedModel of a gated player (for the compiled playouts)
     heuristic: HeuristicConfig | None = None  # the heuristic of a plain heuristic player
 
     @property
@@ -92,7 +92,7 @@ def _heuristic(config: HeuristicConfig, name: str = "heuristic") -> OpponentMode
 
 
 def _gated(policy: Any) -> OpponentModel:
-    return OpponentModel(policy.name, policy.act_batch, gate=policy.gate)
+    return OpponentModel(policy.name, policy.act_batch, gate=policy.model)
 
 
 def _random(rng: np.random.Generator) -> OpponentModel:

@@ -15,8 +15,8 @@ At each decision with more than one sensible move the policy
    mean gain is more than ``margin_z`` standard errors above zero (at small budgets the
    noise of a few playouts would otherwise override a good default).
 
-With ``rollout_gate`` (``"trained"``: the shipped gates, ``gin3_env/models/knock_gate.json``;
-or a gate file's path, read as data by :func:`~gin3_env.policies.gated.load_gate`) the blueprint
+With ``rollout_gate`` (``"trained"``: the shipped gates, ``gin3_env/models/gated.json``;
+or a gated model file's path, read as data by :func:`~gin3_env.policies.gate_file.load_gated`) the blueprint
 is the gated player instead of the heuristic: the playouts play it for both players (its knock
 gate and, where the file has one, its draw gate, compiled into the playout kernel), and the
 default move of step 4 is its move, so with a margin no
@@ -251,7 +251,7 @@ class SearchPolicy:
         if self.gate is not None:
             from .gated import GatedPolicy
 
-            self.gated = GatedPolicy(self.gate)
+            self.gated = GatedPolicy(self.gate, rules=self.rules)
         self.rollouts: Any
         self.own = None if config.rollout_self is None else opponent_model(config.rollout_self, seed)
         if self.own is not None:

@@ -42,9 +42,9 @@ def check_policy_spec(spec: str) -> None:
         parse_options(spec[len("search:") :])
         return
     if spec == "trained" or spec.endswith(".json"):
-        from .gated import load_gate
+        from .gate_file import load_gated
 
-        load_gate(GATE_MODEL if spec == "trained" else spec)
+        load_gated(GATE_MODEL if spec == "trained" else spec)
         return
     if spec == "net" or spec.endswith(".npz"):
         from .net import load_net

@@ -1,16 +1,17 @@
 """Fitting a gate: ridge and a small MLP on the labels, k-fold by deal, the threshold by
 cross-validated gain.
 
-Both models predict ``D`` (value of the gate's alternative minus value of the heuristic's
-choice, points) from the gate features: for the knock gate (:func:`fit_gate`) holding against
-knocking, on decisions with at least ``min_deadwood`` knock deadwood; for the draw gate
-(:func:`fit_draw_gate`) the other move of a take-or-not choice against the heuristic's (by
-default only where the heuristic would not take the face-up card: taking it is the alternative).
-Out-of-fold predictions (folds by deal, so a deal's decisions never sit on both sides) give each
-model's cross-validated gain at each threshold ``t``: the mean of ``D`` over the decisions where
-the prediction exceeds ``t`` (switching there, the heuristic's choice elsewhere), per labelled
-decision. The threshold and the model kind with the highest gain are chosen here, from the
-labels alone, and the gate refitted on all labels; nothing about play enters the choice.
+:func:`fit_gate` fits the gate of any decision of the table (:data:`gin3_env.kernels.decisions.DECISIONS`)
+on its labels (:mod:`.labels`). Both models predict ``D`` (value of the alternative minus value of the
+heuristic's choice, points) from the decision's features, on the rows the gate's options let it act on
+(each option's rule, read from one feature: the knock gate's ``min_deadwood``, the draw gate's
+``only_take``; the same rule the player applies). Out-of-fold predictions (folds by deal, so a deal's
+decisions never sit on both sides) give each model's cross-validated gain at each threshold ``t``: the
+mean of ``D`` over the decisions where the prediction exceeds ``t`` (switching there, the heuristic's
+choice elsewhere), per labelled decision; where a decision has several alternatives (the discard's), each
+decision switches to its row of the highest prediction. The threshold and the model kind with the highest
+gain are chosen here, from the labels alone, and the gate refitted on all labels; nothing about play
+enters the choice.
 """
 
 from __future__ import annotations
@@ -21,13 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from ...kernels.gate_kernels import DRAW_FEATURES, GATE_FEATURES
-from ...policies.gated import DiscardGate, DrawGate, KnockGate
+from ...kernels.decisions import AT_LEAST, ZERO_WHEN_SET, decision
+from ...policies.gate_file import Gate
+from ...policies.gate_file import gate_options as checked_options
 
-__all__ = ["FitReport", "fit_discard_gate", "fit_draw_gate", "fit_gate"]
+__all__ = ["FitReport", "fit_gate"]
 
-F_DW = GATE_FEATURES.index("knock_deadwood")
-F_TAKES = DRAW_FEATURES.index("heuristic_takes")
 THRESHOLDS = np.round(np.arange(-1.0, 4.01, 0.1), 2)
 
 
@@ -181,42 +181,35 @@ def _finite(labels: dict[str, np.ndarray]) -> np.ndarray:
     return np.isfinite(labels["D"]) & np.isfinite(labels["feats"]).all(axis=1)
 
 
-def fit_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "mlp"), folds: int = 5,
-             min_deadwood: int = 1, options: dict[str, Any] | None = None,
-             progress: Callable[[str], None] | None = None) -> tuple[KnockGate, FitReport]:
-    """The knock gate of the kind with the best cross-validated gain, refitted on all the labels."""
+def allowed_rows(X: np.ndarray, name: str, gate_options: dict[str, Any]) -> np.ndarray:
+    """The rows of features ``X`` (of the decision ``name``) a gate with ``gate_options`` may act on: each
+    option's rule (:class:`~gin3_env.kernels.decisions.GateOption`), as the player applies it."""
+    row = decision(name)
+    keep = np.ones(len(X), bool)
+    for o in row.options:
+        value = gate_options[o.name]
+        column = X[:, row.features.index(o.feature)]
+        if o.rule == AT_LEAST:
+            keep &= column >= value
+        elif o.rule == ZERO_WHEN_SET and value:
+            keep &= column == 0
+    return keep
+
+
+def fit_gate(labels: dict[str, np.ndarray], decision_name: str = "knock", kinds: tuple[str, ...] = ("ridge", "mlp"),
+             folds: int = 5, options: dict[str, Any] | None = None, progress: Callable[[str], None] | None = None,
+             gate_options: dict[str, Any] | None = None) -> tuple[Gate, FitReport]:
+    """The gate of the decision ``decision_name`` of the kind (``kinds``) with the best cross-validated gain,
+    refitted on all its labels (the rows its ``gate_options`` let it act on; where a decision has several
+    alternatives, ``labels["decision"]`` groups them and the report's ``decisions`` and ``oracle_gain`` are per
+    decision, ``mean_D`` per row). ``options``: the fit's (``ridge_lambda``, ``hidden``, ``epochs``, ``seed``)."""
+    row = decision(decision_name)
     options = dict(options or {})
+    chosen = checked_options(decision_name, dict(gate_options or {}))
     X, D, deal = labels["feats"], labels["D"], labels["deal"]
-    keep = _finite(labels) & (X[:, F_DW] >= min_deadwood)
+    keep = _finite(labels) & allowed_rows(X, decision_name, chosen)
+    group = labels["decision"][keep] if row.max_alternatives > 1 and "decision" in labels else None
     model, report = _fit_scorer(X[keep], D[keep], deal[keep], kinds, folds, options, progress or (lambda s: None),
-                                "gate")
-    gate = KnockGate(**model, min_deadwood=min_deadwood, provenance={"fit": report.to_dict(), "options": options})
+                                f"{decision_name} gate", group=group)
+    gate = Gate(decision_name, **model, options=chosen, provenance={"fit": report.to_dict(), "options": options})
     return gate, report
-
-
-def fit_draw_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "mlp"), folds: int = 5,
-                  options: dict[str, Any] | None = None, progress: Callable[[str], None] | None = None,
-                  only_take: bool = True) -> tuple[DrawGate, FitReport]:
-    """The draw gate of the kind with the best cross-validated gain, refitted on all the labels (with
-    ``only_take``, on the decisions where the heuristic does not take the face-up card: the gate's
-    alternative there is always to take it). The report's gains are per decision fitted."""
-    options = dict(options or {})
-    keep = _finite(labels)
-    if only_take:
-        keep &= labels["feats"][:, F_TAKES] == 0
-    model, report = _fit_scorer(labels["feats"][keep], labels["D"][keep], labels["deal"][keep], kinds, folds,
-                                options, progress or (lambda s: None), "draw gate")
-    return DrawGate(**model, only_take=only_take, provenance={"fit": report.to_dict(), "options": options}), report
-
-
-def fit_discard_gate(labels: dict[str, np.ndarray], kinds: tuple[str, ...] = ("ridge", "mlp"), folds: int = 5,
-                     options: dict[str, Any] | None = None,
-                     progress: Callable[[str], None] | None = None) -> tuple[DiscardGate, FitReport]:
-    """The discard gate of the kind with the best cross-validated gain per decision (each decision
-    switching to its alternative of the highest prediction above the threshold), refitted on all the
-    labels' rows (``mean_D`` in the report is per row, ``decisions`` and ``oracle_gain`` per decision)."""
-    options = dict(options or {})
-    keep = _finite(labels)
-    model, report = _fit_scorer(labels["feats"][keep], labels["D"][keep], labels["deal"][keep], kinds, folds,
-                                options, progress or (lambda s: None), "discard gate", group=labels["decision"][keep])
-    return DiscardGate(**model, provenance={"fit": report.to_dict(), "options": options}), report

@@ -1,12 +1,14 @@
 """A label run of a gate: shards of labelled decisions on disk, resumable.
 
 Chunk ``c`` of a run plays the deals ``default_rng([seed, c]).permuted(...)`` (``chunk``
-deals, one deck each) through :func:`gin3_env.kernels.knock_labels.label_deals` and writes
+deals, one deck each) through :func:`gin3_env.kernels.decision_labels.label_deals` and writes
 ``labels_{c:05d}.npz`` atomically: ``feats`` (decisions, features), ``D`` (value of the gate's
 alternative minus value of the heuristic's choice, the acting player's points), the two values
 and the alternative's standard error (knock decisions: ``hold_v``, ``hold_se``, ``knock_v``; draw
 and discard decisions: ``alt_v``, ``alt_se``, ``base_v``), ``player``, ``deal`` (the deal's global
-number, ``c * chunk + i``), and the run's settings. ``decision`` is ``"knock"`` (where the heuristic
+number, ``c * chunk + i``), and the run's settings. ``decision`` names a row of the decision table
+(:data:`gin3_env.kernels.decisions.DECISIONS`; any row's alternatives are valued the same way):
+``"knock"`` (where the heuristic
 would knock: knock or hold), ``"draw"`` (each choice between taking the face-up card and not, each
 labelled with probability ``rate``) or ``"discard"`` (each plain discard, with probability ``rate``:
 the heuristic's second and third best discards against its choice, a row each, with ``rank`` 1 or 2
@@ -38,11 +40,13 @@ import numpy as np
 
 from ...engine.rules import Rules
 from ...files import HeldFolder, atomic_output, relative_parts
-from ...kernels.gate_kernels import DISCARD_FEATURES, DRAW_FEATURES, GATE_FEATURES, gates_args
+from ...kernels.decision_labels import label_deals
+from ...kernels.decisions import DECISIONS as TABLE
+from ...kernels.decisions import Decision
+from ...kernels.gates import stack_gates
 from ...kernels.hands import rules_vector
 from ...kernels.heuristic_params import heuristic_config, heuristic_params
-from ...kernels.knock_labels import DISCARD, DRAW, KNOCK, label_deals
-from ...policies.gated import KnockGate
+from ...policies.gate_file import GatedModel
 
 __all__ = ["DECISIONS", "LabelRun", "LabelsStopped", "load_labels", "run_labels"]
 
@@ -54,24 +58,7 @@ class LabelsStopped(Exception):
     """A label run stopped when asked; its finished shards and the chunk's labelled deals are on disk."""
 
 
-@dataclass(frozen=True)
-class Decision:
-    """What a label run labels: the kernel's kind, the features, the names of the values in a shard
-    (alternative, its standard error, the heuristic's choice), the most decisions per deal and the
-    moves played out ``K`` times per decision (a knock is played once)."""
-
-    kind: int  # rows per decision: one per alternative (the discard decisions have two)
-    features: tuple[str, ...]
-    values: tuple[str, str, str]
-    max_decisions: int
-    played_out: int
-
-
-DECISIONS = {
-    "knock": Decision(KNOCK, GATE_FEATURES, ("hold_v", "hold_se", "knock_v"), 8, 1),
-    "draw": Decision(DRAW, DRAW_FEATURES, ("alt_v", "alt_se", "base_v"), 16, 2),
-    "discard": Decision(DISCARD, DISCARD_FEATURES, ("alt_v", "alt_se", "base_v"), 16, 3),
-}
+DECISIONS: dict[str, Decision] = {d.name: d for d in TABLE}  # what a label run labels, by name (the table's rows)
 
 
 @dataclass(frozen=True)
@@ -116,7 +103,7 @@ def _decks(seed: int, c: int, n: int) -> np.ndarray:
     return rng.permuted(base, axis=1)
 
 
-def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | None = None,
+def label_chunk(run: LabelRun, c: int, gate: GatedModel | None, rules: Rules | None = None,
                 stop: Callable[[], bool] | None = None, partial: Path | None = None,
                 tick: Callable[[int], None] | None = None) -> dict[str, np.ndarray]:
     """Label chunk ``c`` of ``run`` (the arrays of its shard), in batches (see the module doc): after each,
@@ -127,9 +114,9 @@ def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | No
     decks = _decks(run.seed, c, n)
     seeds = np.random.default_rng([run.seed, c, 1]).integers(0, 2**31 - 1, size=n).astype(np.int64)
     fp, ip = heuristic_params(heuristic_config(gate.heuristic if gate is not None else None))
-    kg, dg, xg = gates_args(gate)
+    gates = stack_gates(gate.gates if gate is not None else ())
     what = DECISIONS[run.decision]
-    m = what.max_decisions
+    m = what.per_deal
     raw = {"feats": np.full((n, m, len(what.features)), np.nan), "alt_v": np.zeros((n, m)),
            "alt_se": np.zeros((n, m)), "base_v": np.zeros((n, m)), "rank": np.zeros((n, m), np.int64),
            "player": np.zeros((n, m), np.int64), "ndec": np.zeros(n, np.int64), "team": np.zeros(n, np.float64)}
@@ -139,8 +126,8 @@ def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | No
         end = min(n, done + batch)
         t0 = time.perf_counter()
         part = {k: v[done:end] for k, v in raw.items()}
-        label_deals(what.kind, decks[done:end], seeds[done:end], run.shuffles, float(run.rate), rules_vector(rules),
-                    fp, ip, kg, dg, xg, part["feats"], part["alt_v"], part["alt_se"], part["base_v"], part["rank"],
+        label_deals(what.code, decks[done:end], seeds[done:end], run.shuffles, float(run.rate), rules_vector(rules),
+                    fp, ip, gates, part["feats"], part["alt_v"], part["alt_se"], part["base_v"], part["rank"],
                     part["player"], part["ndec"], part["team"])
         per_deal = (time.perf_counter() - t0) / (end - done)
         done = end
@@ -149,7 +136,8 @@ def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | No
             tick(done)
         if done < n and stop is not None and stop() and partial is not None:
             with atomic_output(partial) as tmp, open(tmp, "wb") as f:
-                np.savez(f, run=np.array(json.dumps(run.key())), chunk=c, done=done, **raw)
+                content: dict[str, Any] = {"run": np.array(json.dumps(run.key())), "chunk": c, "done": done, **raw}
+                np.savez(f, **content)
             raise LabelsStopped(f"chunk {c + 1}/{run.chunks}: {done} of its {n} deals kept in {partial}")
     ndec = raw["ndec"]
     take = np.arange(m)[None, :] < ndec[:, None]
@@ -160,7 +148,7 @@ def label_chunk(run: LabelRun, c: int, gate: KnockGate | None, rules: Rules | No
         "feats": raw["feats"][take], a: alt_v[take], se: raw["alt_se"][take], b: base_v[take],
         "D": (alt_v - base_v)[take], "player": raw["player"][take], "deal": deal[take], "team_points": raw["team"],
     }
-    if run.decision == "discard":
+    if what.max_alternatives > 1:  # a row per alternative: which decision each belongs to
         r = raw["rank"][take]
         out["rank"] = r
         out["decision"] = np.cumsum(r == 1) - 1 + c * run.chunk * m  # unique in the run (m rows a deal at most)
@@ -199,7 +187,7 @@ def _part(folder: Path, c: int) -> Path:
     return folder / f"labels_{c:05d}.part.npz"
 
 
-def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | None = None,
+def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: GatedModel | None = None,
                progress: Callable[[str], None] | None = None, stop: Callable[[], bool] | None = None,
                left_after: Callable[[float], float] | None = None, held: HeldFolder | None = None) -> list[Path]:
     """Write the missing shards of ``run`` under ``folder``; returns all its shard paths. ``stop`` and the
@@ -264,8 +252,8 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: KnockGate | 
         _part(out, c).unlink(missing_ok=True)
         session["said"] = time.perf_counter()
         n = len(arrays["D"])
-        if run.decision == "discard":  # two rows (alternatives) a decision, three moves played out
-            n = n // 2
+        if "decision" in arrays:  # a row per alternative
+            n = len(np.unique(arrays["decision"]))
         say(f"labels chunk {c + 1}/{run.chunks}: {n} decisions in {dt:.1f}s ({n / dt:.1f} decisions/s, "
             f"{n * run.shuffles * DECISIONS[run.decision].played_out / dt:.0f} continuations/s); "
             + _left(run.deals - before - session["deals"], session["deals"], session["seconds"], left_after))

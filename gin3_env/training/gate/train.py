@@ -1,23 +1,19 @@
-"""``gin3 train-gate``: the knock gate from nothing to a model file, resumable.
+"""``gin3 train-gate``: the gated player from nothing to a model file, resumable.
 
     gin3 train-gate --config gate --out runs/gate        # configs/gate.yaml
 
-Round 0 labels the knock decisions of heuristic-vs-heuristic deals on the true deal
-(:mod:`.labels`, shards under ``OUT/labels_r0/``) and fits the gate (:mod:`.fit`,
-``OUT/gate_r0.json``). Each further round (``rounds``) labels the decisions of the gated
-player of the round before, with that gate also in the continuations, so the labels follow
-the improved player, and fits again (``OUT/gate_rN.json``). The last round's gate is written
-as ``OUT/gate.json`` (the model file :func:`gin3_env.policies.gated.load_gate` reads), with
-the config, each round's label run and fit in its ``provenance``. With ``draw_deals`` above zero,
-a draw gate follows: the take-or-not choices of deals played by that gated player (each labelled
-with probability ``draw_rate``, the gated player in the continuations; shards under
-``OUT/labels_draw/``) are labelled and fitted the same way, and the model file carries both
-gates (``OUT/gate_draw.json``, then ``OUT/gate.json``). With ``discard_deals`` above zero (an opt-in:
-the shipped config has 0), a discard gate follows in the same way: plain discards of deals played by
-the player so far (each labelled with probability ``discard_rate``; shards under
-``OUT/labels_discard/``), the heuristic's second and third best discards valued against its choice
-(``OUT/gate_discard.json``, then ``OUT/gate.json``). A stopped run started again
-with the same ``--out`` resumes: finished shards and fitted rounds are kept; a run with other settings
+The config lists ``stages``, each a gate of one decision of the table
+(:data:`gin3_env.kernels.decisions.DECISIONS`): ``decision``, ``deals``, ``seed``, ``shuffles``, ``rate``
+(the share of the decisions labelled), ``chunk`` (deals per shard), ``options`` (the gate's options:
+the knock's ``min_deadwood``, the draw's ``only_take``) and, optionally, ``fit_seed`` (the MLP's seed,
+default the stage's seed). Stage ``i`` labels the decisions of its kind in deals played by the player
+of the stages before it (the heuristic at first; that player also in the continuations; :mod:`.labels`,
+shards under ``OUT/labels_{i}_{decision}/``), fits the gate (:mod:`.fit`) and writes the player so far
+as ``OUT/gated_{i}_{decision}.json`` (a later gate of the same decision replaces the earlier one: a
+second knock stage is a round of iteration on the gated player's states). The last stage's player is
+written as ``OUT/gated.json`` (the model file :func:`gin3_env.policies.gate_file.load_gated` reads), with
+the config and each stage's label run and fit in its provenance. A stopped run started again with the
+same ``--out`` resumes: finished shards and fitted stages are kept; a run with other settings
 (``OUT/train-gate.json`` records them) or a shard written with other settings is refused, and it says
 how many shards each stage found. ``OUT`` is held by a lock for the run (a second run into it is
 refused) and written only through its descriptor (a link planted in it is never followed).
@@ -39,83 +35,109 @@ import json
 import stat
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...argparsing import OneLineErrorParser
 from ...files import HeldFolder, read_json
-from ...policies.gated import MAX_MIN_DEADWOOD, KnockGate, load_gate
+from ...kernels.decisions import decision
+from ...policies.gate_file import GatedModel, gate_options, load_gated
 from ...policies.loading import PLAYERS
 from ...signals import Interrupted, StopRequest, exit_code
 from ..options import add_option_flags, option, option_overrides
 from ..run.lock import LOCK_NAME, RunLock, RunLockedError
 from ..sb3.config import read_config
-from .fit import fit_discard_gate, fit_draw_gate, fit_gate
+from .fit import fit_gate
 from .labels import LabelRun, LabelsStopped, duration, load_labels, run_labels
+from .old_config import OLD_DEFAULTS, add_old_flags, old_overrides, read_old_keys
 
-__all__ = ["GateConfig", "add_discard_gate", "main", "player_digest", "train_gate"]
+__all__ = ["GateConfig", "StageConfig", "add_gate", "main", "player_digest", "train_gate"]
 
 CONFIG_FILE = "train-gate.json"  # the config OUT was made with: a run again in OUT must match it
+FINAL = "gated.json"  # the model file of the whole run (the last stage's player)
+STAGE_KEYS = ("decision", "deals", "seed", "shuffles", "rate", "chunk", "options", "fit_seed")
+
+DEFAULT_STAGES = [  # the shipped player's (configs/gate.yaml)
+    {"decision": "knock", "deals": 120000, "seed": 1000, "shuffles": 64, "options": {"min_deadwood": 1}},
+    {"decision": "draw", "deals": 24000, "seed": 2000, "shuffles": 64, "rate": 0.25, "fit_seed": 1000,
+     "options": {"only_take": True}},
+    {"decision": "discard", "deals": 21000, "seed": 3000, "shuffles": 32, "rate": 0.25, "chunk": 1000},
+]
+
+
+@dataclass(frozen=True)
+class StageConfig:
+    """One stage of the config: a gate of ``decision`` fitted on labels of the player of the stages before."""
+
+    decision: str
+    deals: int
+    seed: int
+    shuffles: int = 64
+    rate: float = 1.0
+    chunk: int = 2000
+    options: dict[str, Any] = field(default_factory=dict)
+    fit_seed: int | None = None
+
+    def __post_init__(self) -> None:
+        decision(self.decision)  # a ValueError naming the decisions
+        for name in ("deals", "seed", "shuffles", "chunk"):
+            v = getattr(self, name)
+            low = 0 if name == "seed" else (2 if name == "shuffles" else 1)
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise ValueError(f"train-gate stage {name} must be an int >= {low}, got {v!r}")
+        if self.fit_seed is not None and (isinstance(self.fit_seed, bool) or not isinstance(self.fit_seed, int)
+                                          or self.fit_seed < 0):
+            raise ValueError(f"train-gate stage fit_seed must be an int >= 0, got {self.fit_seed!r}")
+        if isinstance(self.rate, bool) or not isinstance(self.rate, int | float) or not 0 < self.rate <= 1:
+            raise ValueError(f"train-gate stage rate must be a number in (0, 1], got {self.rate!r}")
+        gate_options(self.decision, self.options)  # a ValueError naming a bad option
+
+    @classmethod
+    def of(cls, data: Any, i: int) -> StageConfig:
+        if not isinstance(data, dict):
+            raise ValueError(f"train-gate stage {i + 1} must be a mapping of {', '.join(STAGE_KEYS)}")
+        unknown = sorted(set(data) - set(STAGE_KEYS))
+        if unknown:
+            raise ValueError(f"train-gate stage {i + 1} has unknown keys {unknown}; its keys are {list(STAGE_KEYS)}")
+        if "decision" not in data or "deals" not in data or "seed" not in data:
+            raise ValueError(f"train-gate stage {i + 1} needs decision, deals and seed")
+        return cls(**data)
 
 
 @dataclass
 class GateConfig:
-    seed: int = option(1000, "seed of the label run's deals and shuffles (round r uses seed + r)")
-    deals: int = option(60000, "deals labelled in round 0")
-    round_deals: int = option(60000, "deals labelled in each later round")
-    chunk: int = option(2000, "deals per label shard")
-    shuffles: int = option(64, "continuations per decision (the stock reshuffled; the same for both moves)")
-    rounds: int = option(1, "rounds of iteration after round 0 (labels on the gated player's states)")
+    stages: list[dict[str, Any]] = option(DEFAULT_STAGES, "the gates fitted in order, each a mapping of decision, "
+                                          "deals, seed, shuffles, rate, chunk, options and fit_seed (YAML list)")
     kinds: list[str] = option(["ridge", "mlp"], "gate models tried; the best cross-validated gain is kept")
     folds: int = option(5, "folds of the cross-validation (by deal)")
-    min_deadwood: int = option(1, "the gate acts only at this knock deadwood or more (gin is always knocked)")
     ridge_lambda: float = option(1.0, "ridge penalty on the standardised weights")
     hidden: int = option(32, "hidden units of the MLP")
     epochs: int = option(10, "MLP training epochs")
-    draw_deals: int = option(0, "deals labelled for the draw gate (take the face-up card or not); 0: no draw gate")
-    draw_seed: int = option(2000, "seed of the draw gate's label run")
-    draw_rate: float = option(0.25, "share of the take-or-not choices labelled")
-    draw_shuffles: int = option(64, "continuations per draw decision (the same for both moves)")
-    draw_only_take: bool = option(True, "the draw gate acts only where the heuristic would not take the face-up card")
-    discard_deals: int = option(0, "deals labelled for the discard gate (the heuristic's 2nd/3rd best discard); "
-                                   "0: no discard gate")
-    discard_seed: int = option(3000, "seed of the discard gate's label run")
-    discard_rate: float = option(0.25, "share of the plain discards labelled")
-    discard_shuffles: int = option(32, "continuations per discard decision (the same for all three discards)")
-    discard_chunk: int = option(1000, "deals per discard label shard")
 
     def __post_init__(self) -> None:
-        for name in ("draw_rate", "discard_rate"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v <= 1:
-                raise ValueError(f"train-gate {name} must be a number in (0, 1], got {v!r}")
-        if not isinstance(self.draw_only_take, bool):
-            raise ValueError(f"train-gate draw_only_take must be true or false, got {self.draw_only_take!r}")
-        for name in ("draw_shuffles", "discard_shuffles"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 2:
-                raise ValueError(f"train-gate {name} must be an int >= 2, got {v!r}")
-        for name in ("deals", "round_deals", "chunk", "shuffles", "folds", "discard_chunk"):
+        if not isinstance(self.stages, list) or not self.stages:
+            raise ValueError(f"train-gate stages must be a non-empty list of stages, got {self.stages!r:.100}")
+        self.stages = [asdict(StageConfig.of(stage, i)) for i, stage in enumerate(self.stages)]  # every key said
+        for name in ("folds",):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"train-gate {name} must be an int >= 1, got {v!r}")
-        for name in ("seed", "rounds", "min_deadwood", "hidden", "epochs", "draw_deals", "draw_seed",
-                     "discard_deals", "discard_seed"):
+        for name in ("hidden", "epochs"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"train-gate {name} must be an int >= 0, got {v!r}")
-        if self.min_deadwood > MAX_MIN_DEADWOOD:
-            raise ValueError(f"train-gate min_deadwood must be at most {MAX_MIN_DEADWOOD}, got {self.min_deadwood}")
-        if self.shuffles < 2:
-            raise ValueError(f"train-gate shuffles must be at least 2, got {self.shuffles}")
         if not isinstance(self.kinds, list) or not self.kinds or not all(isinstance(k, str) for k in self.kinds):
             raise ValueError(f"train-gate kinds must be a list of model names, got {self.kinds!r}")
 
+    def stage_configs(self) -> list[StageConfig]:
+        return [StageConfig.of(s, i) for i, s in enumerate(self.stages)]
 
-# wall seconds per deal of each label run on the 2-core development machine (configs/gate.yaml's measures), at
-# (shuffles, rate): the knock labels of round 0 (rounds after it, the gate in the continuations: 2.5x), the draw
-# labels (24,000 deals in about 40 min) and the discard labels (21,000 deals in about 20 min)
+
+# wall seconds per deal of each decision's label run on the 2-core development machine (configs/gate.yaml's
+# measures), at (shuffles, rate): the knock labels of the heuristic's play (a later knock stage, the gate in the
+# continuations: 2.5x), the draw labels (24,000 deals in about 40 min) and the discard labels (21,000 deals in
+# about 20 min); a decision not listed is estimated at the draw's rate
 REFERENCE_SECONDS_PER_DEAL = {"knock": (0.0015, 64, 1.0), "draw": (0.1, 64, 0.25), "discard": (0.057, 32, 0.25)}
 
 
@@ -135,22 +157,22 @@ class Stage:
         return self.deals * self.seconds_per_deal
 
 
+def stage_files(i: int, stage: StageConfig) -> tuple[str, str]:
+    """(shard folder, model file) of stage ``i`` (from 0) under OUT."""
+    return f"labels_{i + 1}_{stage.decision}", f"gated_{i + 1}_{stage.decision}.json"
+
+
 def plan(cfg: GateConfig, folder: Path) -> list[Stage]:
     """The label runs of ``cfg`` in order, those already done included."""
-
-    def rate(kind: str, shuffles: int, share: float, factor: float = 1.0) -> float:
-        ref, ref_shuffles, ref_rate = REFERENCE_SECONDS_PER_DEAL[kind]
-        return ref * shuffles / ref_shuffles * share / ref_rate * factor
-
-    stages = [Stage(f"knock gate, round {r}", f"labels_r{r}", folder / f"gate_r{r}.json",
-                    cfg.deals if r == 0 else cfg.round_deals, cfg.shuffles,
-                    rate("knock", cfg.shuffles, 1.0, 1.0 if r == 0 else 2.5)) for r in range(cfg.rounds + 1)]
-    if cfg.draw_deals:
-        stages.append(Stage("draw gate", "labels_draw", folder / "gate_draw.json", cfg.draw_deals,
-                            cfg.draw_shuffles, rate("draw", cfg.draw_shuffles, cfg.draw_rate)))
-    if cfg.discard_deals:
-        stages.append(Stage("discard gate", "labels_discard", folder / "gate_discard.json", cfg.discard_deals,
-                            cfg.discard_shuffles, rate("discard", cfg.discard_shuffles, cfg.discard_rate)))
+    stages = []
+    seen: set[str] = set()
+    for i, st in enumerate(cfg.stage_configs()):
+        ref, ref_shuffles, ref_rate = REFERENCE_SECONDS_PER_DEAL.get(st.decision, REFERENCE_SECONDS_PER_DEAL["draw"])
+        factor = 2.5 if st.decision == "knock" and seen else 1.0  # a gated player in the continuations
+        seen.add(st.decision)
+        shards, model = stage_files(i, st)
+        stages.append(Stage(f"{st.decision} gate, stage {i + 1}", shards, folder / model, st.deals, st.shuffles,
+                            ref * st.shuffles / ref_shuffles * st.rate / ref_rate * factor))
     return stages
 
 
@@ -167,16 +189,11 @@ def plan_text(stages: list[Stage]) -> str:
     return "\n".join(lines)
 
 
-def _after(stages: list[Stage], name: str) -> Any:
-    """``left_after`` of the stage ``name``: the later stages' estimate, scaled by this session's measured rate."""
-    index = next(i for i, s in enumerate(stages) if s.name == name)
+def _after(stages: list[Stage], index: int) -> Any:
+    """``left_after`` of stage ``index``: the later stages' estimate, scaled by this session's measured rate."""
     expected = stages[index].seconds_per_deal
     later = sum(s.seconds for s in stages[index + 1:] if not s.done.exists())
     return lambda per_deal: later * (per_deal / expected if expected > 0 else 1.0)
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 def _rounded(value: Any) -> Any:
@@ -189,27 +206,19 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-def _weights_digest(gate: KnockGate) -> str:
-    """A digest of what the gated player plays by (weights, threshold, features, base player), not of
-    the file's provenance, the numbers to 10 significant digits: a rebuild of the same gate has the
-    same digest (the MLP's fit repeats to about 1e-15, not always to the last bit: numpy's BLAS)."""
-    data = {k: v for k, v in gate.to_dict().items() if k not in ("provenance", "draw_gate")}
-    return hashlib.sha256(json.dumps(_rounded(data), sort_keys=True).encode()).hexdigest()[:16]
-
-
-def player_digest(gate: KnockGate) -> str:
-    """A digest of what the whole gated player (every gate it has) plays by, not of the provenances:
-    the key of label shards played by that player (as :func:`_weights_digest`)."""
-    data = gate.to_dict()
+def player_digest(model: GatedModel) -> str:
+    """A digest of what the gated player plays by (every gate's weights, threshold, features and options,
+    and the base heuristic), not of the provenances, the numbers to 10 significant digits: the key of label
+    shards played by that player (a rebuild of the same gates has the same digest: the MLP's fit repeats to
+    about 1e-15, not always to the last bit, numpy's BLAS)."""
+    data = model.to_dict()
     data.pop("provenance", None)
-    for name in ("draw_gate", "discard_gate"):
-        if name in data:
-            data[name] = {k: v for k, v in data[name].items() if k != "provenance"}
+    data["gates"] = [{k: v for k, v in g.items() if k != "provenance"} for g in data["gates"]]
     return hashlib.sha256(json.dumps(_rounded(data), sort_keys=True).encode()).hexdigest()[:16]
 
 
 def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any = None) -> Path:
-    """Run (or resume) the pipeline; returns the path of ``OUT/gate.json``. ``stop()`` true asks it to stop
+    """Run (or resume) the pipeline; returns the path of ``OUT/gated.json``. ``stop()`` true asks it to stop
     (:class:`~.labels.LabelsStopped`, within seconds, the work done kept: see the module doc).
 
     ``OUT`` is held for the run (:class:`~gin3_env.training.run.lock.RunLock`: a second ``gin3 train-gate``
@@ -238,34 +247,32 @@ def check_out_folder(folder: Path) -> None:
 
 def check_same_config(cfg: GateConfig, held: HeldFolder) -> None:
     """Refuse (``ValueError``) a run whose config is not the one ``OUT`` was made with (its
-    :data:`CONFIG_FILE`, else, for a folder made before the record, round 0's gate); record it in a new
-    folder. The stages already fitted are kept only for the settings they were fitted with."""
+    :data:`CONFIG_FILE`); record it in a new folder. The stages already fitted are kept only for the
+    settings they were fitted with."""
     recorded: Any = None
     if held.lstat(CONFIG_FILE) is not None:
         recorded = read_json(held.path / CONFIG_FILE, "train-gate config", 1 << 20)
         recorded = recorded.get("config") if isinstance(recorded, dict) else None
         if not isinstance(recorded, dict):
             raise ValueError(f"{held.path / CONFIG_FILE} is damaged; remove it or choose another --out")
-    elif (held.path / "gate_r0.json").is_file():
-        recorded = load_gate(held.path / "gate_r0.json").provenance.get("config")
     mine = asdict(cfg)
     if isinstance(recorded, dict):
         differ = [k for k in mine if k in recorded and recorded[k] != mine[k]]
         if differ:
-            shown = ", ".join(f"{k}={recorded[k]!r} (this run {mine[k]!r})" for k in differ[:4])
+            shown = ", ".join(f"{k}={recorded[k]!r:.120} (this run {mine[k]!r:.120})" for k in differ[:4])
             raise ValueError(f"--out {held.path} holds a train-gate run made with {shown}: run it again with "
                              "the same settings to resume it, or choose another --out")
     held.write(CONFIG_FILE, (json.dumps({"config": mine}, indent=2) + "\n").encode("utf-8"))
 
 
-def _save(gate: KnockGate, held: HeldFolder, name: str) -> Path:
-    """Write ``gate`` as ``OUT/name`` through the held folder; returns its path."""
-    held.write(name, (json.dumps(gate.to_dict(), indent=2) + "\n").encode("utf-8"))
+def _save(model: GatedModel, held: HeldFolder, name: str) -> Path:
+    """Write ``model`` as ``OUT/name`` through the held folder; returns its path."""
+    held.write(name, (json.dumps(model.to_dict(), indent=2) + "\n").encode("utf-8"))
     return held.path / name
 
 
-def _fitted(held: HeldFolder, name: str) -> KnockGate | None:
-    """The stage's gate ``OUT/name`` fitted by an earlier run, or None; a link or anything but a regular
+def _fitted(held: HeldFolder, name: str) -> GatedModel | None:
+    """The stage's model ``OUT/name`` fitted by an earlier run, or None; a link or anything but a regular
     file there is refused (``ValueError``), never read through."""
     st = held.lstat(name)
     if st is None:
@@ -273,148 +280,117 @@ def _fitted(held: HeldFolder, name: str) -> KnockGate | None:
     if not stat.S_ISREG(st.st_mode):
         raise ValueError(f"{held.path / name} is not a regular file (a symbolic link?); train-gate reads and "
                          "writes only its own files in --out (remove it)")
-    return load_gate(held.path / name)
+    return load_gated(held.path / name)
 
 
 def _train_gate(cfg: GateConfig, folder: Path, held: HeldFolder, say: Any, stop: Any) -> Path:
     check_same_config(cfg, held)
     stages = plan(cfg, folder)
     say(plan_text(stages))
-
-    def labels_of(name: str, where: Path, run: LabelRun, gate: KnockGate | None) -> list[Path]:
-        if stop is not None and stop():
-            raise LabelsStopped(f"before the {name} stage")
-        return run_labels(where, run, gate, progress=say, stop=stop, left_after=_after(stages, name), held=held)
-    options = {"ridge_lambda": cfg.ridge_lambda, "hidden": cfg.hidden, "epochs": cfg.epochs, "seed": cfg.seed}
-    gate: KnockGate | None = None
-    rounds: list[dict[str, Any]] = []
-    for r in range(cfg.rounds + 1):
-        gate_path = folder / f"gate_r{r}.json"
-        prev = folder / f"gate_r{r - 1}.json"
-        run = LabelRun(seed=cfg.seed + r, deals=cfg.deals if r == 0 else cfg.round_deals, chunk=cfg.chunk,
-                       shuffles=cfg.shuffles, gate="" if r == 0 else _digest(prev))
-        fitted = _fitted(held, gate_path.name)
+    fit_options = {"ridge_lambda": cfg.ridge_lambda, "hidden": cfg.hidden, "epochs": cfg.epochs}
+    model = GatedModel()
+    done: list[dict[str, Any]] = []
+    for i, st in enumerate(cfg.stage_configs()):
+        shards, name = stage_files(i, st)
+        fitted = _fitted(held, name)
         if fitted is not None:
-            gate = fitted
-            say(f"round {r}: gate {gate_path} already fitted")
-            rounds.append(gate.provenance.get("round", {}))
+            say(f"stage {i + 1}: {folder / name} already fitted")
+            model = fitted
+            gate = model.gate(st.decision)
+            done.append(gate.provenance if gate is not None else {})
             continue
-        say(f"round {r}: labelling {run.deals} deals x {run.shuffles} shuffles "
-            f"({'the heuristic' if gate is None else 'the gated player of round ' + str(r - 1)})")
-        t0 = time.perf_counter()
-        paths = labels_of(f"knock gate, round {r}", folder / f"labels_r{r}", run, gate)
-        labels = load_labels(paths)
-        t_labels = time.perf_counter() - t0
-        new, report = fit_gate(labels, tuple(cfg.kinds), cfg.folds, cfg.min_deadwood, options, progress=say)
-        info = {"round": r, "labels": asdict(run), "decisions": len(labels["D"]),
-                "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
-        new.provenance = {"round": info, "config": asdict(cfg)}
-        _save(new, held, gate_path.name)
-        say(f"round {r}: {report.chosen} gate, threshold {new.threshold:+.1f}, cv gain "
-            f"{report.kinds[report.chosen]['cv_gain']:+.3f} per decision -> {gate_path}")
-        rounds.append(info)
-        gate = new
-    assert gate is not None
-    method = "the heuristic with a knock gate fitted on labels on the true deal (gin3 train-gate)"
-    if cfg.draw_deals:
-        gate = _draw_gate(cfg, held, gate, _weights_digest(gate), options, say,
-                          lambda where, run, g: labels_of("draw gate", where, run, g))
-        method = ("the heuristic with a knock gate and a draw gate fitted on labels on the true deal "
-                  "(gin3 train-gate)")
-    if cfg.discard_deals:
-        path = folder / "gate_discard.json"
-        fitted = _fitted(held, path.name)
-        if fitted is not None:
-            say(f"discard gate: {path} already fitted")
-            gate = fitted
-        else:
-            run = LabelRun(seed=cfg.discard_seed, deals=cfg.discard_deals, chunk=cfg.discard_chunk,
-                           shuffles=cfg.discard_shuffles, gate=player_digest(gate), decision="discard",
-                           rate=cfg.discard_rate)
-            # the fit is seeded by the discard stage's own seed (as experiments.discard_gate fits it)
-            gate = add_discard_gate(gate, folder / "labels_discard", run, tuple(cfg.kinds), cfg.folds,
-                                    {**options, "seed": cfg.discard_seed}, say,
-                                    lambda where, run, g: labels_of("discard gate", where, run, g))
-            _save(gate, held, path.name)
-        method = method.replace("fitted on labels", "and a discard gate fitted on labels")
-    gate.provenance = {"method": method, "config": asdict(cfg), "rounds": rounds}
-    final = _save(gate, held, "gate.json")
+        if stop is not None and stop():
+            raise LabelsStopped(f"before stage {i + 1}")
+        run = LabelRun(seed=st.seed, deals=st.deals, chunk=st.chunk, shuffles=st.shuffles,
+                       gate=player_digest(model) if model.gates else "", decision=st.decision, rate=st.rate)
+
+        def label(where: Path, run: LabelRun, player: GatedModel | None, i: int = i) -> list[Path]:
+            return run_labels(where, run, player, progress=say, stop=stop, left_after=_after(stages, i), held=held)
+
+        model = add_gate(model, folder / shards, run, tuple(cfg.kinds), cfg.folds,
+                         {**fit_options, "seed": st.seed if st.fit_seed is None else st.fit_seed}, st.options, say,
+                         label)
+        _save(model, held, name)
+        done.append(model.gate(st.decision).provenance)  # type: ignore[union-attr]
+    decisions = ", ".join(dict.fromkeys(st.decision for st in cfg.stage_configs()))
+    model.provenance = {"method": f"the heuristic with gates ({decisions}) fitted on labels on the true deal "
+                                  "(gin3 train-gate)", "config": asdict(cfg), "stages": done}
+    final = _save(model, held, FINAL)
     say(f"model file: {final}")
     return final
 
 
-def _draw_gate(cfg: GateConfig, held: HeldFolder, gate: KnockGate, digest: str, options: dict[str, Any],
-               say: Any, label: Any = None) -> KnockGate:
-    """``gate`` with a draw gate fitted on the take-or-not choices of its own play (resumed from
-    ``OUT/gate_draw.json`` where that exists). The shards are keyed by the digest of the gate's
-    weights, so shards labelled with the same knock gate are accepted whichever run fitted it."""
-    folder = held.path
-    path = folder / "gate_draw.json"
-    fitted = _fitted(held, path.name)
-    if fitted is not None:
-        say(f"draw gate: {path} already fitted")
-        return fitted
-    run = LabelRun(seed=cfg.draw_seed, deals=cfg.draw_deals, chunk=cfg.chunk, shuffles=cfg.draw_shuffles,
-                   gate=digest, decision="draw", rate=cfg.draw_rate)
-    say(f"draw gate: labelling {run.deals} deals x {run.shuffles} shuffles (the gated player, "
-        f"{100 * run.rate:g}% of its take-or-not choices)")
-    t0 = time.perf_counter()
-    label = label or (lambda where, run, g: run_labels(where, run, g, progress=say, held=held))
-    labels = load_labels(label(folder / "labels_draw", run, gate))
-    t_labels = time.perf_counter() - t0
-    draw, report = fit_draw_gate(labels, tuple(cfg.kinds), cfg.folds, options, progress=say,
-                                 only_take=cfg.draw_only_take)
-    draw.provenance = {"labels": asdict(run), "decisions": len(labels["D"]),
-                       "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
-    out = replace(gate, draw=draw, provenance=dict(gate.provenance))
-    _save(out, held, path.name)
-    say(f"draw gate: {report.chosen}, threshold {draw.threshold:+.1f}, cv gain "
-        f"{report.kinds[report.chosen]['cv_gain']:+.3f} per decision -> {path}")
-    return out
-
-
-def add_discard_gate(gate: KnockGate, folder: Path, run: LabelRun, kinds: tuple[str, ...], folds: int,
-                     options: dict[str, Any], say: Any, label: Any = None) -> KnockGate:
-    """``gate`` with a discard gate fitted on the plain discards of its own play (``run``, shards under
-    ``folder``, written through ``held`` where given; ``run.gate`` should be :func:`player_digest` of
-    ``gate``)."""
-    if run.decision != "discard":
-        raise ValueError(f"a discard gate is fitted on discard labels, not {run.decision!r}")
-    say(f"discard gate: labelling {run.deals} deals x {run.shuffles} shuffles (the gated player, "
-        f"{100 * run.rate:g}% of its plain discards, its 2nd and 3rd best against its choice)")
+def add_gate(model: GatedModel, folder: Path, run: LabelRun, kinds: tuple[str, ...], folds: int,
+             options: dict[str, Any], gate_opts: dict[str, Any], say: Any, label: Any = None) -> GatedModel:
+    """``model`` with a gate of ``run.decision`` (in place of any it had) fitted on labels of its own play
+    (``run``, shards under ``folder``; ``run.gate`` should be :func:`player_digest` of ``model``, or "" where it
+    has no gates)."""
+    state = "the heuristic" if not model.gates else f"the gated player ({model.kind})"
+    share = "" if run.rate >= 1 else f", {100 * run.rate:g}% of its {run.decision} decisions"
+    say(f"{run.decision} gate: labelling {run.deals} deals x {run.shuffles} shuffles ({state}{share})")
     t0 = time.perf_counter()
     label = label or (lambda where, run, g: run_labels(where, run, g, progress=say))
-    labels = load_labels(label(folder, run, gate))
+    labels = load_labels(label(folder, run, model if model.gates else None))
     t_labels = time.perf_counter() - t0
-    disc, report = fit_discard_gate(labels, kinds, folds, options, progress=say)
-    disc.provenance = {"labels": asdict(run), "rows": len(labels["D"]), "decisions": report.decisions,
+    gate, report = fit_gate(labels, run.decision, kinds, folds, options, progress=say, gate_options=gate_opts)
+    gate.provenance = {"labels": asdict(run), "rows": len(labels["D"]), "decisions": report.decisions,
                        "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
-    out = replace(gate, discard=disc, provenance=dict(gate.provenance))
     best = report.kinds[report.chosen]
-    say(f"discard gate: {report.chosen}, threshold {disc.threshold:+.1f}, cv gain {best['cv_gain']:+.3f} per "
+    say(f"{run.decision} gate: {report.chosen}, threshold {gate.threshold:+.1f}, cv gain {best['cv_gain']:+.3f} per "
         f"decision, switches {100 * best['hold_rate']:.1f}%")
-    return out
+    return model.with_gate(gate)
+
+
+@dataclass
+class _AnyKeys(GateConfig):
+    """The keys a config may have: :class:`GateConfig`'s and, for one release, the old ones (:mod:`.old_config`)."""
+
+    seed: Any = None
+    deals: Any = None
+    round_deals: Any = None
+    chunk: Any = None
+    shuffles: Any = None
+    rounds: Any = None
+    min_deadwood: Any = None
+    draw_deals: Any = None
+    draw_seed: Any = None
+    draw_rate: Any = None
+    draw_shuffles: Any = None
+    draw_only_take: Any = None
+    discard_deals: Any = None
+    discard_seed: Any = None
+    discard_rate: Any = None
+    discard_shuffles: Any = None
+    discard_chunk: Any = None
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="gin3 train-gate",
         description=f"Make the 'trained' player ({PLAYERS['trained']}): label the decisions of each gate on the "
-        "true deal, fit the gates and write the model file (the config names which gates: the shipped 'gate' all "
-        "three). Lists its stages with estimates; Ctrl-C stops within seconds keeping the work done, and the same "
-        "command resumes in the same --out.",
+        "true deal, fit the gates and write the model file (the config's stages name which gates: the shipped "
+        "'gate' all three). Lists its stages with estimates; Ctrl-C stops within seconds keeping the work done, and "
+        "the same command resumes in the same --out.",
     )
     parser.add_argument("--config", default="gate", help="a YAML config file or a shipped config name (default gate)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder of the label shards and the model files")
     add_option_flags(parser, GateConfig)
+    add_old_flags(parser)
     return parser
+
+
+assert {f for f in _AnyKeys.__dataclass_fields__} - set(GateConfig.__dataclass_fields__) == set(OLD_DEFAULTS)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        cfg = GateConfig(**read_config(args.config, option_overrides(args, GateConfig), GateConfig))
+        data = read_config(args.config, {**option_overrides(args, GateConfig), **old_overrides(args)}, _AnyKeys)
+        data, deprecated = read_old_keys(data)
+        if deprecated:
+            print(f"gin3 train-gate: {deprecated}", file=sys.stderr)
+        cfg = GateConfig(**data)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     stop = StopRequest("gin3 train-gate", "the finished shards and the chunk's labelled deals")

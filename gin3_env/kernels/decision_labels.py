@@ -1,28 +1,20 @@
-"""Labels of a gated decision on the true deal, in one compiled loop per deal.
+"""Labels of a learnt decision on the true deal, in one compiled loop per deal.
 
-Each deal is played by the *state policy* (the heuristic, or a gated player of
-:mod:`.gate_kernels`) on both sides. At each decision of the kind labelled, two candidate moves
-are valued on the true deal (the opponent's real hand): the heuristic's choice (*base*) and the
-gate's alternative (*alt*):
-
-- ``KNOCK`` decisions, where the heuristic would knock: base = its knock, alt = *hold* (its best
-  plain discard);
-- ``DRAW`` decisions, each choice between taking the face-up card and not (the opening offer's
-  take/pass, a turn's take/draw): base = the heuristic's choice, alt = the other move;
-- ``DISCARD`` decisions, each plain discard (where the heuristic does not knock): base = the
-  heuristic's discard, two alternatives = its second and third best plain discards by its own scores
-  (:func:`.gate_kernels.discard_top`), each labelled on a row of its own (``rank`` 1 and 2) against
-  the same base value and the same shuffles.
+Each deal is played by the *state policy* (the heuristic, or a gated player of :mod:`.gates`) on both
+sides. At each decision of the kind labelled (a code of :data:`.decisions.DECISIONS`), the heuristic's
+choice (*base*) and each of the decision's alternatives (:func:`.decision_features.alternatives`: for
+the knock, hold; for the draw, the other move of a take-or-not choice; for the discard, the heuristic's
+second and third best plain discards) are valued on the true deal (the opponent's real hand), each
+alternative on a row of its own (``rank`` 1, 2, ...) against the same base value and the same shuffles.
 
 Each move is played from ``K`` continuations, the stock (``deck[POS:]``) reshuffled ``K`` ways,
-the same ``K`` shuffles for both moves (common random numbers), and both sides then play the
+the same ``K`` shuffles for every move (common random numbers), and both sides then play the
 *continuation policy* (the same player as the state policy) to the end of the hand; a knock ends
 the hand at once, so it is played once. The label is ``D = value(alt) - value(base)`` in the
-acting player's points; the features are :func:`.gate_kernels.gate_features` (knock),
-:func:`.gate_kernels.draw_features` (draw) or :func:`.gate_kernels.discard_features` (discard) of
-the acting player's own observation.
+acting player's points; the features are the alternative's (:func:`.decision_features.features`) of the
+acting player's own observation, a hand within the rules' knock limit counted as knockable.
 
-    label_deals(kind, decks, seeds, K, rate, R, fp, ip, kg, dg, xg, feats, alt_v, alt_se, base_v, rank, ...)
+    label_deals(kind, decks, seeds, K, rate, R, fp, ip, gates, feats, alt_v, alt_se, base_v, rank, ...)
 
 A deal's shuffles (and, with ``rate < 1``, which of its decisions are labelled) come from
 ``np.random.seed(seeds[d])`` inside the kernel, so a deal's labels do not depend on which thread
@@ -34,25 +26,16 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..engine.actions import DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS
+from ..engine.actions import KNOCK_BASE, NUM_ACTIONS
 from ..engine.cards import NUM_CARDS
 from . import hand_kernels as hk
-from .gate_kernels import (
-    TOP_DISCARDS,
-    discard_features,
-    discard_top,
-    draw_alternative,
-    draw_features,
-    gate_features,
-    gates_act_row,
-    hold_action,
-)
+from .decision_features import alternatives
+from .decisions import MAX_ALTERNATIVES, MAX_FEATURES
+from .gates import gated_act_row, gated_choice
 from .heuristic_kernels import act_row
 from .jit import njit
 
-__all__ = ["DISCARD", "DRAW", "KNOCK", "label_deals"]
-
-KNOCK, DRAW, DISCARD = 0, 1, 2  # the kinds of decision labelled
+__all__ = ["label_deals"]
 
 
 @njit(cache=True)
@@ -67,8 +50,7 @@ def _copy(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask
 
 @njit(cache=True)
 def _finish(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
-            first: int, p: int, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, xg: tuple,
-            obs: np.ndarray) -> float:
+            first: int, p: int, fp: np.ndarray, ip: np.ndarray, gates: tuple, obs: np.ndarray) -> float:
     """Play ``first`` then the continuation policy to the end; player ``p``'s points."""
     one = np.zeros(1, np.int64)
     act = np.zeros(1, np.int64)
@@ -79,55 +61,14 @@ def _finish(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, ma
     hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
     while S[0, hk.PHASE] != hk.OVER:
         hk.observe_rows(one, who, S, M, pile, R, obs)
-        act[0] = gates_act_row(obs, mask, 0, fp, ip, kg, dg, xg)
+        act[0] = gated_act_row(obs, mask, 0, fp, ip, gates, R[hk.R_KNOCK_LIMIT])
         hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
     return rewards[0, p]
 
 
 @njit(cache=True)
-def _candidates(kind: int, obs: np.ndarray, mask: np.ndarray, phase: int, fp: np.ndarray, ip: np.ndarray,
-                x: np.ndarray, alts: np.ndarray) -> tuple[int, int]:
-    """(base, number of alternatives) of a decision of ``kind``, the alternatives in ``alts`` and their
-    features in the rows of ``x``, or (-1, 0) where the state is not one."""
-    if kind == KNOCK:
-        if phase != hk.DISCARD:
-            return -1, 0
-        knock = act_row(obs, mask, 0, fp, ip)
-        hold = hold_action(obs, mask, 0, fp, ip) if knock >= KNOCK_BASE else -1
-        if knock >= KNOCK_BASE and 0 <= hold < KNOCK_BASE:
-            gate_features(obs, mask, 0, knock, hold, x[0])
-            alts[0] = hold
-            return knock, 1
-        return -1, 0
-    if kind == DISCARD:
-        if phase != hk.DISCARD:
-            return -1, 0
-        a = act_row(obs, mask, 0, fp, ip)
-        if not DISCARD_BASE <= a < KNOCK_BASE:
-            return -1, 0
-        cards = np.zeros(TOP_DISCARDS, np.int64)
-        scores = np.zeros(TOP_DISCARDS, np.float64)
-        n = discard_top(obs, mask, 0, fp, ip, cards, scores)
-        if n < 2:
-            return -1, 0
-        for r in range(1, n):
-            discard_features(obs, mask, 0, cards[0], cards[r], r, scores[r] - scores[0], x[r - 1])
-            alts[r - 1] = DISCARD_BASE + cards[r]
-        return DISCARD_BASE + cards[0], n - 1
-    if phase == hk.DISCARD or phase == hk.OVER:
-        return -1, 0
-    base = act_row(obs, mask, 0, fp, ip)
-    alt = draw_alternative(mask, 0, base) if base < DISCARD_BASE else -1
-    if alt < 0:
-        return -1, 0
-    draw_features(obs, mask, 0, base, x[0])
-    alts[0] = alt
-    return base, 1
-
-
-@njit(cache=True)
 def _value(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
-           first: int, p: int, fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, xg: tuple, shuffled: np.ndarray,
+           first: int, p: int, fp: np.ndarray, ip: np.ndarray, gates: tuple, shuffled: np.ndarray,
            vals: np.ndarray, S2: np.ndarray, M2: np.ndarray, deck2: np.ndarray, pile2: np.ndarray,
            mask2: np.ndarray, obs2: np.ndarray) -> tuple[float, float]:
     """(mean, standard error) of player ``p``'s points after ``first`` over the shuffles."""
@@ -136,7 +77,7 @@ def _value(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mas
     for r in range(K):
         _copy(S, M, deck, pile, mask, S2, M2, deck2, pile2, mask2)
         deck2[0, :] = shuffled[r, :]
-        vals[r] = _finish(S2, M2, deck2, pile2, mask2, R, first, p, fp, ip, kg, dg, xg, obs2)
+        vals[r] = _finish(S2, M2, deck2, pile2, mask2, R, first, p, fp, ip, gates, obs2)
         tot += vals[r]
     m = tot / K
     var = 0.0
@@ -147,7 +88,7 @@ def _value(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mas
 
 @njit(cache=True, parallel=True)
 def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: float, R: np.ndarray,
-                fp: np.ndarray, ip: np.ndarray, kg: tuple, dg: tuple, xg: tuple, feats: np.ndarray,
+                fp: np.ndarray, ip: np.ndarray, gates: tuple, feats: np.ndarray,
                 alt_v: np.ndarray, alt_se: np.ndarray, base_v: np.ndarray, rank: np.ndarray, player: np.ndarray,
                 ndec: np.ndarray, team_points: np.ndarray) -> None:
     """Play deal ``d`` (``decks[d]``) and label its decisions of ``kind`` (each with probability
@@ -158,8 +99,8 @@ def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: f
     standard error), ``base_v`` (points of the heuristic's choice, the same shuffles), ``rank`` (the
     alternative's number in its decision, from 1), ``player`` (0 team, 1 box); and ``ndec[d]`` (the
     rows written), ``team_points[d]`` (the team's points of the deal as the state policy played it).
-    The state and continuation policy is the gated player of ``kg``, ``dg`` and ``xg`` (an empty
-    ``mean``: no such gate)."""
+    The state and continuation policy is the gated player of ``gates`` (stacked, :func:`.gates.stack_gates`;
+    no gates: the heuristic)."""
     n = decks.shape[0]
     max_dec = feats.shape[1]
     for d in prange(n):
@@ -175,8 +116,10 @@ def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: f
         mask2 = np.zeros((1, NUM_ACTIONS), np.int8)
         obs = np.zeros((1, hk.OBS_SIZE), np.float32)
         obs2 = np.zeros((1, hk.OBS_SIZE), np.float32)
-        x = np.zeros((TOP_DISCARDS, feats.shape[2]), np.float64)
-        alts = np.zeros(TOP_DISCARDS, np.int64)
+        x = np.zeros((MAX_ALTERNATIVES, MAX_FEATURES), np.float64)
+        alts = np.zeros(MAX_ALTERNATIVES, np.int64)
+        nf = feats.shape[2]
+        limit = R[hk.R_KNOCK_LIMIT]
         shuffled = np.zeros((K, NUM_CARDS), np.int8)
         vals = np.zeros(K, np.float64)
         one = np.zeros(1, np.int64)
@@ -190,10 +133,11 @@ def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: f
         j = 0
         while S[0, hk.PHASE] != hk.OVER:
             hk.observe_rows(one, who, S, M, pile, R, obs)
-            a = gates_act_row(obs, mask, 0, fp, ip, kg, dg, xg)
+            base = act_row(obs, mask, 0, fp, ip)
+            a = gated_choice(base, obs, mask, 0, fp, ip, gates, limit)
             if j < max_dec:
-                base, na = _candidates(kind, obs, mask, S[0, hk.PHASE], fp, ip, x, alts)
-                if base >= 0 and j + na <= max_dec and (rate >= 1.0 or np.random.random() < rate):
+                na = alternatives(kind, obs, mask, 0, base, fp, ip, limit, x, alts)
+                if na > 0 and j + na <= max_dec and (rate >= 1.0 or np.random.random() < rate):
                     p = S[0, hk.PLAYER]
                     pos = S[0, hk.POS]
                     for r in range(K):
@@ -201,14 +145,14 @@ def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: f
                         np.random.shuffle(shuffled[r, pos:])
                     if base >= KNOCK_BASE:  # a knock ends the hand at once: the same under every shuffle
                         _copy(S, M, deck, pile, mask, S2, M2, deck2, pile2, mask2)
-                        bv = _finish(S2, M2, deck2, pile2, mask2, R, base, p, fp, ip, kg, dg, xg, obs2)
+                        bv = _finish(S2, M2, deck2, pile2, mask2, R, base, p, fp, ip, gates, obs2)
                     else:
-                        bv = _value(S, M, deck, pile, mask, R, base, p, fp, ip, kg, dg, xg, shuffled, vals, S2,
-                                    M2, deck2, pile2, mask2, obs2)[0]
+                        bv = _value(S, M, deck, pile, mask, R, base, p, fp, ip, gates, shuffled, vals, S2, M2,
+                                    deck2, pile2, mask2, obs2)[0]
                     for i in range(na):
-                        feats[d, j, :] = x[i]
-                        alt_v[d, j], alt_se[d, j] = _value(S, M, deck, pile, mask, R, alts[i], p, fp, ip, kg, dg,
-                                                           xg, shuffled, vals, S2, M2, deck2, pile2, mask2, obs2)
+                        feats[d, j, :] = x[i, :nf]
+                        alt_v[d, j], alt_se[d, j] = _value(S, M, deck, pile, mask, R, alts[i], p, fp, ip, gates,
+                                                           shuffled, vals, S2, M2, deck2, pile2, mask2, obs2)
                         base_v[d, j] = bv
                         rank[d, j] = i + 1
                         player[d, j] = p

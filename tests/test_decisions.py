@@ -1,0 +1,176 @@
+"""The learnt decisions as data: the table, the kernels that write each row's features at named indices,
+the stacked gate argument, the label run of any row, the rules' knock limit, and the old names' warnings."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gin3_env.engine.rules import Rules
+from gin3_env.kernels import decision_features as df
+from gin3_env.kernels import hand_kernels as hk
+from gin3_env.kernels.decisions import DECISIONS, DRAW_DECISION, MAX_ALTERNATIVES, MAX_FEATURES, decision, feature_index
+from gin3_env.kernels.gates import NO_GATES, features_rows, stack_gates
+from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
+from gin3_env.policies import load_policy
+from gin3_env.policies.gate_file import Gate, GatedModel, load_gated
+from gin3_env.policies.gated import GatedPolicy
+from gin3_env.training.gate.labels import LabelRun, _decks, label_chunk
+from gin3_env.vector import HeuristicBatch, RandomBatch, VectorHands
+
+ROOT = Path(__file__).resolve().parent.parent
+GATE_MODEL = ROOT / "gin3_env" / "models" / "gated.json"
+
+
+def random_rows(n: int, seed: int, steps: int = 30) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of every live row over ``steps`` moves of random play of ``n`` deals."""
+    hands = VectorHands(n)
+    hands.reset(decks=_decks(seed, 0, n))
+    rnd = RandomBatch(seed)
+    obs, masks = [], []
+    for _ in range(steps):
+        live = np.flatnonzero(hands.phase != hk.OVER)
+        if not len(live):
+            break
+        o, m = hands.observe_rows(live), np.ascontiguousarray(hands.mask_view[live])
+        obs.append(o)
+        masks.append(m)
+        hands.apply(live, rnd.act(o, m))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+def test_the_table_names_each_decisions_features_alternatives_and_options() -> None:
+    assert [d.code for d in DECISIONS] == list(range(len(DECISIONS)))
+    assert [d.name for d in DECISIONS] == ["knock", "draw", "discard"]
+    for d in DECISIONS:
+        assert len(set(d.features)) == len(d.features) and len(d.features) <= MAX_FEATURES
+        assert 1 <= d.max_alternatives <= MAX_ALTERNATIVES and d.per_deal >= d.max_alternatives
+        for o in d.options:
+            assert o.feature in d.features
+    with pytest.raises(ValueError, match="unknown decision 'meld'"):
+        decision("meld")
+
+
+def test_the_features_kernel_writes_each_feature_at_the_index_its_name_has() -> None:
+    prefixes = {"K_": "knock", "D_": "draw", "X_": "discard"}
+    named = {k: v for k, v in vars(df).items() if k[:2] in prefixes and k.isupper()}
+    for d in DECISIONS:
+        p = next(k for k, v in prefixes.items() if v == d.name)
+        assert {k[2:].lower(): v for k, v in named.items() if k.startswith(p)} == {
+            f: feature_index(d.code, f) for f in d.features}
+    tree = ast.parse((ROOT / "gin3_env" / "kernels" / "decision_features.py").read_text())
+    positional = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
+                  and n.value.id == "out" and isinstance(n.slice, ast.Constant)]
+    assert not positional, f"features written by position at lines {positional}"
+
+
+def test_the_stacked_argument_has_a_slot_per_row_and_no_gates_is_the_heuristic() -> None:
+    present = NO_GATES[0]
+    assert present.shape == (len(DECISIONS),) and not present.any()
+    model = load_gated(GATE_MODEL)
+    stacked = stack_gates(model.gates)
+    assert stacked[0].tolist() == [1, 1, 1]
+    only_draw = stack_gates([model.gate("draw")])
+    width = len(DECISIONS[DRAW_DECISION].features)
+    assert only_draw[0].tolist() == [0, 1, 0] and only_draw[1][DRAW_DECISION].tolist() == [width, 32]
+    assert [a.dtype for a in only_draw] == [a.dtype for a in stacked]  # one type: one compile
+    with pytest.raises(ValueError, match="two gates of the decision 'draw'"):
+        stack_gates([model.gate("draw"), model.gate("draw")])
+    obs, mask = random_rows(64, 3)
+    np.testing.assert_array_equal(GatedPolicy(GatedModel()).act_batch(obs, mask), HeuristicBatch().act(obs, mask))
+
+
+def test_a_label_run_values_the_alternatives_of_any_row_of_the_table() -> None:
+    for d in DECISIONS:
+        out = label_chunk(LabelRun(seed=5, deals=6, chunk=6, shuffles=2, decision=d.name), 0, None)
+        assert out["feats"].shape[1] == len(d.features) and len(out["D"]) > 0, d.name
+        a, _, b = d.values
+        np.testing.assert_allclose(out["D"], out[a] - out[b])
+        assert ("decision" in out) == (d.max_alternatives > 1)
+
+
+def test_the_features_count_a_hand_within_the_rules_knock_limit_as_knockable() -> None:
+    obs, mask = random_rows(64, 4)
+    fp, ip = heuristic_params(HeuristicConfig())
+    width = len(DECISIONS[DRAW_DECISION].features)
+    f = {}
+    for limit in (0, 5, 10):
+        f[limit] = np.zeros((len(obs), width))
+        features_rows(DRAW_DECISION, obs, mask, fp, ip, limit, f[limit])
+    rows = ~np.isnan(f[10][:, 0])
+    assert rows.sum() > 50
+    take_dw = f[10][rows, df.D_TAKE_DEADWOOD]
+    for limit in (0, 5, 10):
+        np.testing.assert_array_equal(f[limit][rows, df.D_TAKE_KNOCKABLE], (take_dw <= limit).astype(float))
+    assert (f[5][rows, df.D_DRAW_KNOCKABLE] <= f[10][rows, df.D_DRAW_KNOCKABLE]).all()
+    assert (f[5][rows, df.D_DRAW_KNOCKABLE] < f[10][rows, df.D_DRAW_KNOCKABLE]).any()
+    others = np.ones(width, bool)
+    others[[df.D_TAKE_KNOCKABLE, df.D_DRAW_KNOCKABLE]] = False
+    np.testing.assert_array_equal(f[5][rows][:, others], f[10][rows][:, others])  # nothing else reads the rule
+
+
+def test_the_gated_player_follows_the_rules_it_is_given() -> None:
+    model = load_gated(GATE_MODEL)
+    default, usual = GatedPolicy(model, "trained"), GatedPolicy(model, "trained", rules=Rules())
+    five = GatedPolicy(model, "trained", rules=Rules(knock_limit=5))
+    assert default.heuristic.knock_limit == usual.heuristic.knock_limit == 10 and five.heuristic.knock_limit == 5
+    assert five._limit == 5 and five._ip[0] == 5 and default._limit == 10
+    obs, mask = random_rows(128, 6)
+    np.testing.assert_array_equal(default.act_batch(obs, mask), usual.act_batch(obs, mask))
+    assert (five.act_batch(obs, mask) != default.act_batch(obs, mask)).any()  # the rule changes some choices
+    with pytest.raises(ValueError, match="rules must be a Rules"):
+        GatedPolicy(model, "trained", rules={"knock_limit": 5})  # type: ignore[arg-type]
+
+
+def test_the_old_names_still_work_with_a_deprecation_warning(tmp_path: Path) -> None:
+    from gin3_env.policies import gated
+
+    model = load_gated(GATE_MODEL)
+    with pytest.warns(DeprecationWarning, match="load_gated"):
+        assert gated.load_gate(GATE_MODEL).kind == model.kind
+    knock = model.gates[0]
+    with pytest.warns(DeprecationWarning, match="GatedModel"):
+        old = gated.KnockGate(knock.mean, knock.scale, knock.W1, knock.b1, knock.w2, knock.b2, knock.threshold,
+                              min_deadwood=2)
+    assert isinstance(old, GatedModel) and old.gates[0].options == {"min_deadwood": 2}
+    with pytest.warns(DeprecationWarning):
+        draw = gated.DrawGate(*(getattr(model.gates[1], k) for k in ("mean", "scale", "W1", "b1", "w2", "b2",
+                                                                      "threshold")), only_take=False)
+    assert isinstance(draw, Gate) and draw.options == {"only_take": False}
+    with pytest.warns(DeprecationWarning):
+        assert gated.GATE_FORMAT == "gin3-knock-gate"
+    policy = load_policy("trained")
+    with pytest.warns(DeprecationWarning, match="GatedPolicy.model"):
+        assert policy.gate is policy.model  # type: ignore[attr-defined]
+    path = tmp_path / "g.json"
+    model.save(path)
+    data = json.loads(path.read_text())
+    assert data["format"] == "gin3-gates" and [g["decision"] for g in data["gates"]] == ["knock", "draw", "discard"]
+    assert data["heuristic"] == model.heuristic.to_dict()
+
+
+def test_the_old_train_gate_keys_and_the_old_model_name_still_work_with_a_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gin3_env.training.gate.old_config import read_old_keys
+    from gin3_env.training.gate.train import GateConfig, main
+
+    shipped_before = {"seed": 1000, "deals": 120000, "round_deals": 30000, "chunk": 2000, "shuffles": 64, "rounds": 0,
+                      "min_deadwood": 1, "draw_deals": 24000, "draw_seed": 2000, "draw_rate": 0.25,
+                      "draw_shuffles": 64, "draw_only_take": True, "discard_deals": 21000, "discard_seed": 3000,
+                      "discard_rate": 0.25, "discard_shuffles": 32, "discard_chunk": 1000}  # configs/gate.yaml before
+    with pytest.warns(DeprecationWarning, match="read as stages"):
+        data, line = read_old_keys(dict(shipped_before))
+    assert GateConfig(**data) == GateConfig() and "deprecated" in line  # the same run as the shipped stages
+    with pytest.raises(SystemExit), pytest.warns(DeprecationWarning):
+        main(["--out", str(tmp_path / "run"), "--deals", "0", "--rounds", "0"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "the config keys ['deals', 'rounds'] are deprecated" in err[0] and "deals must be an int >= 1" in err[-1]
+    old_name = ROOT / "gin3_env" / "models" / "knock_gate.json"
+    with pytest.warns(DeprecationWarning, match="is now"):
+        assert load_gated(old_name).kind == load_gated(GATE_MODEL).kind
+    with pytest.warns(DeprecationWarning):
+        assert isinstance(load_policy(str(old_name)), GatedPolicy)
