@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..engine.rules import Rules
 from ..files import InputFileError, read_json, save_json
 from ..kernels.gate_kernels import (
     DISCARD_FEATURES,
@@ -295,12 +296,14 @@ class GatedPolicy:
     """The heuristic with learnt gates (see the module doc); ``act`` takes the observation dict,
     :meth:`act_batch` rows of observations and masks (the batched form)."""
 
-    def __init__(self, gate: KnockGate, name: str = "gated") -> None:
+    def __init__(self, gate: KnockGate, name: str = "gated", rules: Rules | None = None) -> None:
         if not isinstance(gate, KnockGate):
             raise ValueError(f"gate must be a KnockGate, got {type(gate).__name__}")
         self.gate = gate
         self.name = name
-        self._fp, self._ip = heuristic_params(gate.heuristic)
+        # the game's rules (None: the rule book's at the file's knock limit); the base heuristic plays their knock limit
+        self.rules = rules if rules is not None else Rules(knock_limit=gate.heuristic.knock_limit)
+        self._fp, self._ip = heuristic_params(replace(gate.heuristic, knock_limit=self.rules.knock_limit))
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = np.ascontiguousarray(np.asarray(observations)[:, :OBS_SIZE], dtype=np.float32)
