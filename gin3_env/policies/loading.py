@@ -1,4 +1,6 @@
-"""``load_policy(spec)``: built-in players, the shipped model, or a saved model file.
+"""``load_policy(spec, rules=...)``: built-in players, the shipped model, or a saved model file, each
+built for the rules of the game it will play (``rules``, a :class:`~gin3_env.engine.rules.Rules`; None:
+the rule book's).
 
 The shipped players, each with its one sentence (:data:`PLAYERS`, which every command's
 ``--help`` prints):
@@ -25,7 +27,19 @@ and the other specs:
 | a path to a ``.json``    | a gate model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
 | ``"rllib:PATH"``         | a ``gin3 train --backend rllib`` checkpoint folder (torch only) |
-| an object with ``act()`` | returned as is                                               |
+| an object with ``act()`` | returned as is (with ``rules``: refused if built for others)   |
+
+The rules: the one way they reach a player is ``load_policy(spec, rules=...)``; every command and
+env that loads a player passes the game's. What each shipped player reads of them is
+:data:`RULES_OF_PLAYERS`: ``random`` none; ``heuristic`` the knock limit (``HeuristicPolicy(knock_limit=)``);
+``search`` all (``SearchPolicy(rules=)``: belief, playouts, blueprint); ``trained`` and a gate file the
+knock limit (``GatedPolicy(gate, rules=)``); ``net`` and a ``.npz`` the knock limit
+(``NetPolicy(rules=)``); a saved model (``ppo``, a ``.zip``, ``rllib:PATH``) none: it acts from the
+mask and the observation, which the game's rules made, so it plays any rules (docs/design.md, "How
+the rules reach a player"). A player that reads rules says the ones it was built for (``rules``, or
+``knock_limit``), and :func:`~gin3_env.game.policy.check_plays_rules` refuses, in one line naming the
+player and the option, a player object built for other rules than the game's; so does a
+``knock_limit=`` keyword that contradicts ``rules``.
 
 A model acts with **one torch thread** unless told otherwise (``threads=``
 keyword; ``None`` leaves torch's own setting): a policy's forward pass is one
@@ -99,7 +113,7 @@ RULES_OF_PLAYERS: dict[str, str] = {
     "random": "reads no rule: the legal mask is all it needs",
     "heuristic": "the game's knock_limit (the one rule it reads: it judges a take that lets it knock at once)",
     "search": "all of them: its belief, its playouts and its blueprint play the game's rules",
-    "trained": "the game's knock_limit: its base heuristic's and its gates' features",
+    "trained": "the game's knock_limit, for its base heuristic (GatedPolicy(gate, rules=...))",
     "net": "the game's knock_limit, one of the network's inputs",
     "ppo": "reads no rule: a saved model (ppo, a .zip, rllib:PATH) acts from the mask and the observation, "
            "which the game's rules made, so it plays any rules (as well as it learnt to under them)",
