@@ -146,6 +146,9 @@ class Rollouts:
 
     ``other`` (``(policy, gate)`` as above) plays the opponent of the player ``me`` that :meth:`run` names instead:
     ``policy`` and ``gate`` then play ``me`` only.
+
+    Every side plays at ``rules``' knock limit (the heuristic's take-to-knock test), whatever ``policy`` or the
+    gate's heuristic says: the playouts play the game of the rules.
     """
 
     def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None,
