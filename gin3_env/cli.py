@@ -142,8 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponent",
         default="heuristic",
         metavar="SPEC",
-        help=f"the policy you play against (default heuristic), loaded for the game's rules (--rules): "
-        f"{policy_spec_help()}",
+        help=f"the policy you play against (default heuristic): {policy_spec_help()}. It is loaded for the "
+        "game's rules (--rules)",
     )
     play.add_argument(
         "--rules", metavar="JSON",
