@@ -3,9 +3,10 @@
 A and B are :func:`gin3_env.policies.load_policy` specs (``random``,
 ``heuristic``, ``search``, ``trained``, ``rllib:PATH`` or a model path; the help lists
 them from :func:`~gin3_env.policies.policy_spec_help`), both checked before either is
-loaded. B may be ``openspiel-simple``: then A plays OpenSpiel's two-player gin
-against OpenSpiel's simple bot (needs the ``openspiel`` extra). ``--vs-openspiel``
-adds that evaluation to an A-vs-B one (B may then be left out).
+loaded, and both loaded for the game's rules (``--rules JSON``; ``load_policy(spec, rules=...)``).
+B may be ``openspiel-simple``: then A plays OpenSpiel's two-player gin against OpenSpiel's simple
+bot (needs the ``openspiel`` extra). ``--vs-openspiel`` adds that evaluation to an A-vs-B one (B may
+then be left out).
 """
 
 from __future__ import annotations

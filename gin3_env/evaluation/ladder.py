@@ -6,7 +6,9 @@ Each pair ``(A, B)`` (A before B in the roster) plays the deals of ``gin3 evalua
 same deck orders, and a pair's figure is the one ``gin3 evaluate`` prints for it: A's mean points
 per hand with the 95% interval over the per-deal pair means (:func:`~.hands.evaluate_hands`).
 Each pair loads its two players afresh (A with seed ``S``, B with ``S + 1``, as ``gin3 evaluate``
-does), so a pair's result does not depend on the rest of the roster.
+does), so a pair's result does not depend on the rest of the roster; with ``--rules JSON`` every pair
+plays that game, its players loaded for those rules (``openspiel-simple``, whose game's rules are fixed,
+is then left out).
 
 Two kinds of pair differ, and the table says so:
 
