@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .argparsing import OneLineErrorParser
+from .engine.rules import Rules
 from .policies.loading import PLAYERS, policy_spec_help
 from .policies.model_file import add_trust_flag, trust_from_args
 from .signals import Interrupted, exit_code, stop_signals_after
@@ -141,7 +142,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponent",
         default="heuristic",
         metavar="SPEC",
-        help=f"the policy you play against (default heuristic): {policy_spec_help()}",
+        help=f"the policy you play against (default heuristic): {policy_spec_help()}. It is loaded for the "
+        "game's rules (--rules)",
+    )
+    play.add_argument(
+        "--rules", metavar="JSON",
+        help="rules options as JSON, e.g. '{\"knock_limit\": 5}' (" + ", ".join(Rules.option_names()) + "); the "
+        "opponents are loaded for these rules, and one that cannot play them is refused in one line (default: the "
+        "rule book's)",
     )
     play.add_argument(
         "--role",

@@ -2,7 +2,9 @@
 
 An opponent given by name or model path (``"heuristic"``, ``"trained"``, ``run/best.zip``) is
 loaded by the policy loader the package installs at import (``gin3_env.policies.load_policy``,
-one layer up: the envs do not import the policies themselves)."""
+one layer up: the envs do not import the policies themselves), for the env's rules
+(``load_policy(spec, rules=...)``); an opponent object built for other rules than the env's is
+refused in one line (:func:`~gin3_env.game.policy.check_plays_rules`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..game.policy import Policy, check_policy
+from ..engine.rules import Rules
+from ..game.policy import Policy, check_plays_rules, check_policy
 
 __all__ = ["OpponentPool", "resolve_policy", "set_policy_loader"]
 
@@ -25,23 +28,27 @@ def set_policy_loader(loader: Callable[..., Policy]) -> None:
     _loader = loader
 
 
-def resolve_policy(spec: Any, rng: np.random.Generator | None = None) -> Policy:
-    """A policy from a name or model path (through the installed loader), or a policy object passed
-    through; ``"random"`` with ``rng`` is seeded from it (the env's: a seeded run repeats)."""
+def resolve_policy(spec: Any, rng: np.random.Generator | None = None, rules: Rules | None = None) -> Policy:
+    """A policy from a name or model path (through the installed loader, for the game's ``rules``; None:
+    the rule book's), or a policy object passed through (refused if built for other rules); ``"random"``
+    with ``rng`` is seeded from it (the env's: a seeded run repeats)."""
     if isinstance(spec, str):
         if _loader is None:
             raise ValueError(f"no policy loader is installed to load {spec!r}: import gin3_env first")
         if spec == "random" and rng is not None:
             return _loader(spec, seed=int(rng.integers(2**63)))
-        return _loader(spec)
-    return check_policy(spec, "opponent (a policy name, a model path or an object with act())")
+        return _loader(spec, rules=rules)
+    policy = check_policy(spec, "opponent (a policy name, a model path or an object with act())")
+    check_plays_rules(policy, rules)
+    return policy
 
 
 class OpponentPool:
-    """Policies to play against, drawn at each reset uniformly or by ``weights``."""
+    """Policies to play against, drawn at each reset uniformly or by ``weights``, each for the game's ``rules``."""
 
     def __init__(
-        self, opponent: Any, weights: Sequence[float] | None = None, rng: np.random.Generator | None = None
+        self, opponent: Any, weights: Sequence[float] | None = None, rng: np.random.Generator | None = None,
+        rules: Rules | None = None,
     ) -> None:
         items = list(opponent) if isinstance(opponent, list | tuple) else [opponent]
         if not items:
@@ -53,7 +60,8 @@ class OpponentPool:
                 raise ValueError(f"weights must be {len(items)} numbers >= 0 with a positive sum, got {weights!r}")
             self.weights = w / w.sum()
         self._specs = items
-        self.policies = [resolve_policy(o, rng) for o in items]
+        self.rules = rules
+        self.policies = [resolve_policy(o, rng, rules) for o in items]
 
     def reseed(self, seed: int) -> None:
         """Seed again the opponents this pool seeds itself (each ``"random"`` given by name), each from
@@ -61,7 +69,7 @@ class OpponentPool:
         before. Policies given as objects keep their own state."""
         for i, spec in enumerate(self._specs):
             if isinstance(spec, str) and spec == "random":
-                self.policies[i] = resolve_policy(spec, np.random.default_rng([seed, i]))
+                self.policies[i] = resolve_policy(spec, np.random.default_rng([seed, i]), self.rules)
 
     def __len__(self) -> int:
         return len(self.policies)

@@ -227,7 +227,7 @@ class _LearnerEnv(gym.Env):
         """One opponent, or a pool (list) drawn from at each reset, uniformly or by ``weights``."""
         # a random opponent is seeded from the env (a seeded run repeats); a bad one raises
         # before anything changes
-        self._pool = OpponentPool(opponent, weights, self.np_random)
+        self._pool = OpponentPool(opponent, weights, self.np_random, self.rules)
         self.opponent: Policy = self._pool.policies[0]
 
     def _illegal_step(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:

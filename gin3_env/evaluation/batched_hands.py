@@ -26,9 +26,15 @@ from ..engine.rules import Rules
 AUTO_MIN_DEALS = 50  # below this, the scalar loop is quicker than loading the kernels
 
 
-def batched_form(policy: Any, random_ok: bool = False) -> Any:
+def batched_form(policy: Any, random_ok: bool = False, rules: Rules | None = None) -> Any:
     """The deterministic batched form of ``policy``, or None; with ``random_ok`` a
-    ``RandomPolicy``'s batched form too (same distribution, other draws than the scalar loop)."""
+    ``RandomPolicy``'s batched form too (same distribution, other draws than the scalar loop).
+    With ``rules``, a policy built for other rules is refused in one line (the batched form plays
+    the rules its policy was built for: :func:`~gin3_env.game.policy.check_plays_rules`)."""
+    if rules is not None:
+        from ..game.policy import check_plays_rules
+
+        check_plays_rules(policy, rules)
     from ..policies.gated import GatedPolicy
     from ..policies.heuristic import HeuristicPolicy
     from ..policies.loading import SB3Policy

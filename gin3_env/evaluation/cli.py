@@ -3,9 +3,10 @@
 A and B are :func:`gin3_env.policies.load_policy` specs (``random``,
 ``heuristic``, ``search``, ``trained``, ``rllib:PATH`` or a model path; the help lists
 them from :func:`~gin3_env.policies.policy_spec_help`), both checked before either is
-loaded. B may be ``openspiel-simple``: then A plays OpenSpiel's two-player gin
-against OpenSpiel's simple bot (needs the ``openspiel`` extra). ``--vs-openspiel``
-adds that evaluation to an A-vs-B one (B may then be left out).
+loaded, and both loaded for the game's rules (``--rules JSON``; ``load_policy(spec, rules=...)``).
+B may be ``openspiel-simple``: then A plays OpenSpiel's two-player gin against OpenSpiel's simple
+bot (needs the ``openspiel`` extra). ``--vs-openspiel`` adds that evaluation to an A-vs-B one (B may
+then be left out).
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
         "are not worth the same: the captain moves first)",
     )
     add_trust_flag(parser)
-    parser.add_argument("--rules", metavar="JSON", help="rules options as JSON, e.g. '{\"knock_limit\": 5}'")
+    add_rules_flag(parser)
     parser.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
@@ -107,17 +108,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(spec: str, seed: int, rules: Rules | None = None) -> Any:
+    """The player of ``spec`` built for the game's ``rules`` (None: the default rules); ``random`` and
+    ``search`` seeded with ``seed``."""
     from ..policies import load_policy
 
-    if spec == "random":
-        return load_policy(spec, seed=seed)
-    if spec == "search" or spec.startswith("search:"):
+    if spec == "random" or spec == "search" or spec.startswith("search:"):
         return load_policy(spec, seed=seed, rules=rules)
-    if (spec == "net" or spec.endswith(".npz")) and rules is not None:
-        return load_policy(spec, rules=rules)
-    if spec == "heuristic" and rules is not None:
-        return load_policy(spec, knock_limit=rules.knock_limit)
-    return load_policy(spec)
+    return load_policy(spec, rules=rules)
+
+
+def add_rules_flag(parser: argparse.ArgumentParser) -> None:
+    """``--rules JSON``: the game's rules options, which every player is loaded for."""
+    parser.add_argument(
+        "--rules", metavar="JSON",
+        help="rules options as JSON, e.g. '{\"knock_limit\": 5}' (" + ", ".join(Rules.option_names()) + "); every "
+        "player is loaded for these rules, and one that cannot play them is refused in one line (default: the rule "
+        "book's)",
+    )
 
 
 def parse_rules(text: str | None) -> Rules | None:

@@ -31,7 +31,7 @@ from ..engine.hand import BOX, TEAM, HandState
 from ..engine.result import HandResult
 from ..engine.rules import Rules
 from ..game.driver import run_hand
-from ..game.policy import Policy, policy_name
+from ..game.policy import Policy, check_plays_rules, policy_name
 from .hands_report import HandsReport
 from .util import progress_bar
 
@@ -70,15 +70,21 @@ def evaluate_hands(
     ``batched`` (default: when both policies have a deterministic batched form and there are at
     least 50 deals) plays the deals on the compiled core (:mod:`.batched_hands`): the same report,
     much faster; ``False`` forces the scalar loop; ``True`` plays a random policy batched too (the
-    same distribution, other draws) and refuses policies without a batched form."""
+    same distribution, other draws) and refuses policies without a batched form.
+
+    Both players must have been built for ``rules`` (None: the rule book's): one built for others is
+    refused in one line (:func:`~gin3_env.game.policy.check_plays_rules`; load it with
+    ``load_policy(spec, rules=rules)``)."""
     if isinstance(n_hands, bool) or not isinstance(n_hands, int | np.integer) or n_hands < 1:
         raise ValueError(f"n_hands must be an int >= 1, got {n_hands!r}")
     rules = rules or Rules()
+    check_plays_rules(policy_a, rules)
+    check_plays_rules(policy_b, rules)
     if batched is not False:
         from .batched_hands import AUTO_MIN_DEALS, batched_form, evaluate_hands_batched
 
         asked = batched is True
-        forms = (batched_form(policy_a, asked), batched_form(policy_b, asked)) \
+        forms = (batched_form(policy_a, asked, rules), batched_form(policy_b, asked, rules)) \
             if asked or n_hands >= AUTO_MIN_DEALS else ()
         if forms and None not in forms:
             return evaluate_hands_batched(policy_a, policy_b, *forms, int(n_hands), seed, rules, seat_baseline)

@@ -6,7 +6,9 @@ Each pair ``(A, B)`` (A before B in the roster) plays the deals of ``gin3 evalua
 same deck orders, and a pair's figure is the one ``gin3 evaluate`` prints for it: A's mean points
 per hand with the 95% interval over the per-deal pair means (:func:`~.hands.evaluate_hands`).
 Each pair loads its two players afresh (A with seed ``S``, B with ``S + 1``, as ``gin3 evaluate``
-does), so a pair's result does not depend on the rest of the roster.
+does), so a pair's result does not depend on the rest of the roster; with ``--rules JSON`` every pair
+plays that game, its players loaded for those rules (``openspiel-simple``, whose game's rules are fixed,
+is then left out).
 
 Two kinds of pair differ, and the table says so:
 
@@ -34,11 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from ..argparsing import OneLineErrorParser
+from ..engine.rules import Rules
 from ..files import atomic_output, check_output_file, save_json
 from ..policies import check_policy_spec, policy_spec_files, policy_spec_help
 from ..policies.loading import importable, install_hint, missing_module
 from ..policies.model_file import add_trust_flag, trust_from_args
-from .exploit import DEFAULT_SEARCH, ExploitReport, can_exploit, check_exploit_search, exploit
+from .cli import add_rules_flag, parse_rules
+from .exploit import DEFAULT_SEARCH, ExploitReport, can_exploit, check_exploit_search, exploit, rules_note
 from .hands import evaluate_hands
 from .hands_report import HandsReport
 from .stats import signed
@@ -93,6 +97,7 @@ class Ladder:
     # each player's exploitability bound (gin3 exploit), over exploit_hands deals; empty when not asked for
     exploit_hands: int = 0
     exploit: dict[str, ExploitReport] = field(default_factory=dict)
+    rules: Rules = field(default_factory=Rules)  # the game's, which every player is loaded for
 
     def pair(self, a: str, b: str) -> LadderPair | None:
         for p in self.pairs:
@@ -126,6 +131,7 @@ class Ladder:
             "hands": self.hands,
             "search_hands": self.search_hands,
             "seed": self.seed,
+            "rules": self.rules.to_dict(),
             "unit": "points per hand of a against b; 95% interval over the per-deal means of the two seatings",
             "pairs": [p.to_dict() for p in self.pairs],
             "matrix": self.matrix(),
@@ -139,7 +145,8 @@ class Ladder:
         wb = max([len("B")] + [len(p.b) for p in self.pairs])
         lines = [
             f"Ladder: {len(self.players)} players, seed {self.seed}, {self.hands} deals a pair "
-            f"({self.search_hands} for pairs with search), each deal played twice with the seats swapped",
+            f"({self.search_hands} for pairs with search), each deal played twice with the seats swapped"
+            + rules_note(self.rules.to_dict()),
             f"{'A':<{wa}}  {'B':<{wb}}  {'game':<19}  {'deals':>6}  {'A pts/hand':>10}  {'95% interval':>18}",
         ]
         for p in self.pairs:
@@ -234,24 +241,28 @@ def check_outputs(json_path: str | None, plot_path: str | None, players: Sequenc
 
 
 # ------------------------------------------------------------------ play
-def _load(spec: str, seed: int) -> Any:
+def _load(spec: str, seed: int, rules: Rules | None = None) -> Any:
     from .cli import _load as load
 
-    return load(spec, seed)
+    return load(spec, seed, rules)
 
 
-def play_pair(a: str, b: str, deals: int, seed: int, progress: bool = False) -> LadderPair:
-    """One pair on the first ``deals`` deals of ``seed``: our game, or OpenSpiel's when one is the simple bot."""
+def play_pair(a: str, b: str, deals: int, seed: int, progress: bool = False, rules: Rules | None = None) -> LadderPair:
+    """One pair on the first ``deals`` deals of ``seed``: our game under ``rules`` (None: the rule book's), both
+    players loaded for them, or OpenSpiel's when one is the simple bot (its rules are fixed: no other rules)."""
     if a == OPPONENT_NAME and b == OPPONENT_NAME:
         raise ValueError(f"{OPPONENT_NAME} cannot play itself")
     if OPPONENT_NAME in (a, b):
+        if rules is not None and rules != Rules():
+            raise ValueError(f"{OPPONENT_NAME} plays OpenSpiel's gin_rummy (knock 10, gin 25, undercut 10): "
+                             "--rules does not apply to it")
         from .vs_openspiel import evaluate_openspiel_hands
 
         ours = b if a == OPPONENT_NAME else a
         report = evaluate_openspiel_hands(_load(ours, seed), deals, seed, progress)
         report.policy_a, report.policy_b = ours, OPPONENT_NAME
         return LadderPair(ours, OPPONENT_NAME, OPENSPIEL_GAME, report)
-    report = evaluate_hands(_load(a, seed), _load(b, seed + 1), deals, seed, None, progress)
+    report = evaluate_hands(_load(a, seed, rules), _load(b, seed + 1, rules), deals, seed, rules, progress)
     report.policy_a, report.policy_b = a, b
     return LadderPair(a, b, GIN3_GAME, report)
 
@@ -273,10 +284,12 @@ def run_ladder(
     on_plan: Callable[[list[tuple[str, str, int]]], None] | None = None,
     exploit_hands: int = 0,
     exploit_search: str = DEFAULT_SEARCH,
+    rules: Rules | None = None,
 ) -> Ladder:
     """Every pair of ``players`` (module doc); ``on_plan(pairs)`` once the roster is checked, before any
     play, ``on_pair(pair, done, total)`` after each pair; with ``exploit_hands``, each player's
-    exploitability bound too (``gin3 exploit``, :mod:`.exploit`)."""
+    exploitability bound too (``gin3 exploit``, :mod:`.exploit`). Every player is loaded for ``rules`` (None:
+    the rule book's)."""
     if isinstance(hands, bool) or not isinstance(hands, int) or hands < 1:
         raise ValueError(f"--hands must be an int >= 1, got {hands!r}")
     if search_hands is None:
@@ -286,18 +299,18 @@ def run_ladder(
     check_roster(players)
     if isinstance(exploit_hands, bool) or not isinstance(exploit_hands, int) or exploit_hands < 0:
         raise ValueError(f"--exploit-hands must be an int >= 0, got {exploit_hands!r}")
-    ladder = Ladder(list(players), hands, search_hands, seed, exploit_hands=exploit_hands)
+    ladder = Ladder(list(players), hands, search_hands, seed, exploit_hands=exploit_hands, rules=rules or Rules())
     todo = ladder_plan(players, hands, search_hands)
     if on_plan is not None:
         on_plan(todo)
     for done, (a, b, deals) in enumerate(todo, start=1):
-        pair = play_pair(a, b, deals, seed, progress)
+        pair = play_pair(a, b, deals, seed, progress, rules)
         ladder.pairs.append(pair)
         if on_pair is not None:
             on_pair(pair, done, len(todo))
     for spec in players if exploit_hands else ():
         if can_exploit(spec):
-            ladder.exploit[spec] = exploit(spec, exploit_hands, seed, exploit_search, progress)
+            ladder.exploit[spec] = exploit(spec, exploit_hands, seed, exploit_search, progress, rules=rules)
     return ladder
 
 
@@ -381,6 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "0: none)")
     parser.add_argument("--exploit-search", default=DEFAULT_SEARCH, metavar="OPTIONS",
                         help=f"the exploiting searcher's options (default {DEFAULT_SEARCH!r})")
+    add_rules_flag(parser)
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH (e.g. results/ladder.json)")
     parser.add_argument("--plot", metavar="PNG",
                         help="write the picture to PNG (default: beside --json, same name with .png)")
@@ -411,10 +425,17 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
     players = [s.strip() for s in args.players.split(",")]
     plot = plot_path_of(args)
     missing = left_out(players)
+    try:
+        rules = parse_rules(args.rules)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if rules is not None and rules != Rules() and OPPONENT_NAME in players:  # its game's rules are fixed
+        missing[OPPONENT_NAME] = ""
     if missing and len(players) - len(missing) >= 2:  # play the others; with fewer, check_roster says why not
         for spec, module in missing.items():
-            print(f"gin3 ladder: leaving out {spec}: {module} is not installed ({install_hint(module)})",
-                  file=sys.stderr)
+            why = (f"{module} is not installed ({install_hint(module)})" if module else
+                   "it plays OpenSpiel's gin_rummy, whose rules --rules does not change")
+            print(f"gin3 ladder: leaving out {spec}: {why}", file=sys.stderr)
         players = [p for p in players if p not in missing]
 
     plan: list[tuple[str, str, int]] = []
@@ -443,7 +464,7 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
             exploit_hands = args.search_hands if args.search_hands is not None else default_search_hands(args.hands)
         check_exploit_search(args.exploit_search)
         return run_ladder(players, args.hands, args.seed, args.search_hands, args.progress, report, announce,
-                          exploit_hands, args.exploit_search)
+                          exploit_hands, args.exploit_search, rules)
 
     ladder = run_command("gin3 ladder", work)
     if isinstance(ladder, int):

@@ -22,7 +22,7 @@ import numpy as np
 from ..engine.match import NUM_SEATS, MatchState
 from ..engine.rules import Rules
 from ..game.driver import run_match
-from ..game.policy import Policy, policy_name
+from ..game.policy import Policy, check_plays_rules, policy_name
 from .stats import MeanCI, RateCI, mean_ci, signed, wilson_ci
 from .util import progress_bar
 
@@ -113,10 +113,13 @@ def evaluate_matches(
     progress: bool = False,
     max_hands: int = DEFAULT_MAX_HANDS,
 ) -> MatchesReport:
-    """Play ``n_matches`` matches, A's seat cycling 0, 1, 2 over triples sharing a seed."""
+    """Play ``n_matches`` matches, A's seat cycling 0, 1, 2 over triples sharing a seed. Both players must
+    have been built for ``rules`` (None: the rule book's; :func:`~gin3_env.game.policy.check_plays_rules`)."""
     if isinstance(n_matches, bool) or not isinstance(n_matches, int | np.integer) or n_matches < 1:
         raise ValueError(f"n_matches must be an int >= 1, got {n_matches!r}")
     rules = rules or Rules()
+    check_plays_rules(policy_a, rules)
+    check_plays_rules(policy_b, rules)
     wins = 0
     unfinished = 0
     a_scores: list[float] = []

@@ -23,6 +23,7 @@ a playout is the hand the engine would play with ``HeuristicPolicy`` on both sid
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -115,12 +116,16 @@ def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, m
     return -1
 
 
-def _side(policy: HeuristicConfig | None, gate: Any) -> tuple[HeuristicConfig, np.ndarray, np.ndarray, tuple]:
+def _side(policy: HeuristicConfig | None, gate: Any, knock_limit: int) -> tuple[HeuristicConfig, np.ndarray,
+                                                                                np.ndarray, tuple]:
     """A playout player's heuristic, its parameter arrays and its gates (the gate's own heuristic where
-    ``policy`` is None; else they must agree)."""
-    if gate is not None and policy is not None and heuristic_config(policy) != gate.heuristic:
+    ``policy`` is None; else they must agree), at the game's ``knock_limit`` (the rules', whatever the
+    configuration says: a playout plays the game's rules)."""
+    if (gate is not None and policy is not None
+            and replace(heuristic_config(policy), knock_limit=gate.heuristic.knock_limit) != gate.heuristic):
         raise ValueError(f"the gate's heuristic ({gate.heuristic}) differs from the rollout policy ({policy})")
     config = heuristic_config(gate.heuristic if gate is not None and policy is None else policy)
+    config = replace(config, knock_limit=knock_limit)
     fp, ip = heuristic_params(config)
     return config, fp, ip, stack_gates(gate.gates if gate is not None else ())
 
@@ -138,15 +143,19 @@ class Rollouts:
 
     ``other`` (``(policy, gate)`` as above) plays the opponent of the player ``me`` that :meth:`run` names instead:
     ``policy`` and ``gate`` then play ``me`` only.
+
+    Every side plays at ``rules``' knock limit (the heuristic's take-to-knock test), whatever ``policy`` or the
+    gate's heuristic says: the playouts play the game of the rules.
     """
 
     def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None,
                  gate: Any = None, other: tuple[HeuristicConfig | None, Any] | None = None) -> None:
         self.rules = rules or Rules()
         self._R = hk.rules_vector(self.rules)
-        self.policy, self._fp, self._ip, self._gates = _side(policy, gate)
+        limit = self.rules.knock_limit
+        self.policy, self._fp, self._ip, self._gates = _side(policy, gate, limit)
         self.gate = gate
-        self._other = (self._fp, self._ip, self._gates) if other is None else _side(*other)[1:]
+        self._other = (self._fp, self._ip, self._gates) if other is None else _side(*other, limit)[1:]
 
     def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray, me: int = -1) -> np.ndarray:
         """Team points (float64, one per state) of playing each state's first action, then the

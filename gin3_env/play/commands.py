@@ -69,14 +69,15 @@ def read_decks(deck: str | None, deck_json: str | None) -> list[list[int]]:
     return [one(data)]
 
 
-def load_opponent(spec: str, seed: int | None) -> Policy:
-    """A policy by name or path through ``gin3_env.policies.load_policy`` (``random`` is seeded)."""
+def load_opponent(spec: str, seed: int | None, rules: Rules | None = None) -> Policy:
+    """A policy by name or path through ``gin3_env.policies.load_policy``, built for the game's ``rules``
+    (None: the rule book's; ``random`` is seeded)."""
     try:
         from ..policies import load_policy
     except ImportError as exc:
         raise ValueError(f"the policies package (gin3_env.policies) is not available: {exc}") from None
     try:
-        return load_policy(spec, seed=seed) if spec == "random" else load_policy(spec)
+        return load_policy(spec, seed=seed) if spec == "random" else load_policy(spec, rules=rules)
     except (OSError, ImportError) as exc:  # a missing file too: FileNotFoundError is an OSError
         raise ValueError(f"cannot load the opponent {spec!r}: {exc}") from None
 
@@ -97,7 +98,10 @@ def _console(args: argparse.Namespace) -> Console:
 
 
 def _rules(args: argparse.Namespace) -> Rules:
-    options: dict[str, Any] = {}
+    from ..evaluation.cli import parse_rules  # the same --rules JSON as gin3 evaluate's
+
+    given = parse_rules(getattr(args, "rules", None))
+    options: dict[str, Any] = given.to_dict() if given is not None else {}
     if args.target_score is not None:
         options["target_score"] = args.target_score
     if args.knock_limit is not None:
@@ -170,7 +174,8 @@ def run_play(args: argparse.Namespace) -> int:
         if args.match:
             match = _start_match(args, rules, decks, io)
             policies = {
-                seat: load_opponent(args.opponent, None if base_seed is None else base_seed + seat) for seat in (1, 2)
+                seat: load_opponent(args.opponent, None if base_seed is None else base_seed + seat, rules)
+                for seat in (1, 2)
             }
             try:
                 play_match(io, match, 0, policies, seat_names=_seat_names(0))
@@ -178,7 +183,7 @@ def run_play(args: argparse.Namespace) -> int:
                 log = {**match.log(), "players": [PERSON, args.opponent, args.opponent]}
         else:
             person = BOX if args.role == "box" else TEAM
-            policy = load_opponent(args.opponent, None if base_seed is None else base_seed + 1)
+            policy = load_opponent(args.opponent, None if base_seed is None else base_seed + 1, rules)
             rng = np.random.default_rng(base_seed)
             state = HandState.deal(rules, deck=decks[0] if decks else None, rng=rng)
             try:

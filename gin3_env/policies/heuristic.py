@@ -88,6 +88,12 @@ class HeuristicPolicy:
         self.config = config = heuristic_config(config, **overrides)
         self.name = "simple" if config.simple else "heuristic"
 
+    @property
+    def knock_limit(self) -> int:
+        """The one rule this player reads: the game's knock limit (``load_policy("heuristic", rules=...)``
+        sets it from the rules; it judges a take that lets the player knock at once)."""
+        return self.config.knock_limit
+
     def __repr__(self) -> str:
         return f"HeuristicPolicy({self.config})"
 

@@ -1,4 +1,6 @@
-"""``load_policy(spec)``: built-in players, the shipped model, or a saved model file.
+"""``load_policy(spec, rules=...)``: built-in players, the shipped model, or a saved model file, each
+built for the rules of the game it will play (``rules``, a :class:`~gin3_env.engine.rules.Rules`; None:
+the rule book's).
 
 The shipped players, each with its one sentence (:data:`PLAYERS`, which every command's
 ``--help`` prints):
@@ -25,7 +27,19 @@ and the other specs:
 | a path to a ``.json``    | a gated model file (``gin3 train-gate``) as :class:`~gin3_env.policies.gated.GatedPolicy` |
 | a path to a ``.zip``     | a saved sb3-contrib ``MaskablePPO`` model as :class:`SB3Policy` |
 | ``"rllib:PATH"``         | a ``gin3 train --backend rllib`` checkpoint folder (torch only) |
-| an object with ``act()`` | returned as is                                               |
+| an object with ``act()`` | returned as is (with ``rules``: refused if built for others)   |
+
+The rules: the one way they reach a player is ``load_policy(spec, rules=...)``; every command and
+env that loads a player passes the game's. What each shipped player reads of them is
+:data:`RULES_OF_PLAYERS`: ``random`` none; ``heuristic`` the knock limit (``HeuristicPolicy(knock_limit=)``);
+``search`` all (``SearchPolicy(rules=)``: belief, playouts, blueprint); ``trained`` and a gate file the
+knock limit (``GatedPolicy(gate, rules=)``); ``net`` and a ``.npz`` the knock limit
+(``NetPolicy(rules=)``); a saved model (``ppo``, a ``.zip``, ``rllib:PATH``) none: it acts from the
+mask and the observation, which the game's rules made, so it plays any rules (docs/design.md, "How
+the rules reach a player"). A player that reads rules says the ones it was built for (``rules``, or
+``knock_limit``), and :func:`~gin3_env.game.policy.check_plays_rules` refuses, in one line naming the
+player and the option, a player object built for other rules than the game's; so does a
+``knock_limit=`` keyword that contradicts ``rules``.
 
 A model acts with **one torch thread** unless told otherwise (``threads=``
 keyword; ``None`` leaves torch's own setting): a policy's forward pass is one
@@ -57,7 +71,9 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.rules import Rules
 from ..files import InputFileError, read_json
+from ..game.policy import check_plays_rules
 from ..observation.decoding import check_observation
 from ..observation.features import FEATURE_NAMES, FeatureSet, feature_set, features_for_size
 from ..observation.layout import OBS_SIZE
@@ -69,6 +85,7 @@ from .random_policy import RandomPolicy
 __all__ = [
     "BUILTIN_SPECS",
     "PLAYERS",
+    "RULES_OF_PLAYERS",
     "SB3Policy",
     "check_model_file",
     "load_model_policy",
@@ -91,6 +108,16 @@ PLAYERS: dict[str, str] = {
     "ppo": "the earlier MaskablePPO agent, model file models/ppo.zip",
 }
 BUILTIN_SPECS = ("random", "heuristic", "trained", "net", "ppo", "search")
+# How each shipped player takes the rules of the game it plays (load_policy(spec, rules=...); docs/design.md).
+RULES_OF_PLAYERS: dict[str, str] = {
+    "random": "reads no rule: the legal mask is all it needs",
+    "heuristic": "the game's knock_limit (the one rule it reads: it judges a take that lets it knock at once)",
+    "search": "all of them: its belief, its playouts and its blueprint play the game's rules",
+    "trained": "the game's knock_limit, for its base heuristic (GatedPolicy(gate, rules=...))",
+    "net": "the game's knock_limit, one of the network's inputs",
+    "ppo": "reads no rule: a saved model (ppo, a .zip, rllib:PATH) acts from the mask and the observation, "
+           "which the game's rules made, so it plays any rules (as well as it learnt to under them)",
+}
 RLLIB_PREFIX = "rllib:"
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 PPO_MODEL = MODELS_DIR / "ppo.zip"  # the MaskablePPO player (spec "ppo")
@@ -300,11 +327,16 @@ def missing_module(spec: str) -> str | None:
     return "torch" if needs_torch and not importable("torch") else None
 
 
-def load_policy(spec: Any, **kwargs: Any) -> Any:
-    """A policy from a spec (see the module table); ``kwargs`` go to its constructor. A player whose
-    optional library is not installed is an ``ImportError`` naming the extra to install."""
+def load_policy(spec: Any, rules: Rules | None = None, **kwargs: Any) -> Any:
+    """A policy from a spec (see the module table), built for the rules of the game it will play
+    (``rules``; None: the default rules); ``kwargs`` go to its constructor. Each player takes the rules
+    its own way (:data:`RULES_OF_PLAYERS`); a policy object passed in must have been built for them
+    (:func:`~gin3_env.game.policy.check_plays_rules`). A player whose optional library is not installed
+    is an ``ImportError`` naming the extra to install."""
+    if rules is not None and not isinstance(rules, Rules):
+        raise ValueError(f"rules must be a Rules (gin3_env.Rules), got {type(rules).__name__}")
     try:
-        return _load_policy(spec, **kwargs)
+        return _load_policy(spec, rules, **kwargs)
     except ModuleNotFoundError as exc:
         module = (exc.name or "").split(".")[0]
         if module not in EXTRA_OF_MODULE:
@@ -314,11 +346,24 @@ def load_policy(spec: Any, **kwargs: Any) -> Any:
         raise ImportError(f"the player {name!r} needs {module}, which is not installed: {hint}") from None
 
 
-def _load_policy(spec: Any, **kwargs: Any) -> Any:
+def _heuristic(rules: Rules | None, kwargs: dict[str, Any]) -> HeuristicPolicy:
+    """The heuristic at the game's knock limit (a ``knock_limit=`` keyword other than the rules' is refused)."""
+    if rules is None:
+        return HeuristicPolicy(**kwargs)
+    limit = kwargs.pop("knock_limit", rules.knock_limit)
+    if limit != rules.knock_limit:
+        raise ValueError(f"the player 'heuristic' was given knock_limit={limit!r} but the game's rules have "
+                         f"knock_limit {rules.knock_limit}: give the rules alone")
+    return HeuristicPolicy(**kwargs, knock_limit=rules.knock_limit)
+
+
+def _load_policy(spec: Any, rules: Rules | None, **kwargs: Any) -> Any:
     if not isinstance(spec, str | os.PathLike):
         if callable(getattr(spec, "act", None)):
             if kwargs:
                 raise ValueError("options cannot be applied to a policy object passed in")
+            if rules is not None:
+                check_plays_rules(spec, rules)
             return spec
         raise ValueError(
             f"policy spec must be one of {', '.join(BUILTIN_SPECS)}, a model path or an object with act(); got {spec!r}"
@@ -327,16 +372,16 @@ def _load_policy(spec: Any, **kwargs: Any) -> Any:
     if isinstance(spec, str) and text.startswith(RLLIB_PREFIX):
         from .rllib_policy import load_rllib_policy  # lazy: needs torch
 
-        return load_rllib_policy(text[len(RLLIB_PREFIX) :], **kwargs)
+        return load_rllib_policy(text[len(RLLIB_PREFIX) :], **kwargs)  # rule-blind: the mask says what is legal
     if text == "random":
-        return RandomPolicy(**kwargs)
+        return RandomPolicy(**kwargs)  # reads no rule
     if text == "heuristic":
-        return HeuristicPolicy(**kwargs)
+        return _heuristic(rules, kwargs)
     if text == "search" or text.startswith("search:"):
         from .search import SearchPolicy, parse_options  # imports the compiled core (numba)
 
         options = parse_options(text[len("search:") :]) if text.startswith("search:") else {}
-        return SearchPolicy(**{**options, **kwargs})
+        return SearchPolicy(**{**options, **kwargs}, rules=rules)
     if text == "trained" or text.endswith(".json"):
         from .gate_file import load_gated
         from .gated import GatedPolicy  # imports the compiled core (numba)
@@ -344,14 +389,15 @@ def _load_policy(spec: Any, **kwargs: Any) -> Any:
         if kwargs:
             raise ValueError(f"a gated player ({text}) takes no options, got {sorted(kwargs)}")
         if text == "trained":
-            return GatedPolicy(load_gated(GATE_MODEL), name="trained")
-        return GatedPolicy(load_gated(text), name=Path(text).stem)
+            return GatedPolicy(load_gated(GATE_MODEL), name="trained", rules=rules)
+        return GatedPolicy(load_gated(text), name=Path(text).stem, rules=rules)
     if text == "net" or text.endswith(".npz"):
         from .net import NetPolicy, load_net  # imports the compiled core (numba)
 
         if text == "net":
-            return NetPolicy(load_net(NET_MODEL), name="net", **kwargs)
-        return NetPolicy(load_net(text), name=Path(text).stem, **kwargs)
+            return NetPolicy(load_net(NET_MODEL), name="net", rules=rules, **kwargs)
+        return NetPolicy(load_net(text), name=Path(text).stem, rules=rules, **kwargs)
+    # a saved model (ppo, a .zip): rule-blind, it plays any rules from the mask and the observation
     if text == "ppo":
         if not PPO_MODEL.is_file():
             raise FileNotFoundError(

@@ -202,6 +202,7 @@ class NetPolicy:
         self.net = net
         self.name = name
         self.knock_limit = _knock_limit(rules, knock_limit)
+        self.rules = rules if rules is not None else Rules(knock_limit=self.knock_limit)  # the game's (all options)
 
     def inputs(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
         """``(state, actions, start, legal)``: the network's inputs (the observation joined to the state)."""

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.rules import Rules
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
 from ..observation.layout import OBS_SIZE
 
@@ -115,8 +116,9 @@ def _model(policy: Any) -> OpponentModel:
     return OpponentModel(policy.name, act)
 
 
-def opponent_model(policy: Any, seed: int | None = 0) -> OpponentModel:
-    """The batched form of a policy spec or object (see the module doc); ``ValueError`` where it has none."""
+def opponent_model(policy: Any, seed: int | None = 0, rules: Rules | None = None) -> OpponentModel:
+    """The batched form of a policy spec or object (see the module doc); ``ValueError`` where it has none.
+    A spec is loaded for the game's ``rules`` (None: the default rules)."""
     from .gated import GatedPolicy
     from .heuristic import HeuristicPolicy
     from .random_policy import RandomPolicy
@@ -127,7 +129,8 @@ def opponent_model(policy: Any, seed: int | None = 0) -> OpponentModel:
         load = _tools.get("load")
         if load is None:
             raise ValueError(f"no policy loader is installed to load {policy!r}: import gin3_env.policies first")
-        policy = load(policy, seed=seed) if policy == "random" or policy.startswith("search") else load(policy)
+        seeded = policy == "random" or policy.startswith("search")
+        policy = load(policy, seed=seed, rules=rules) if seeded else load(policy, rules=rules)
     if type(policy) is HeuristicPolicy:
         return _heuristic(policy.config)
     if isinstance(policy, GatedPolicy):
@@ -144,12 +147,13 @@ def opponent_model(policy: Any, seed: int | None = 0) -> OpponentModel:
     raise ValueError(f"{policy!r} has no batched form: it cannot be a belief's opponent model")
 
 
-def blueprint_model(rollout_gate: str | None) -> OpponentModel:
-    """A search's blueprint as a batched player: the heuristic, or the gated player of ``rollout_gate``."""
+def blueprint_model(rollout_gate: str | None, rules: Rules | None = None) -> OpponentModel:
+    """A search's blueprint as a batched player: the heuristic, or the gated player of ``rollout_gate``,
+    for the game's ``rules`` (None: the default rules)."""
     if rollout_gate is None:
-        return _heuristic(HeuristicConfig())
+        return _heuristic(HeuristicConfig(knock_limit=(rules or Rules()).knock_limit))
     from .gated import GatedPolicy
 
     gate = load_rollout_gate(rollout_gate)
     assert gate is not None
-    return _gated(GatedPolicy(gate, name=rollout_gate))
+    return _gated(GatedPolicy(gate, name=rollout_gate, rules=rules))

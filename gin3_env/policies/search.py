@@ -245,7 +245,7 @@ class SearchPolicy:
         gate_name = config.rollout_gate
         self.gate = load_rollout_gate(gate_name)
         if config.rollout_policy is not None:
-            self.blueprint = opponent_model(config.rollout_policy, seed)
+            self.blueprint = opponent_model(config.rollout_policy, seed, self.rules)
             self.gate = self.blueprint.gate
         self.gated: GatedPolicy | None = None
         if self.gate is not None:
@@ -253,7 +253,7 @@ class SearchPolicy:
 
             self.gated = GatedPolicy(self.gate, rules=self.rules)
         self.rollouts: Any
-        self.own = None if config.rollout_self is None else opponent_model(config.rollout_self, seed)
+        self.own = None if config.rollout_self is None else opponent_model(config.rollout_self, seed, self.rules)
         if self.own is not None:
             self.rollouts = self._mixed_rollouts(self.own)
         elif self.blueprint is not None and not self.blueprint.compiled:
@@ -265,7 +265,7 @@ class SearchPolicy:
         self.model: OpponentModel | None = None  # the belief's opponent model (None: the heuristic's kernel model)
         self.opponent_told = config.opponent is not None
         if config.opponent is not None and config.opponent != KERNEL:
-            self.model = opponent_model(config.opponent, seed)
+            self.model = opponent_model(config.opponent, seed, self.rules)
         self._faced: Any = None  # the opponent face() was last told of
         self._trackers: dict[int, HandTracker] = {}
         self.name = "search" if config.belief is not None else "search-uniform"
@@ -284,7 +284,7 @@ class SearchPolicy:
 
         other = self.blueprint
         if other is None:
-            other = blueprint_model(self.config.rollout_gate)
+            other = blueprint_model(self.config.rollout_gate, self.rules)
             if self.gate is None:
                 other = replace(other, heuristic=self.config.rollout)
         if own.compiled and other.compiled:
@@ -295,7 +295,7 @@ class SearchPolicy:
         """This search's blueprint as a batched player (what stands for it in another's belief and playouts)."""
         from .opponent_model import blueprint_model
 
-        return self.blueprint if self.blueprint is not None else blueprint_model(self.config.rollout_gate)
+        return self.blueprint if self.blueprint is not None else blueprint_model(self.config.rollout_gate, self.rules)
 
     def face(self, opponent: Any) -> None:
         """Model ``opponent`` (a spec or a policy object) in the belief from the next hand on, unless the
@@ -306,7 +306,7 @@ class SearchPolicy:
 
         self._faced = opponent
         try:
-            self.model = opponent_model(opponent)
+            self.model = opponent_model(opponent, rules=self.rules)
         except ValueError:
             self.model = None
         self._trackers.clear()

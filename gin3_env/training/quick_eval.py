@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..engine.rules import Rules
 
-def quick_evaluate(policy: Any, opponent: str, n_deals: int, seed: int) -> dict[str, float]:
+
+def quick_evaluate(policy: Any, opponent: str, n_deals: int, seed: int, rules: Rules | None = None) -> dict[str, float]:
     """Mean points per hand of ``policy`` against ``opponent`` over ``n_deals`` duplicate
     deals (each played in both roles), with the 95% CI half-width, the deals and their seed; played on
     the batched core (a random opponent too), as the rest of a training run, where ``policy`` has a
-    batched form (an SB3 model does; an RLlib checkpoint's player is played on the scalar loop)."""
+    batched form (an SB3 model does; an RLlib checkpoint's player is played on the scalar loop). The game
+    is ``rules``' (None: the rule book's), the opponent loaded for them."""
     from ..evaluation import evaluate_hands
     from ..evaluation.batched_hands import batched_form
     from ..policies import load_policy
 
-    other = load_policy(opponent, seed=seed) if opponent == "random" else load_policy(opponent)  # reproducible
+    # reproducible: a random opponent seeded
+    other = load_policy(opponent, seed=seed) if opponent == "random" else load_policy(opponent, rules=rules)
     batched = True if batched_form(policy) is not None else None
-    report = evaluate_hands(policy, other, n_hands=n_deals, seed=seed, batched=batched)
+    report = evaluate_hands(policy, other, n_hands=n_deals, seed=seed, rules=rules, batched=batched)
     return {
         "mean": report.overall.mean,
         "ci95": report.overall.half_width,

@@ -33,10 +33,11 @@ FEATURES = FEATURE_NAMES
 MAX_SKIPS = 1000
 
 
-def resolve_batch(spec: Any, seed: int | None) -> Any:
+def resolve_batch(spec: Any, seed: int | None, rules: Rules | None = None) -> Any:
     """A batched policy from a spec (``"random"``, ``"heuristic"``, a model path), a scalar policy
-    with a batched form, or an object that already has ``act(observations, masks)``."""
-    batch = as_batch(spec, seed)
+    with a batched form, or an object that already has ``act(observations, masks)``; a spec is loaded
+    for the game's ``rules``, an object built for other rules refused (:func:`~.players.as_batch`)."""
+    batch = as_batch(spec, seed, rules)
     if batch is not None:
         return batch
     if callable(getattr(spec, "act", None)):
@@ -89,7 +90,7 @@ class LearnerHands:
         self.rules = self.hands.rules
         self._seed_all(check_seed(seed))
         self.set_opponent(opponent, weights)
-        self.baseline = None if reward_baseline is None else resolve_batch(reward_baseline, None)
+        self.baseline = None if reward_baseline is None else resolve_batch(reward_baseline, None, self.rules)
         self.twin = VectorHands(n, rules=self.rules) if self.baseline is not None else None
         self.learner_player = np.zeros(n, dtype=np.int64)
         self.opponent_index = np.zeros(n, dtype=np.int64)
@@ -119,7 +120,7 @@ class LearnerHands:
             key = spec if isinstance(spec, str) else id(spec)
             if key not in cache:
                 seed = int(self._player_seeds.generate_state(1)[0]) + k
-                cache[key] = resolve_batch(spec, seed)
+                cache[key] = resolve_batch(spec, seed, self.rules)
             pool.append(cache[key])
         self._loaded = {k: v for k, v in cache.items() if v in pool}
         self.pool = pool

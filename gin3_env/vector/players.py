@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..engine.actions import NUM_ACTIONS
+from ..engine.rules import Rules
+from ..game.policy import check_plays_rules
 from ..kernels import heuristic_kernels as hk
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
 from ..kernels.threads import use_threads
@@ -73,6 +75,11 @@ class HeuristicBatch:
     def from_policy(cls, policy: HeuristicPolicy) -> HeuristicBatch:
         return cls(replace(policy.config))
 
+    @property
+    def knock_limit(self) -> int:
+        """The game's knock limit this player was built for (as :attr:`HeuristicPolicy.knock_limit`)."""
+        return self.config.knock_limit
+
     def act(self, observations: Any, masks: Any) -> np.ndarray:
         obs, mask = check_batch(observations, masks)
         out = np.empty(len(obs), dtype=np.int64)
@@ -90,6 +97,7 @@ class _PolicyBatch:
     def __init__(self, policy: Any) -> None:
         self.policy = policy
         self.name = policy.name
+        self.rules = policy.rules  # the rules the policy was built for (check_plays_rules reads them)
 
     def act(self, observations: Any, masks: Any) -> np.ndarray:
         obs, mask = check_batch(observations, masks)
@@ -140,25 +148,30 @@ class ModelBatch:
         return f"ModelBatch({self.policy!r})"
 
 
-def as_batch(policy: Any, seed: int | None = None) -> Any:
+def as_batch(policy: Any, seed: int | None = None, rules: Rules | None = None) -> Any:
     """The batched form of a policy spec or object, or None where it has none.
 
     ``"random"``/``RandomPolicy`` -> :class:`RandomBatch`, ``"heuristic"``/``HeuristicPolicy`` ->
     :class:`HeuristicBatch`, a model path or ``SB3Policy`` -> :class:`ModelBatch`, a
     ``GatedPolicy`` -> :class:`GatedBatch`, a ``NetPolicy`` -> :class:`NetBatch`; objects that
-    already have ``act(observations, masks)`` batched forms are returned as they are."""
+    already have ``act(observations, masks)`` batched forms are returned as they are. A spec is
+    loaded for the game's ``rules`` (``load_policy(spec, rules=rules)``; None: the rule book's); with
+    ``rules``, an object built for other rules is refused in one line
+    (:func:`~gin3_env.game.policy.check_plays_rules`)."""
     from ..policies import load_policy
     from ..policies.loading import SB3Policy
     from ..policies.random_policy import RandomPolicy
 
+    if rules is not None and not isinstance(policy, str):
+        check_plays_rules(policy, rules)
     if isinstance(policy, RandomBatch | HeuristicBatch | ModelBatch | GatedBatch | NetBatch):
         return policy
     if isinstance(policy, str):
         if policy == "random":
             return RandomBatch(seed)
         if policy == "heuristic":
-            return HeuristicBatch()
-        policy = load_policy(policy)
+            return HeuristicBatch() if rules is None else HeuristicBatch(knock_limit=rules.knock_limit)
+        policy = load_policy(policy, rules=rules)
     if type(policy) is HeuristicPolicy:
         return HeuristicBatch.from_policy(policy)
     if isinstance(policy, RandomPolicy):

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ...argparsing import OneLineErrorParser
+from ...engine.rules import Rules
 from ...files import save_json
 from ...signals import Interrupted, exit_code, signal_name
 from ..run.folder import RunFolderError
@@ -241,9 +242,11 @@ def evaluate_checkpoint(cfg: RLlibConfig, checkpoint: Path, state: dict[str, Any
     from ..quick_eval import quick_evaluate
 
     policy = load_rllib_policy(checkpoint)
+    rules = Rules.from_dict(dict(cfg.rules))  # the game it was trained in
     summary: dict[str, Any] = {"checkpoint": str(checkpoint), "num_timesteps": state["timesteps"], "vs": {}}
     for opponent in ("heuristic", "random"):
-        summary["vs"][opponent] = quick_evaluate(policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234)
+        summary["vs"][opponent] = quick_evaluate(policy, opponent, cfg.final_eval_hands, seed=cfg.seed + 1234,
+                                                 rules=rules)
     return summary
 
 

@@ -32,7 +32,7 @@ class DuplicateReward(gym.Wrapper):
         super().__init__(env)
         if not isinstance(env.unwrapped, ThreeHandedGinEnv):
             raise ValueError(f"DuplicateReward wraps the single-agent hand env, got {type(env.unwrapped).__name__}")
-        self.baseline: Policy = resolve_policy(baseline)
+        self.baseline: Policy = resolve_policy(baseline, rules=env.unwrapped.rules)  # for the game the env plays
         self.baseline_points = 0
 
     @property
