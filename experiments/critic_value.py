@@ -42,10 +42,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from experiments.privileged import heuristic_dataset_with_state
     from experiments.privileged_critic import PrivilegedCriticPolicy
+    from experiments.privileged_env import privileged_size
     from gin3_env.files import save_json
     from gin3_env.observation.features import AUGMENTED_SIZE
     from gin3_env.training.sb3.config import load_config
-    from gin3_env.vector.privileged import privileged_size
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)

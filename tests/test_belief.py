@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("numba")
 
+from experiments.belief_report import evaluate_belief
 from gin3_env.engine.hand import HandState
 from gin3_env.engine.rules import Rules
-from gin3_env.evaluation.belief import evaluate_belief
 from gin3_env.observation.decoding import decode
 from gin3_env.observation.encoding import action_mask, encode
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
