@@ -1,7 +1,7 @@
 """An auxiliary belief head on the actor: how well the policy network's features predict the opponent's cards.
 
     python -m experiments.belief_head --train 100000 --held-out 20000 --epochs 4 --seed 2026 \
-        --json results/belief_head.json
+        --json docs/results/belief_head.json
 
 The actor of :class:`~experiments.privileged_critic.PrivilegedCriticPolicy` (``[256, 256]``,
 the card-aware head) imitates the heuristic on heuristic-vs-heuristic decisions, as the warm start

@@ -1,9 +1,9 @@
 """Log-loss and calibration of the particle beliefs on held-out heuristic-vs-heuristic hands.
 
-    python -m experiments.belief_report --deals 200 --seed 2026 --json results/belief.json \
+    python -m experiments.belief_report --deals 200 --seed 2026 --json docs/results/belief.json \
         --plot docs/belief_calibration.png
     python -m experiments.belief_report --deals 200 --seed 2026 --belief particles mcmc \
-        --json results/belief_mcmc.json --plot docs/belief_calibration_mcmc.png
+        --json docs/results/belief_mcmc.json --plot docs/belief_calibration_mcmc.png
 
 Runs :func:`evaluate_belief` (below) (both seats of every hand, every
 decision, every unseen card) for each named belief of ``--belief`` (those a search spec can

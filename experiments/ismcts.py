@@ -1,6 +1,6 @@
 """OpenSpiel's IS-MCTS bot on ``python_gin3_hand`` against our heuristic and our search.
 
-    python -m experiments.ismcts --hands 50 --seed 2026 --out results/ismcts.json
+    python -m experiments.ismcts --hands 50 --seed 2026 --out docs/results/ismcts.json
 
 For each leaf evaluation (``--rollouts``: random playouts, OpenSpiel's own evaluator, and
 heuristic playouts) and each opponent (``--opponents``: ``heuristic``, ``search``, or any
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponents", nargs="+", default=list(DEFAULT_OPPONENTS),
                    help="load_policy specs (default: heuristic search)")
     p.add_argument("--uct-c", type=float, default=None, help="exploration constant, in points (default 10)")
-    p.add_argument("--out", type=Path, help="JSON file to write (e.g. results/ismcts.json)")
+    p.add_argument("--out", type=Path, help="JSON file to write (e.g. docs/results/ismcts.json)")
     args = p.parse_args(argv)
     from gin3_env.interop.ismcts import DEFAULT_UCT_C
 
