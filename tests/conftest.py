@@ -20,7 +20,6 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-import pytest
 from hypothesis import settings
 
 from gin3_env.engine.actions import DRAW_STOCK, PASS, TAKE_DISCARD, discard_action, knock_action
@@ -195,7 +194,7 @@ def pytest_configure(config: Any) -> None:
     """The whole suite on xdist workers (``pytest -q``, no paths): the numba kernels are compiled first, once, by
     ``tests/warm_kernels.py`` (two parts side by side), so that the workers and the commands they start load them
     from the cache instead of each compiling its own copy at the same moment (a cold cache: a fresh clone).
-    A run of chosen files or ``-k``, a worker itself, ``-n 0`` or ``GIN3_WARM_KERNELS=0`` skip it."""
+    A run of chosen files, a worker itself, ``-n 0`` or ``GIN3_WARM_KERNELS=0`` skip it."""
     import subprocess
     import sys
     from pathlib import Path
@@ -204,7 +203,7 @@ def pytest_configure(config: Any) -> None:
         return
     if os.environ.get("GIN3_WARM_KERNELS", "1") == "0":
         return
-    if config.args_source is not pytest.Config.ArgsSource.TESTPATHS or config.option.keyword:  # chosen tests
+    if any(not arg.startswith("-") for arg in config.invocation_params.args):  # chosen files or a -m/-k expression
         return
     script = Path(__file__).with_name("warm_kernels.py")
     root = str(script.parent.parent)  # this checkout's package, as the tests import it (pythonpath ".")
