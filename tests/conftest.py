@@ -188,27 +188,3 @@ def brute_deadwood(cards: Iterable[int]) -> int:
 
 def rng_for(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
-
-
-def pytest_configure(config: Any) -> None:
-    """The whole suite on xdist workers (``pytest -q``, no paths): the numba kernels are compiled first, once, by
-    ``tests/warm_kernels.py`` (two parts side by side), so that the workers and the commands they start load them
-    from the cache instead of each compiling its own copy at the same moment (a cold cache: a fresh clone).
-    A run of chosen files, a worker itself, ``-n 0`` or ``GIN3_WARM_KERNELS=0`` skip it."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
-        return
-    if os.environ.get("GIN3_WARM_KERNELS", "1") == "0":
-        return
-    if any(not arg.startswith("-") for arg in config.invocation_params.args):  # chosen files or a -m/-k expression
-        return
-    script = Path(__file__).with_name("warm_kernels.py")
-    root = str(script.parent.parent)  # this checkout's package, as the tests import it (pythonpath ".")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-    parts = [subprocess.Popen([sys.executable, str(script), part], cwd=root, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL) for part in ("labels", "players")]
-    for part in parts:  # an optimisation only: a part that fails leaves its kernels to the tests
-        part.wait()
