@@ -1,14 +1,14 @@
 """An auxiliary belief head on the actor: how well the policy network's features predict the opponent's cards.
 
     python -m experiments.belief_head --train 100000 --held-out 20000 --epochs 4 --seed 2026 \
-        --json results/belief_head.json
+        --json docs/results/belief_head.json
 
 The actor of :class:`~experiments.privileged_critic.PrivilegedCriticPolicy` (``[256, 256]``,
 the card-aware head) imitates the heuristic on heuristic-vs-heuristic decisions, as the warm start
 does, while a linear head on the actor MLP's output predicts, for each card, whether it is among
 the opponent's hidden cards (a binary cross-entropy on the true hand, read from the privileged
 state: training only, the head is no input of the actor). Scored on the decisions of other hands
-(another seed) as :func:`gin3_env.evaluation.belief.evaluate_belief` scores the particle belief:
+(another seed) as :func:`experiments.belief_report.evaluate_belief` scores the particle belief:
 the binary log-loss over the cards the decider has not seen (not in its hand, not in the pile, not
 known to be the opponent's), averaged per decision, beside the uniform belief (hidden / unseen)
 on the same points; and the held-out agreement with the heuristic, with the head's loss and

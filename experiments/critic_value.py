@@ -1,8 +1,8 @@
 """How much of a hand's result each critic can explain: the observation critic against the state critic.
 
     python -m experiments.critic_value --train 200000 --held-out 20000 --epochs 8 --seed 2026 \
-        --json results/critic_value.json
-    python -m experiments.critic_value --privileged opponent_view ... --json results/critic_value_view.json
+        --json docs/results/critic_value.json
+    python -m experiments.critic_value --privileged opponent_view ... --json docs/results/critic_value_view.json
 
 Both critics of :class:`~experiments.privileged_critic.PrivilegedCriticPolicy` (the
 ordinary one on the observation, the privileged one on observation and the privileged columns
@@ -42,10 +42,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from experiments.privileged import heuristic_dataset_with_state
     from experiments.privileged_critic import PrivilegedCriticPolicy
+    from experiments.privileged_env import privileged_size
     from gin3_env.files import save_json
     from gin3_env.observation.features import AUGMENTED_SIZE
     from gin3_env.training.sb3.config import load_config
-    from gin3_env.vector.privileged import privileged_size
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)

@@ -2,7 +2,7 @@
 round 0, beside the run's own rounds, against the heuristic and against ``trained``.
 
     python -m experiments.distill_curve --run runs/distill --shards 1 3 --epochs 2.5 \\
-        --json results/net_distill_curve.json --plot docs/distillation_curve.png
+        --json docs/results/net_distill_curve.json --plot docs/distillation_curve.png
 
 For each ``--shards N`` a network of the run's sizes is fitted (the run's epochs and rate of round 0, one torch
 thread) to the first ``N`` shards of round 0 alone; every network, these and each round's ``net_rR.npz``, then

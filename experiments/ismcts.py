@@ -1,11 +1,11 @@
 """OpenSpiel's IS-MCTS bot on ``python_gin3_hand`` against our heuristic and our search.
 
-    python -m experiments.ismcts --hands 50 --seed 2026 --out results/ismcts.json
+    python -m experiments.ismcts --hands 50 --seed 2026 --out docs/results/ismcts.json
 
 For each leaf evaluation (``--rollouts``: random playouts, OpenSpiel's own evaluator, and
 heuristic playouts) and each opponent (``--opponents``: ``heuristic``, ``search``, or any
 ``load_policy`` spec), it plays ``--hands`` deals in the duplicate format
-(:func:`gin3_env.evaluation.vs_openspiel_bots.evaluate_bot_hands`: each deal from both seats,
+(:func:`evaluate_bot_hands`, below: each deal from both seats,
 the deals ``gin3 evaluate --seed`` plays) with ``--simulations`` IS-MCTS simulations per
 decision, and reports the bot's points per hand with 95% intervals (from the pair means) and
 the time per bot decision (on this machine, at the time). The JSON file is rewritten after
@@ -17,12 +17,93 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gin3_env.argparsing import OneLineErrorParser
+from gin3_env.engine.hand import BOX, TEAM
+from gin3_env.engine.result import HandResult
+from gin3_env.engine.rules import Rules
+from gin3_env.evaluation.hands_report import HandsReport
+from gin3_env.evaluation.util import progress_bar
+from gin3_env.game.policy import Policy, check_policy, policy_name
+from gin3_env.interop.openspiel_base import pyspiel
+from gin3_env.interop.openspiel_game import HAND_GAME
+from gin3_env.interop.openspiel_hand import HandGameState
+from gin3_env.observation.encoding import observe
+
+
+def play_bot_deal(game: Any, deck: list[int], players: tuple[Any, Any]) -> HandGameState:
+    """Deal ``deck`` through the chance nodes of ``game`` and play it to the end.
+
+    ``players`` are (team, box), each an OpenSpiel bot (``step(state) -> action``) or a gin3
+    policy (``act(observation) -> action``); returns the finished state."""
+    state = game.new_initial_state()
+    for card in deck:
+        state.apply_action(int(card))
+    while not state.is_terminal():
+        player = state.current_player()
+        who = players[player]
+        if isinstance(who, pyspiel.Bot):
+            action = int(who.step(state))
+        else:
+            view = state.view(player)
+            action = int(who.act(observe(view)))
+        if action not in state.legal_actions():
+            raise ValueError(f"{policy_name(who)} (player {player}) chose an illegal action {action}")
+        state.apply_action(action)
+    return state
+
+
+def _count(counter: Counter[str], result: HandResult, bot_player: int) -> None:
+    if result.winner is None:
+        counter[result.outcome] += 1
+    else:
+        counter[("a_" if result.winner == bot_player else "b_") + result.outcome] += 1
+
+
+def evaluate_bot_hands(
+    make_bot: Callable[[Any, int], Any],
+    policy: Policy,
+    n_deals: int,
+    seed: int = 0,
+    rules: Rules | None = None,
+    bot_name: str = "bot",
+    progress: bool = False,
+) -> HandsReport:
+    """``n_deals`` deals, each played by the bot from both seats against ``policy`` (module doc).
+
+    ``make_bot(game, player)`` builds the bot for a seat (called once per seat)."""
+    if isinstance(n_deals, bool) or not isinstance(n_deals, int | np.integer) or n_deals < 1:
+        raise ValueError(f"n_deals must be an int >= 1, got {n_deals!r}")
+    check_policy(policy)
+    rules = rules or Rules()
+    game = pyspiel.load_game(HAND_GAME, rules.to_dict())
+    bots = (make_bot(game, TEAM), make_bot(game, BOX))
+    rng = np.random.default_rng(seed)
+    team_pts: list[float] = []
+    box_pts: list[float] = []
+    counter: Counter[str] = Counter()
+    turns = 0
+    start = time.perf_counter()
+    for _ in progress_bar(range(int(n_deals)), progress, "hands"):
+        deck = [int(c) for c in rng.permutation(52)]
+        for bot_player, out in ((TEAM, team_pts), (BOX, box_pts)):
+            players = (bots[TEAM], policy) if bot_player == TEAM else (policy, bots[BOX])
+            state = play_bot_deal(game, deck, players)
+            hand = state.hand
+            assert hand is not None and hand.result is not None
+            out.append(float(hand.result.returns[bot_player]))
+            _count(counter, hand.result, bot_player)
+            turns += hand.turns
+    return HandsReport.of_deals(
+        (bot_name, policy_name(policy)), seed, rules.to_dict(), team_pts, box_pts, None, counter, turns, start
+    )
+
 
 DEFAULT_OPPONENTS = ("heuristic", "search")
 DEFAULT_SIMULATIONS = 100
@@ -47,7 +128,6 @@ def _timed_bot(bot: Any, seconds: list[float]) -> Any:
 
 def run(hands: int, seed: int, simulations: int, rollouts: list[str], opponents: list[str],
         uct_c: float, out: Path | None) -> list[dict[str, Any]]:
-    from gin3_env.evaluation.vs_openspiel_bots import evaluate_bot_hands
     from gin3_env.files import save_json
     from gin3_env.interop.ismcts import ismcts_bot
     from gin3_env.policies import load_policy
@@ -109,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opponents", nargs="+", default=list(DEFAULT_OPPONENTS),
                    help="load_policy specs (default: heuristic search)")
     p.add_argument("--uct-c", type=float, default=None, help="exploration constant, in points (default 10)")
-    p.add_argument("--out", type=Path, help="JSON file to write (e.g. results/ismcts.json)")
+    p.add_argument("--out", type=Path, help="JSON file to write (e.g. docs/results/ismcts.json)")
     args = p.parse_args(argv)
     from gin3_env.interop.ismcts import DEFAULT_UCT_C
 

@@ -1,7 +1,7 @@
 """Learning curves of fp32 against bf16: the same config and seeds, trained once per precision.
 
     python -m experiments.precision_curves --config ppo_quick --seeds 1 2 3 \\
-        --json results/precision_curves_quick.json --plot docs/precision_curves_quick.png
+        --json docs/results/precision_curves_quick.json --plot docs/precision_curves_quick.png
 
 Each run is ``gin3 train`` in this process (in a temporary folder), with ``--set KEY=VALUE``
 overrides applied to both precisions alike. The JSON holds every run's in-training evaluations

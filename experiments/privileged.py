@@ -4,7 +4,7 @@
     python -m experiments.privileged --config ppo_quick --critic observation --out runs/plain
     python -m experiments.privileged --config ppo_quick --privileged opponent_view --out runs/view
 
-The learner plays the batched core (:class:`~gin3_env.vector.privileged.PrivilegedStateVecEnv`:
+The learner plays the batched core (:class:`~experiments.privileged_env.PrivilegedStateVecEnv`:
 the observation, then the privileged state of the hand) with
 :class:`~experiments.privileged_critic.PrivilegedCriticPolicy`: the actor reads the
 observation only, the critic chosen by ``--critic`` reads observation and state (``state``, the
@@ -53,7 +53,7 @@ def heuristic_dataset_with_state(n_samples: int, seed: int, reward_scale: float,
                                  num_envs: int = 512, extra: str = "state") -> dict[str, np.ndarray]:
     """The heuristic playing both sides of seeded hands: each decision's observation (in
     ``features``) followed by the privileged columns of ``extra`` at that decision (as
-    :class:`~gin3_env.vector.privileged.PrivilegedStateVecEnv` appends them), the bool mask, the
+    :class:`~experiments.privileged_env.PrivilegedStateVecEnv` appends them), the bool mask, the
     action, and the final points of the side that made it times ``reward_scale``."""
     hands = VectorHands(num_envs, seed=seed)
     player = HeuristicBatch()
@@ -139,7 +139,7 @@ def warm_start(model: Any, cfg: TrainConfig, extra: str = "state", critic_epochs
 def make_env(cfg: TrainConfig, extra: str = "state") -> Any:
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from gin3_env.vector.privileged import PrivilegedStateVecEnv
+    from experiments.privileged_env import PrivilegedStateVecEnv
     from gin3_env.vector.sb3_env import GinSB3VecEnv
 
     specs, weights = opponent_pool(cfg, 0.0, [])

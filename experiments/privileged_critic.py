@@ -2,7 +2,7 @@
 
 :class:`PrivilegedCriticPolicy` is :class:`~gin3_env.policies.sb3_network.CardAwarePolicy` on rows
 of ``obs_features`` observation entries followed by the privileged state
-(:mod:`gin3_env.observation.state`), as :class:`gin3_env.vector.privileged.PrivilegedStateVecEnv`
+(:mod:`gin3_env.observation.state`), as :class:`experiments.privileged_env.PrivilegedStateVecEnv`
 gives them (the state, or the opponent's view and the state):
 
 - the actor (its MLP and the card-aware head) reads the first ``obs_features`` columns only, so

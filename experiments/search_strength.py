@@ -1,8 +1,8 @@
 """Strength of ``SearchPolicy`` against the heuristic, and its time per decision, for several budgets.
 
-    python -m experiments.search_strength --deals 200 --samples 8 16 32 --out results/search_strength.json
-    python -m experiments.search_strength --plot results/search_strength.json docs/search_strength.png
-    python -m experiments.search_strength --plot-compare results/search_opponent_model_vs_trained_s37001.json \
+    python -m experiments.search_strength --deals 200 --samples 8 16 32 --out docs/results/search_strength.json
+    python -m experiments.search_strength --plot docs/results/search_strength.json docs/search_strength.png
+    python -m experiments.search_strength --plot-compare docs/results/search_opponent_model_vs_trained_s37001.json \
         docs/search_opponent_model_vs_trained.png
 
 Each budget is a fixed number of sampled states per searched decision (``time_budget=None``, so
@@ -15,7 +15,7 @@ decision (on this machine, at the time: a shared machine makes them noisy). Resu
 appended to the JSON file as they come (atomically), so a long run can be stopped.
 
     python -m experiments.search_strength --deals 100 --seed 47 --compare "" belief=mcmc \
-        --out results/search_mcmc_paired.json
+        --out docs/results/search_mcmc_paired_s47.json
 
 ``--compare A B [C ...]`` plays two (or more) searches (their options as in ``search:...``, the rest default) on the
 same deals, each against the heuristic in both seats, with the heuristic's own play on each deal

@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("numba")
 
+from experiments.belief_report import evaluate_belief
 from gin3_env.engine.hand import HandState
 from gin3_env.engine.rules import Rules
-from gin3_env.evaluation.belief import evaluate_belief
 from gin3_env.observation.decoding import decode
 from gin3_env.observation.encoding import action_mask, encode
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
@@ -88,7 +88,7 @@ def test_belief_is_calibrated_and_beats_uniform_on_held_out_hands() -> None:
     Tolerance: in every probability bin holding at least 1,000 (decision, unseen card) pairs the
     predicted chance and the observed frequency differ by at most 0.05, in every bin of at least
     200 pairs by at most 0.20 (the top bins are overconfident: over 200 deals, predicted 0.97 came
-    true 0.82 of the time, ``results/belief.json``); the log-loss is below the uniform belief's."""
+    true 0.82 of the time, ``docs/results/belief.json``); the log-loss is below the uniform belief's."""
     report = evaluate_belief(12, seed=4242, config=BeliefConfig(n_particles=512))
     assert report.cards > 5000
     for p, f, n in zip(report.bin_mean_p, report.bin_freq, report.bin_count, strict=True):

@@ -254,3 +254,22 @@ def test_the_api_page_opens_with_the_doors_and_covers_policy_and_evaluation() ->
 def test_the_evaluation_page_evaluates_ones_own_policy_against_trained_in_one_call() -> None:
     found = [b for b in _python_blocks("evaluation.md") if "def act(" in b and 'load_policy("trained")' in b]
     assert found and re.search(r"evaluate_hands\(\w+\(\), load_policy\(\"trained\"\)", found[0])
+
+
+RESULT = re.compile(r"docs/results/([\w*]+)\.json")
+
+
+def test_every_result_cited_exists_and_every_result_is_cited() -> None:
+    """The figures' JSON files live beside the docs (``docs/results/``), not at the repository root; each one a
+    page, the README, an experiment or a model file cites exists, and each file there is cited (by name, or by a
+    pattern such as ``exploit_POLICY_s37101``)."""
+    assert not (ROOT / "results").exists()
+    held = {p.stem for p in (ROOT / "docs" / "results").glob("*.json")}
+    texts = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "experiments").glob("*.py"),
+             *(ROOT / "gin3_env").rglob("*.py"), *(ROOT / "gin3_env" / "models").glob("*.json")]
+    cited = {name for path in texts for name in RESULT.findall(path.read_text())}
+    missing = sorted(name for name in cited if not re.search(r"[*A-Z]", name) and name not in held)
+    assert not missing, f"cited but not in docs/results/: {missing}"
+    patterns = [re.compile("^" + re.sub(r"\*|[A-Z]+", r"[\\w]+", name) + "$") for name in cited]
+    uncited = sorted(name for name in held if not any(p.match(name) for p in patterns))
+    assert not uncited, f"in docs/results/ but cited nowhere: {uncited}"

@@ -119,7 +119,7 @@ def test_gate_features_from_the_observation() -> None:
 
 
 def test_gate_batch_knocking_always_equals_the_heuristic_on_duplicate_deals() -> None:
-    from gin3_env.training.sb3.knock_ppo import evaluate_gate
+    from experiments.knock_ppo import evaluate_gate
 
     always = KnockGateBatch(lambda f: np.ones(len(f), bool), name="always-knock")
     report = evaluate_gate(always, 60, seed=11)
@@ -133,7 +133,7 @@ def test_sb3_smoke_run_and_initial_knock_probability(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     import torch
 
-    from gin3_env.training.sb3 import knock_ppo
+    from experiments import knock_ppo
 
     code = knock_ppo.main(["--steps", "128", "--envs", "8", "--out", str(tmp_path / "run"), "--eval-hands", "20",
                            "--no-progress"])
@@ -148,9 +148,7 @@ def test_sb3_smoke_run_and_initial_knock_probability(tmp_path: Path) -> None:
     first = json.loads((tmp_path / "run" / "knock_ppo.json").read_text())["evaluation"]["points_per_hand"]
     second = json.loads((tmp_path / "evaluation_seed2027.json").read_text())["evaluation"]["points_per_hand"]
     assert first == second
-    from gin3_env.vector.knock_sb3 import KnockSB3VecEnv
-
-    model = knock_ppo.make_model(KnockSB3VecEnv(4, seed=0), seed=0, init_knock=0.9)
+    model = knock_ppo.make_model(knock_ppo.knock_vec_env(4, seed=0), seed=0, init_knock=0.9)
     features = torch.as_tensor(KnockHands(4, seed=0).reset())
     probs = model.policy.get_distribution(features).distribution.probs[:, 1].detach().numpy()
     assert np.allclose(probs, 0.9, atol=0.03)  # the logits start at the heuristic's choice
@@ -160,7 +158,7 @@ def test_sb3_smoke_run_and_initial_knock_probability(tmp_path: Path) -> None:
 def test_trained_gate_beats_the_heuristic(tmp_path: Path) -> None:
     """The documented run (docs/beating_the_heuristic.md): 200k knock decisions, seed 1; measured
     +0.28 [+0.17, +0.40] points per hand over 4,500 deals of seed 2027."""
-    from gin3_env.training.sb3 import knock_ppo
+    from experiments import knock_ppo
 
     report = knock_ppo.run(knock_ppo.build_parser().parse_args(
         ["--steps", "200000", "--seed", "1", "--out", str(tmp_path), "--eval-hands", "4500", "--eval-seed", "2027",

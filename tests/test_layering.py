@@ -303,6 +303,35 @@ def test_the_package_imports_no_experiment() -> None:
     assert not wrong, f"the package imports the research scripts of experiments/: {wrong}"
 
 
+IMPORT_ALL = """
+import importlib, pkgutil, sys
+import gin3_env
+missing = []
+for info in pkgutil.walk_packages(gin3_env.__path__, "gin3_env."):
+    if info.name.endswith("__main__"):
+        continue
+    try:
+        importlib.import_module(info.name)
+    except ImportError as exc:  # an optional extra that this venv lacks (Ray, say)
+        missing.append(f"{info.name}: {exc}")
+loaded = sorted(m for m in sys.modules if m == "experiments" or m.startswith("experiments."))
+print("LOADED", loaded)
+print("MISSING", missing)
+"""
+
+
+def test_importing_every_package_module_loads_no_experiment() -> None:
+    """At run time too: every module of the package imported in one fresh interpreter (from the repository
+    root, where ``experiments`` could be found), and no module of ``experiments/`` is loaded."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", IMPORT_ALL], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "LOADED []" in done.stdout, done.stdout
+    missing = ast.literal_eval(done.stdout.split("MISSING ", 1)[1].strip())
+    assert all("ray" in m or "rllib" in m for m in missing), missing  # only the RLlib backend needs an extra
+
+
 def test_the_experiment_check_reads_statements_and_strings() -> None:
     assert experiment_imports("import experiments.search_strength\n") == {"experiments.search_strength"}
     assert experiment_imports("def f():\n    from experiments.privileged import run\n") == {"experiments.privileged"}

@@ -53,7 +53,7 @@ def test_make_vec_is_the_batched_core_with_the_keywords_passed_through() -> None
 @pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
 def test_the_vector_entry_point_survives_many_steps(mode: AutoresetMode) -> None:
     env = gym.make_vec(HAND_ID, num_envs=64, opponent="heuristic", autoreset_mode=mode)
-    assert play(env, 2_000) > 1_000
+    assert play(env, 600) > 300  # 10,000 steps in every mode: the slow test below
 
 
 def test_next_step_autoreset() -> None:

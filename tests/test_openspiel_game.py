@@ -100,7 +100,7 @@ def test_the_chance_nodes_deal_the_deck_as_the_engine_does() -> None:
 
 
 def test_a_hand_through_openspiel_is_the_engine_hand_with_zero_sum_returns() -> None:
-    from gin3_env.evaluation.vs_openspiel_bots import play_bot_deal
+    from experiments.ismcts import play_bot_deal
 
     game = pyspiel.load_game("python_gin3_hand")
     h = HeuristicPolicy()
@@ -275,7 +275,7 @@ def test_the_match_stops_at_max_hands() -> None:
 
 @pytest.mark.parametrize("rollout", ["random", "heuristic"])
 def test_openspiel_ismcts_bot_plays_a_hand(rollout: str) -> None:
-    from gin3_env.evaluation.vs_openspiel_bots import play_bot_deal
+    from experiments.ismcts import play_bot_deal
 
     game = pyspiel.load_game("python_gin3_hand")
     deck = deck_of(2026)
@@ -300,7 +300,7 @@ def test_ismcts_bot_refuses_bad_settings() -> None:
 
 
 def test_evaluate_bot_hands_plays_the_duplicate_deals() -> None:
-    from gin3_env.evaluation.vs_openspiel_bots import evaluate_bot_hands
+    from experiments.ismcts import evaluate_bot_hands
 
     report = evaluate_bot_hands(lambda game, player: ismcts_bot(game, 4, seed=player), HeuristicPolicy(), 2,
                                 seed=5, bot_name="ismcts")

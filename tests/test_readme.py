@@ -43,14 +43,43 @@ def test_each_python_example_runs_in_a_fresh_interpreter(i: int) -> None:
     _run_block(README, i)
 
 
-# the docs pages' examples, one test each, but those also in the README (run by the test above)
+# the docs pages' examples, but those also in the README (run by the test above)
 DOCS_EXAMPLES = [(page, i) for page in PAGES for i, block in enumerate(_blocks("python", page))
                  if block not in _blocks("python")]
+# They run in two fresh interpreters, not one each (an interpreter and its imports cost more CPU than most examples):
+# those that train with torch, then the rest. Each block runs in a namespace of its own, as ``__main__``, so a
+# block that uses a name it does not import or define still fails; what one block imported stays imported.
+RUNNER = """
+import json, sys, traceback
+failures = []
+for where, block in json.loads(open(sys.argv[1]).read()):
+    try:
+        exec(compile(block, where, "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
+    except BaseException:
+        failures.append(where + ":\\n" + block + "\\n" + traceback.format_exc()[-3000:])
+open(sys.argv[2], "w").write(json.dumps(failures))
+"""
 
 
-@pytest.mark.parametrize(("page", "i"), DOCS_EXAMPLES, ids=[f"{p.relative_to(ROOT)}-{i + 1}" for p, i in DOCS_EXAMPLES])
-def test_each_python_example_of_the_docs_runs_in_a_fresh_interpreter(page: Path, i: int) -> None:
-    _run_block(page, i)
+def _uses_torch(block: str) -> bool:
+    return any(name in block for name in ("torch", "sb3_contrib", "stable_baselines3"))
+
+
+@pytest.mark.parametrize("torch_examples", [True, False], ids=["torch", "others"])
+def test_the_python_examples_of_the_docs_run(torch_examples: bool, tmp_path: Path) -> None:
+    import json
+
+    pytest.importorskip("sb3_contrib")
+    blocks = [(f"{page.relative_to(ROOT)}: python example {i + 1}", _blocks("python", page)[i])
+              for page, i in DOCS_EXAMPLES if _uses_torch(_blocks("python", page)[i]) == torch_examples]
+    assert blocks
+    (tmp_path / "blocks.json").write_text(json.dumps(blocks))
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # the torch snippets: one thread is faster on a shared machine
+    done = subprocess.run([sys.executable, "-c", RUNNER, str(tmp_path / "blocks.json"), str(tmp_path / "out.json")],
+                          capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    failures = json.loads((tmp_path / "out.json").read_text())
+    assert not failures, "\n\n".join(failures)
 
 
 def test_the_moved_examples_are_still_tested() -> None:

@@ -150,35 +150,25 @@ def test_gymnasium_ids_from_a_fresh_interpreter() -> None:
 
 @pytest.mark.skipif(not HAS_SINGLE_AGENT, reason="gin3_env/envs/single_agent.py (the Gymnasium env) not written yet")
 def test_subproc_vec_env_workers_know_the_ids() -> None:
-    """The README's id in SB3's ``SubprocVecEnv``, run as a user would (a fresh
-    ``python -c``, SB3's default start method: forkserver on Linux); then the prefixed id,
-    which also works with ``spawn`` (Windows, macOS)."""
+    """The prefixed id in SB3's ``SubprocVecEnv`` with ``spawn`` (Windows, macOS), run as a user would (a fresh
+    ``python -c``): each worker imports the package from the id. The README's id with SB3's default start method
+    (forkserver on Linux) is the example of docs/training.md, which tests/test_readme.py runs."""
     pytest.importorskip("stable_baselines3")
     out = run_fresh(
         """
-        import multiprocessing
-        import numpy as np
-        import gin3_env
         from stable_baselines3.common.env_util import make_vec_env
         from stable_baselines3.common.vec_env import SubprocVecEnv
-
-        vec = make_vec_env("gin3/ThreeHandedGin-v0", n_envs=2, vec_env_cls=SubprocVecEnv,
-                           env_kwargs={"opponent": "heuristic", "render_mode": "ansi"})
-        obs = vec.reset()
-        masks = np.stack(vec.env_method("action_masks"))
-        assert obs.shape == (2, 374) and masks.shape == (2, 107)
-        vec.step(masks.argmax(axis=1))
-        vec.close()
-        print("default", "forkserver" in multiprocessing.get_all_start_methods())
 
         vec = make_vec_env("gin3_env:gin3/ThreeHandedGin-v0", n_envs=2, vec_env_cls=SubprocVecEnv,
                            env_kwargs={"render_mode": "ansi"}, vec_env_kwargs={"start_method": "spawn"})
         assert vec.reset().shape == (2, 374)
+        masks = vec.env_method("action_masks")
+        assert len(masks) == 2 and masks[0].shape == (107,)
         vec.close()
         print("spawn ok")
         """
     )
-    assert out.split("\n")[:2] == ["default True", "spawn ok"] or out.startswith("default False")
+    assert out.split("\n")[0] == "spawn ok"
 
 
 def test_forkserver_preload_keeps_the_users_modules() -> None:

@@ -1,4 +1,5 @@
-"""The residual MaskablePPO on the full game: its logits start at the heuristic's choice."""
+"""The residual MaskablePPO on the full game (``experiments/residual_ppo.py``): its logits start at the
+heuristic's choice."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from experiments import residual_ppo
+from experiments.knock_ppo import evaluate_gate
 from gin3_env.engine.actions import NUM_ACTIONS
 from gin3_env.observation.layout import OBS_SIZE
-from gin3_env.training.sb3 import residual_ppo
-from gin3_env.training.sb3.knock_ppo import evaluate_gate
 from gin3_env.vector.sb3_env import GinSB3VecEnv
 
 

@@ -112,10 +112,10 @@ def play_lockstep(
 
 
 def test_random_hands_match_the_scalar_engine_at_every_step() -> None:
-    counts = play_lockstep(128, 2000, seed=11)
-    assert sum(counts.values()) >= 2000
+    counts = play_lockstep(128, 1000, seed=11)  # 30,000 more: the slow test below
+    assert sum(counts.values()) >= 1000
     # the showdown in all its outcomes, and the other ends, were all exercised
-    assert counts["gin"] > 10 and counts["knock"] > 100 and counts["undercut"] > 50 and counts["dead"] > 50
+    assert counts["gin"] > 10 and counts["knock"] > 100 and counts["undercut"] > 20 and counts["dead"] > 50
 
 
 @pytest.mark.slow

@@ -1,17 +1,7 @@
 """
 # Three-handed gin rummy ("in the box"): one hand
 
-| Import             | `from gin3_env import env` or `pettingzoo.make("aec", "gin3/three_handed_gin-v0")` |
-|--------------------|------------------------------------------------------------------------------|
-| Actions            | Discrete                                                                     |
-| Parallel API       | No                                                                           |
-| Manual Control     | No (`gin3 play` plays against a policy in the terminal)                      |
-| Agents             | `agents= ['team_0', 'box_0']`                                                |
-| Agents             | 2                                                                            |
-| Action Shape       | Discrete(107)                                                                |
-| Action Values      | Discrete(107)                                                                |
-| Observation Shape  | (374,)                                                                       |
-| Observation Values | [0, 1]                                                                       |
+{header}
 
 Gin rummy for three players, two of whom play as a team against the player
 "in the box" (docs/rules.md). In a hand the team's cards are played by the captain
@@ -22,11 +12,7 @@ The match to the target score is the sibling env `three_handed_gin_match_v0`.
 
 ### Arguments
 
-``` python
-env(render_mode=None, reward_scale=1.0, rules=None, render_view=None, *, gin_bonus=25,
-    undercut_bonus=10, knock_limit=10, target_score=100, dead_stock=2,
-    allow_discard_taken_card=False, max_turns=200)
-```
+{signature}
 
 `render_mode`: `None`, `"ansi"` (`render()` returns the table as text, cards as `7♠`),
 `"human"` (prints it after every reset and step) or `"rgb_array"` (`render()` returns
@@ -51,26 +37,13 @@ or a bad deck, is a `ValueError` saying what is wrong.
 
 ### Observation Space
 
-`observe(agent)` returns `{"observation": float32[374], "action_mask": int8[107]}`.
+`observe(agent)` returns `{"observation": float32[{obs}], "action_mask": int8[{actions}]}`.
 The observation holds only what the agent may know, from its own side: never
 the opponent's hidden cards, never the stock order. Cards are indexed
 `suit * 13 + rank` (suits C D H S, ranks A..K), so each card feature is a
 52-entry plane.
 
-| index   | feature             | meaning                                                             |
-|---------|---------------------|---------------------------------------------------------------------|
-| 0:52    | `hand`              | own hand (10 cards, 11 while holding a drawn card)                  |
-| 52:104  | `top_discard`       | top of the discard pile, one-hot (the upcard in the opening)        |
-| 104:156 | `discard_pile`      | the rest of the discard pile                                        |
-| 156:208 | `opponent_known`    | cards the opponent took from the pile and still holds               |
-| 208:260 | `opponent_declined` | cards the opponent declined (passed upcard, discards drawn over)    |
-| 260:312 | `own_declined`      | cards this agent declined                                           |
-| 312:364 | `taken_this_turn`   | the card this agent just took from the pile (may not discard it)    |
-| 364:369 | `phase`             | one-hot: offer to team, offer to box, draw, discard, hand over      |
-| 369:371 | `role`              | one-hot: team (captain), box                                        |
-| 371     | `stock_size`        | cards left in the stock / 31                                        |
-| 372     | `deadwood`          | own deadwood / 100 (after the best discard when holding 11 cards)   |
-| 373     | `turns`             | turns played / `max_turns`                                          |
+{observation_table}
 
 #### Legal Actions Mask
 
@@ -82,13 +55,7 @@ hand with reward -1 for the agent that played it (PettingZoo's
 
 ### Action Space
 
-| action  | meaning                               | legal when                                            |
-|---------|---------------------------------------|-------------------------------------------------------|
-| 0       | draw from the stock                   | draw phase                                            |
-| 1       | take the top discard (or the upcard)  | draw phase, opening offer                             |
-| 2       | pass (refuse the upcard)              | opening offer only                                    |
-| 3 + c   | discard card c                        | discard phase, c in hand (not the card just taken)    |
-| 55 + c  | knock, discarding card c              | discard phase, the other 10 have deadwood <= limit    |
+{action_table}
 
 ### Rewards
 
@@ -116,7 +83,7 @@ actions) that `replay(log)` plays back to the same end.
 
 ### State
 
-`env.state()` (PettingZoo's convention; `env.state_space` is `Box(0, 1, (582,), float32)`)
+`env.state()` (PettingZoo's convention; `env.state_space` is `Box(0, 1, ({state},), float32)`)
 is what a full-information observer knows: both hands, the stock in draw order, the
 discard pile, the known and declined cards of both, phase and who is to act (layout in
 `gin3_env.observation.state`). It is privileged: for centralised critics and diagnosis,
@@ -142,6 +109,7 @@ from ..observation.encoding import action_mask, encode
 from ..observation.layout import OBS_SIZE
 from ..observation.state import STATE_SIZE, encode_state
 from .aec_base import GinAECEnv, check_options, make_rules, render_frame, render_text, require_reset
+from .docstrings import action_table, fill, header_table, observation_table, signature_block
 from .infos import result_info
 from .keywords import factory_of, takes_rules_options
 from .wrapping import ActionSpace, wrap
@@ -266,3 +234,13 @@ def replay(log: Mapping[str, Any], *, render_mode: str | None = None, reward_sca
         except ValueError as exc:
             raise ValueError(f"hand log action #{i}: {exc}") from None
     return aec
+
+
+__doc__ = fill(
+    __doc__,
+    header=header_table('`from gin3_env import env` or `pettingzoo.make("aec", "gin3/three_handed_gin-v0")`', AGENTS,
+                        OBS_SIZE, "No (`gin3 play` plays against a policy in the terminal)"),
+    signature=signature_block("env", raw_env),
+    observation_table=observation_table(),
+    action_table=action_table(),
+)

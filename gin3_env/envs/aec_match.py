@@ -1,17 +1,7 @@
 """
 # Three-handed gin rummy ("in the box"): a match
 
-| Import             | `from gin3_env import match_env` or `pettingzoo.make("aec", "gin3/three_handed_gin_match-v0")` |
-|--------------------|------------------------------------------------------------------------------|
-| Actions            | Discrete                                                                     |
-| Parallel API       | No                                                                           |
-| Manual Control     | No                                                                           |
-| Agents             | `agents= ['player_0', 'player_1', 'player_2']`                               |
-| Agents             | 3                                                                            |
-| Action Shape       | Discrete(107)                                                                |
-| Action Values      | Discrete(107)                                                                |
-| Observation Shape  | (380,)                                                                       |
-| Observation Values | [0, 1]                                                                       |
+{header}
 
 A whole match of three-handed gin (§3, §7, §8): the three seats
 `player_0..2` play hand after hand until a seat's running total reaches
@@ -23,11 +13,7 @@ the hand env `three_handed_gin_v0` (same actions, masks and points).
 
 ### Arguments
 
-``` python
-match_env(render_mode=None, reward_scale=1.0, rules=None, render_view=None, *, gin_bonus=25,
-          undercut_bonus=10, knock_limit=10, target_score=100, dead_stock=2,
-          allow_discard_taken_card=False, max_turns=200)
-```
+{signature}
 
 As the hand env: `render_mode` `None`/`"ansi"`/`"human"`/`"rgb_array"`, `reward_scale`, and
 `rules=Rules(...)` or the rules options as keywords (not both). `render_view` is `None`
@@ -45,30 +31,15 @@ is a `ValueError` that says what is wrong.
 
 ### Observation Space
 
-`observe(agent)` returns `{"observation": float32[380], "action_mask": int8[107]}`.
-The first 374 entries are the hand env's observation of the seat's side of the
+`observe(agent)` returns `{"observation": float32[{match_obs}], "action_mask": int8[{actions}]}`.
+The first {obs} entries are the hand env's observation of the seat's side of the
 current hand: the box's seat sees the box's view; the captain's seat and the
 sitter's seat both see the team's view (the sitter advises the captain and
 sees his cards; it never sees the box's hidden cards or the stock). Then the
 match features. Scores are in seat order starting at the observer: its own,
 the next seat's (`(seat + 1) % 3`), the one after.
 
-| index   | feature             | meaning                                                             |
-|---------|---------------------|---------------------------------------------------------------------|
-| 0:52    | `hand`              | the side's hand (the captain's for captain and sitter)              |
-| 52:104  | `top_discard`       | top of the discard pile, one-hot (the upcard in the opening)        |
-| 104:156 | `discard_pile`      | the rest of the discard pile                                        |
-| 156:208 | `opponent_known`    | cards the other side took from the pile and still holds             |
-| 208:260 | `opponent_declined` | cards the other side declined (passed upcard, discards drawn over)  |
-| 260:312 | `own_declined`      | cards this side declined                                            |
-| 312:364 | `taken_this_turn`   | the card this side just took from the pile (may not discard it)     |
-| 364:369 | `phase`             | one-hot: offer to team, offer to box, draw, discard, hand over      |
-| 369:371 | `role`              | hand side one-hot: team (captain or sitter), box                    |
-| 371     | `stock_size`        | cards left in the stock / 31                                        |
-| 372     | `deadwood`          | the side's deadwood / 100 (after the best discard with 11 cards)    |
-| 373     | `turns`             | turns played in the hand / `max_turns`                              |
-| 374:377 | `match_role`        | the seat's role one-hot: box, captain, sitter                       |
-| 377:380 | `match_scores`      | totals / `target_score` (clipped to 1): self, next seat, the one after |
+{observation_table}
 
 #### Legal Actions Mask
 
@@ -78,13 +49,7 @@ illegal action ends the match with reward -1 for the seat that played it.
 
 ### Action Space
 
-| action  | meaning                               | legal when                                            |
-|---------|---------------------------------------|-------------------------------------------------------|
-| 0       | draw from the stock                   | draw phase                                            |
-| 1       | take the top discard (or the upcard)  | draw phase, opening offer                             |
-| 2       | pass (refuse the upcard)              | opening offer only                                    |
-| 3 + c   | discard card c                        | discard phase, c in hand (not the card just taken)    |
-| 55 + c  | knock, discarding card c              | discard phase, the other 10 have deadwood <= limit    |
+{action_table}
 
 ### Rewards
 
@@ -109,7 +74,7 @@ so `winner == match_winner`.
 
 ### State
 
-`env.state()` (`env.state_space`: `Box(0, 1, (594,), float32)`) is the hand env's
+`env.state()` (`env.state_space`: `Box(0, 1, ({match_state},), float32)`) is the hand env's
 privileged state of the hand in play (both hands, the stock in order, ...), then the
 roles it is played with (the seat of the box, the captain, the sitter) and the three
 totals / `target_score` in seat order. For centralised critics and diagnosis only:
@@ -143,6 +108,7 @@ from .aec_base import (
     render_text,
     require_reset,
 )
+from .docstrings import action_table, fill, header_table, observation_table, signature_block
 from .infos import NOT_APPLICABLE, result_info, role_codes
 from .keywords import factory_of, takes_rules_options
 from .wrapping import wrap
@@ -280,3 +246,14 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
 @factory_of(raw_env, "The match env wrapped as PettingZoo's classic envs are (see the module docstring).")
 def env(**kwargs: Any) -> AECEnv:
     return wrap(raw_env(**kwargs))
+
+
+__doc__ = fill(
+    __doc__,
+    header=header_table(
+        '`from gin3_env import match_env` or `pettingzoo.make("aec", "gin3/three_handed_gin_match-v0")`', SEATS,
+        MATCH_OBS_SIZE),
+    signature=signature_block("match_env", raw_env),
+    observation_table=observation_table(match=True),
+    action_table=action_table(),
+)

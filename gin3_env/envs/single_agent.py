@@ -8,10 +8,10 @@ learner's turn again, so the learner only sees its own decisions.
 | | |
 |---|---|
 | Import | ``gymnasium.make("gin3/ThreeHandedGin-v0")`` after ``import gin3_env`` |
-| Observation | ``Box(0, 1, (374,), float32)`` (match: ``(380,)``); layout in ``observation/layout.py`` |
-| Actions | ``Discrete(107)``: 0 draw, 1 take discard, 2 pass, 3+c discard c, 55+c knock discarding c |
-| Action mask | ``env.action_masks()`` and ``info["action_mask"]``, one bool (107,) array; all True at the end |
-| State | ``env.unwrapped.state()`` in ``env.unwrapped.state_space`` (582; match 594): privileged |
+| Observation | ``Box(0, 1, ({obs},), float32)`` (match: ``({match_obs},)``); layout in ``observation/layout.py`` |
+| Actions | ``Discrete({actions})``: {action_ids} |
+| Action mask | ``env.action_masks()`` and ``info["action_mask"]``, one bool ({actions},) array; all True at the end |
+| State | ``env.unwrapped.state()`` in ``env.unwrapped.state_space`` ({state}; match {match_state}): privileged |
 | Reward | the learner's game points at the end of a hand times ``reward_scale`` |
 
 Arguments
@@ -25,7 +25,7 @@ Arguments
   :class:`~gin3_env.envs.opponents.OpponentPool`. ``reset(seed=...)`` seeds the random
   opponents the env made (by name, also inside a pool) from the seed, so a seeded episode repeats.
 - ``features``: ``"plain"`` (the default: the observation above) or ``"augmented"`` (the derived
-  card features after it: ``Box(0, 1, (586,))``, match ``(592,)``), the values of ``gin3 train``'s
+  card features after it: ``Box(0, 1, ({aug},))``, match ``({match_aug},)``), the values of ``gin3 train``'s
   config, so a model ``gin3 train`` wrote evaluates with SB3's own tools on
   ``gymnasium.make(id, features=...)`` (docs/training.md). ``gymnasium.make_vec`` takes it too.
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
@@ -39,7 +39,7 @@ Arguments
   for debugging).
 
 A keyword the env does not take is a ``TypeError`` (``UnknownKeywordError``) naming it, the env and the closest known
-keyword. An action outside ``0..106`` (or not an integer) raises ``ValueError`` naming it.
+keyword. An action outside ``0..{last_action}`` (or not an integer) raises ``ValueError`` naming it.
 An illegal action (the env checkers send unmasked samples) is not played: the episode
 ends at once (``terminated=True``) with reward ``-illegal_penalty * reward_scale`` and
 ``info["illegal_action"] = True``. Dead and truncated hands score 0; a hand stopped at
@@ -54,7 +54,7 @@ readers stack them):
 
 | key | hand env | match env |
 |---|---|---|
-| ``action_mask`` | bool (107,), as ``action_masks()`` | the same |
+| ``action_mask`` | bool ({actions},), as ``action_masks()`` | the same |
 | ``learner`` / ``seat`` | int: 0 the team, 1 the box (as the vector env's) | the learner's seat, 0..2 |
 | ``result`` | the hand's result (below); ``outcome`` ``0`` while the hand is played | |
 | ``scores``, ``roles`` | | int (3,): the totals; each seat's role in the next hand (0 captain, 1 box, 2 sitter) |
@@ -122,6 +122,7 @@ from .aec_base import (
     render_in_mode,
     require_reset,
 )
+from .docstrings import action_ids, fill
 from .errors import check_action_value, check_illegal_penalty, check_learner_role, check_seed
 from .infos import result_info
 from .keywords import takes_rules_options
@@ -380,3 +381,6 @@ class ThreeHandedGinEnv(_LearnerEnv):
             "illegal_action": illegal,
             "hands_decided_before_learner_acted": skipped,
         }
+
+
+__doc__ = fill(__doc__, action_ids=action_ids())

@@ -6,8 +6,6 @@
   A's match win rate (Wilson interval) and mean final totals.
 - :func:`evaluate_openspiel_hands` / :func:`evaluate_openspiel_matches`: a policy
   against OpenSpiel's simple gin bot in OpenSpiel's two-player gin.
-- :func:`.vs_openspiel_bots.evaluate_bot_hands` (imported from its module, it needs
-  ``pyspiel``): an OpenSpiel bot (IS-MCTS) against a policy on our hand as an OpenSpiel game.
 - :func:`cli_main`: ``gin3 evaluate A B [--hands N] [--matches N] [--seed S]
   [--json PATH] [--vs-openspiel]``.
 

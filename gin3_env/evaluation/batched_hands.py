@@ -30,39 +30,23 @@ def batched_form(policy: Any, random_ok: bool = False, rules: Rules | None = Non
     """The deterministic batched form of ``policy``, or None; with ``random_ok`` a
     ``RandomPolicy``'s batched form too (same distribution, other draws than the scalar loop).
     With ``rules``, a policy built for other rules is refused in one line (the batched form plays
-    the rules its policy was built for: :func:`~gin3_env.game.policy.check_plays_rules`)."""
+    the rules its policy was built for: :func:`~gin3_env.game.policy.check_plays_rules`).
+
+    The map itself is :func:`gin3_env.vector.players.as_batch`; this leaves out what would not
+    play as the scalar loop does: a sampling ``SB3Policy`` and, unless ``random_ok``, a ``RandomPolicy``."""
     if rules is not None:
         from ..game.policy import check_plays_rules
 
         check_plays_rules(policy, rules)
-    from ..policies.gated import GatedPolicy
-    from ..policies.heuristic import HeuristicPolicy
     from ..policies.loading import SB3Policy
     from ..policies.random_policy import RandomPolicy
+    from ..vector.players import as_batch
 
-    if type(policy) is HeuristicPolicy:
-        from ..vector import HeuristicBatch
-
-        return HeuristicBatch.from_policy(policy)
-    if isinstance(policy, GatedPolicy):
-        from ..vector import GatedBatch
-
-        return GatedBatch(policy)
-    from ..policies.net import NetPolicy
-
-    if isinstance(policy, NetPolicy):
-        from ..vector import NetBatch
-
-        return NetBatch(policy)
-    if isinstance(policy, SB3Policy) and policy.deterministic:
-        from ..vector import ModelBatch
-
-        return ModelBatch(policy)
-    if random_ok and isinstance(policy, RandomPolicy):
-        from ..vector import RandomBatch
-
-        return RandomBatch(policy.rng)
-    return None
+    if isinstance(policy, str) or (isinstance(policy, SB3Policy) and not policy.deterministic):
+        return None
+    if isinstance(policy, RandomPolicy) and not random_ok:
+        return None
+    return as_batch(policy)
 
 
 def play_deals(

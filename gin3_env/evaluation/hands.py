@@ -7,9 +7,8 @@ overall mean is computed from the ``n_deals`` pair means (one value per deal:
 A's average over its two seats), not from the ``2 * n_deals`` single hands.
 Per-role intervals use the ``n_deals`` hands of that role.
 
-The seats are not worth the same: the captain moves first (HeuristicPolicy
-against itself scores +0.80 [+0.33, +1.27] points per hand as the team over
-10,000 deals, seed 2026). With ``seat_baseline=True`` each deal is also played
+The seats are not worth the same: the captain moves first (what each seat is
+worth is measured in ``docs/results.md``). With ``seat_baseline=True`` each deal is also played
 by B against itself, and A's points in each seat are compared with B's in the
 same seat on the same deal against the same opponent (B): "A as box minus B as
 box". These paired differences say whether A plays a seat better than B does,

@@ -25,8 +25,7 @@ among the candidates.
 
 Candidates: both moves of a take/pass choice at the opening; both moves of a take/draw
 choice only with ``search_draws=True`` (off by default: measured against the true state, the
-search's take/draw overrides lost 1.6 points each, probably because the belief leaves cards the
-opponent really holds in the sampled stock, so drawing looks better than it is); in the discard phase the
+search's take/draw overrides lost points, see ``docs/beating_the_heuristic.md``); in the discard phase the
 heuristic's ``max_candidates`` best discards by its own scores, the knock with the least
 deadwood (if any knock is legal) and the heuristic's move. Decisions with one legal move
 are not searched.
@@ -46,22 +45,10 @@ gate file: the gated blueprint above; spec ``search:rollout_gate=trained,belief=
 the same order give the same moves. With a time budget the number of samples depends on
 the machine's speed.
 
-The defaults (128 states, no time budget, ``margin_z=2``) are the best measured configuration:
-``gin3 evaluate search heuristic --hands 300 --matches 0 --seed 2026 --seat-baseline`` gave
-+1.23 [+0.36, +2.09] points per hand; on fresh deals ``--seed 7`` gave -0.11, ``--seed 11``
-+0.62 and ``--seed 13`` +0.84 (the three pooled: +0.45 [-0.08, +0.98]). A searched decision took
-a median of 60 to 160 ms on the shared 2-core machine (``results/search_strength.json``);
-``time_budget=0.1`` caps the time instead.
-
-On the gated blueprint (docs/beating_the_heuristic.md, item 12; ``results/search_gated_*.json``; measured with
-the knock gate alone, before ``trained`` had its draw gate; not yet measured with both), against the
-heuristic over 240 duplicate deals of seed 33001: ``rollout_gate=trained`` +0.57 [-0.42, +1.57],
-``rollout_gate=trained,belief=mcmc`` +1.90 [+0.75, +3.04], the default on the same deals +1.43 [+0.37, +2.48];
-with seed 33003 (440 deals) ``rollout_gate=trained,belief=mcmc`` +1.70 [+0.81, +2.59], the default +0.86
-[+0.06, +1.67]; paired, the former minus the default +0.83 [-0.17, +1.84], so the default stays. Against
-``trained`` (150 deals, seed 33002): ``rollout_gate=trained`` +2.32 [+0.72, +3.92], with ``belief=mcmc`` +1.00
-[-0.59, +2.59]. The gated searches took a median of 136 to 207 ms per searched decision untimed (load 7 to 9 on
-2 cores).
+The defaults (128 states, no time budget, ``margin_z=2``) are the best configuration measured;
+``time_budget=0.1`` caps the time instead. The measurements of the defaults, of the gated blueprint and of the
+belief choices, each with its command, are in ``docs/beating_the_heuristic.md`` (items 7, 9 and 12) and
+``docs/results.md``.
 
 Whom it faces (``opponent``): with a spec (``search:opponent=trained``) the belief's likelihood is that player's
 own moves (:mod:`.policy_belief`: its batched form, :mod:`.opponent_model`, plays the opponent's observation
@@ -72,10 +59,8 @@ ladder, ``gin3 exploit``, the matches), and where nobody does, or the opponent h
 model stays. ``rollout_policy`` (a spec) makes any batched player the blueprint (playouts and default move;
 compiled where it is the heuristic or a gated player, else stepped in Python: :mod:`.policy_rollouts`);
 ``rollout_self`` gives the search's own side another player in its playouts and as its default move
-(``gin3 exploit``'s searcher plays ``trained`` itself against the player it models). Against ``trained``
-on 60 deals of seed 37001 (docs/exploitability.md), ``rollout_gate=trained`` with the opponent's own player as
-its likelihood minus the same search with the kernel model: +1.41 [-1.07, +3.88] points per hand, deal by deal;
-the defaults are unchanged.
+(``gin3 exploit``'s searcher plays ``trained`` itself against the player it models). The opponent model
+against the kernel model is measured in ``docs/exploitability.md``.
 
 The compiled core (numba) is imported when the policy is built, not with the package.
 """

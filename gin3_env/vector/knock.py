@@ -24,8 +24,8 @@ exactly what its holds gain.
 | Infos | the same keys on every step: ``action_mask``, ``learner`` (0 team, 1 box), ``result`` |
 
 :class:`KnockHands` is the batched core under it (``num_envs`` hands a call, the same API as
-:class:`~gin3_env.vector.learner.LearnerHands`, so :class:`~.knock_sb3.KnockSB3VecEnv` is the
-SB3 learner env over it); :class:`KnockGateBatch` plays a gate (any function from gate
+:class:`~gin3_env.vector.learner.LearnerHands`, so an SB3 learner env can stand on it as on
+that); :class:`KnockGateBatch` plays a gate (any function from gate
 features to knock/hold) as a full batched player, for evaluation on duplicate deals.
 
 Arguments

@@ -1,8 +1,8 @@
 """MaskablePPO on the knock learner (:mod:`gin3_env.vector.knock`), measured against the heuristic.
 
-``python -m gin3_env.training.sb3.knock_ppo --steps 60000 --out runs/knock_ppo --eval-hands 4500 --eval-seed 2027``
+``python -m experiments.knock_ppo --steps 60000 --out runs/knock_ppo --eval-hands 4500 --eval-seed 2027``
 trains a small MLP gate (knock or hold at each decision where the heuristic could knock; the
-heuristic plays the rest) on :class:`~gin3_env.vector.knock_sb3.KnockSB3VecEnv`, rewarded by the
+heuristic plays the rest) on :func:`knock_vec_env` (the knock learner as an SB3 ``VecEnv``), rewarded by the
 learner's points minus the heuristic's on the same deal and seat; then plays the gate (the
 likelier action at each decision) against the heuristic on ``--eval-hands`` duplicate deals of
 ``--eval-seed``, with the seat-adjusted figures, on the batched core. It writes
@@ -25,11 +25,40 @@ from typing import Any
 
 import numpy as np
 
-from ...argparsing import OneLineErrorParser
-from ...files import atomic_output, save_json
+from gin3_env.argparsing import OneLineErrorParser
+from gin3_env.files import atomic_output, save_json
 
 MODEL_NAME = "knock_ppo.zip"
 REPORT_NAME = "knock_ppo.json"
+
+
+def knock_vec_env(num_envs: int = 64, **kwargs: Any) -> Any:
+    """The knock learner (:class:`~gin3_env.vector.knock.KnockHands`, keywords as there) as a
+    stable-baselines3 ``VecEnv`` that ``MaskablePPO`` trains on as is: observations are the gate
+    features, actions 0 (hold) and 1 (knock), the mask two ``True``; ``infos[i]["result"]`` holds
+    the learner's points and the heuristic's on the same deal and seat."""
+    from gymnasium import spaces
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+    from gin3_env.vector.knock import GATE_SIZE, KnockHands
+    from gin3_env.vector.sb3_env import GinSB3VecEnv
+
+    class KnockSB3VecEnv(GinSB3VecEnv):
+        def __init__(self) -> None:
+            self.core = KnockHands(num_envs, **kwargs)  # type: ignore[assignment]
+            VecEnv.__init__(self, self.core.num_envs, spaces.Box(0.0, 10.0, (GATE_SIZE,), np.float32),
+                            spaces.Discrete(2))
+            self._actions = None
+            self._first_reset = True
+            self._started = False
+
+        def env_method(self, method_name: str, *method_args: Any, indices: Any = None,
+                       **method_kwargs: Any) -> list[Any]:
+            if method_name == "set_opponent":
+                raise ValueError("the knock learner's opponent is the heuristic (it is also the reward's baseline)")
+            return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)
+
+    return KnockSB3VecEnv()
 
 
 def make_model(env: Any, seed: int, init_knock: float = 0.9, **ppo: Any) -> Any:
@@ -52,10 +81,10 @@ def make_model(env: Any, seed: int, init_knock: float = 0.9, **ppo: Any) -> Any:
 def evaluate_gate(gate_batch: Any, n_hands: int, seed: int, seat_baseline: bool = True) -> Any:
     """A batched player (a :class:`~gin3_env.vector.knock.KnockGateBatch`, say) against the heuristic on
     ``n_hands`` duplicate deals of ``seed``, on the batched core (the report of ``gin3 evaluate``)."""
-    from ...engine.rules import Rules
-    from ...evaluation.batched_hands import evaluate_hands_batched
-    from ...policies.heuristic import HeuristicPolicy
-    from ...vector import HeuristicBatch
+    from gin3_env.engine.rules import Rules
+    from gin3_env.evaluation.batched_hands import evaluate_hands_batched
+    from gin3_env.policies.heuristic import HeuristicPolicy
+    from gin3_env.vector import HeuristicBatch
 
     heuristic = HeuristicPolicy()
     return evaluate_hands_batched(gate_batch, heuristic, gate_batch, HeuristicBatch.from_policy(heuristic),
@@ -68,9 +97,7 @@ def train(steps: int, num_envs: int, seed: int, init_knock: float, reward_scale:
     share of holds) per rollout."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from ...vector.knock_sb3 import KnockSB3VecEnv
-
-    env = KnockSB3VecEnv(num_envs, reward_scale=reward_scale, seed=seed)
+    env = knock_vec_env(num_envs, reward_scale=reward_scale, seed=seed)
     model = make_model(env, seed, init_knock)
     curve: list[dict[str, float]] = []
     start = time.monotonic()
@@ -105,7 +132,7 @@ def train(steps: int, num_envs: int, seed: int, init_knock: float, reward_scale:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineErrorParser(prog="python -m gin3_env.training.sb3.knock_ppo",
+    parser = OneLineErrorParser(prog="python -m experiments.knock_ppo",
                                 description="MaskablePPO on the knock learner, then the gate against the heuristic.")
     parser.add_argument("--out", help=f"run folder: {MODEL_NAME} and {REPORT_NAME} go there (with --evaluate: "
                         "evaluation_seedS.json)")
@@ -134,9 +161,9 @@ def load_gate_model(path: str | Path) -> Any:
     """A saved gate (``knock_ppo.zip``) read as data, never unpickled (the model-file rules)."""
     from gymnasium import spaces
 
-    from ...policies.model_fields import EnvFit
-    from ...policies.model_file import load_sb3_model
-    from ...vector.knock import GATE_SIZE
+    from gin3_env.policies.model_fields import EnvFit
+    from gin3_env.policies.model_file import load_sb3_model
+    from gin3_env.vector.knock import GATE_SIZE
 
     shape = {"observation_space": spaces.Box(0.0, 10.0, (GATE_SIZE,), np.float32), "action_space": spaces.Discrete(2)}
     fit = EnvFit((GATE_SIZE,), 2, "the knock learner (gin3/ThreeHandedGinKnock-v0)", "Box(0, 10)")
@@ -144,7 +171,7 @@ def load_gate_model(path: str | Path) -> Any:
 
 
 def evaluate_saved(args: argparse.Namespace) -> dict[str, Any]:
-    from ...vector.knock import KnockGateBatch, sb3_gate
+    from gin3_env.vector.knock import KnockGateBatch, sb3_gate
 
     if args.eval_hands < 1:
         raise ValueError("--evaluate needs --eval-hands >= 1")
@@ -153,7 +180,7 @@ def evaluate_saved(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"{target} exists; give another --out or --eval-seed")
     gate = KnockGateBatch(sb3_gate(load_gate_model(args.evaluate)), name="knock-ppo")
     result = evaluate_gate(gate, args.eval_hands, args.eval_seed)
-    report = {"command": "python -m gin3_env.training.sb3.knock_ppo " + " ".join(sys.argv[1:]), "model": args.evaluate,
+    report = {"command": "python -m experiments.knock_ppo " + " ".join(sys.argv[1:]), "model": args.evaluate,
               "evaluation": {**result.to_dict(), "gated_decisions": gate.decisions, "holds": gate.holds}}
     print(result.to_text())
     print(f"holds: {gate.holds} of {gate.decisions} knock decisions ({gate.holds / max(1, gate.decisions):.1%})")
@@ -165,7 +192,7 @@ def evaluate_saved(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from ...vector.knock import KnockGateBatch, sb3_gate
+    from gin3_env.vector.knock import KnockGateBatch, sb3_gate
 
     if args.evaluate:
         return evaluate_saved(args)
@@ -181,7 +208,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     with atomic_output(out / MODEL_NAME) as tmp:
         model.save(tmp)
-    report: dict[str, Any] = {"command": "python -m gin3_env.training.sb3.knock_ppo " + " ".join(sys.argv[1:]),
+    report: dict[str, Any] = {"command": "python -m experiments.knock_ppo " + " ".join(sys.argv[1:]),
                               "settings": {k: v for k, v in vars(args).items() if k != "no_progress"},
                               "train_seconds": seconds, "curve": curve, "evaluation": None}
     if args.eval_hands:

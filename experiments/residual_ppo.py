@@ -1,6 +1,6 @@
 """A residual MaskablePPO on the full game: its logits start at the heuristic's choice.
 
-``python -m gin3_env.training.sb3.residual_ppo --steps 100000 --out runs/residual --eval-hands 4500 --eval-seed 2027``
+``python -m experiments.residual_ppo --steps 100000 --out runs/residual --eval-hands 4500 --eval-seed 2027``
 trains on the batched learner env (:func:`gin3_env.sb3_vec_env`: every decision of the learner's
 seat, the heuristic as the opponent, the reward the learner's points minus the heuristic's on
 the same deal and seat). The observation is the plain vector followed by a one-hot of the
@@ -8,7 +8,7 @@ heuristic's move at that decision (:class:`HeuristicHint`), and the policy's log
 network's plus ``--bonus`` on that move (:class:`ResidualPolicy`): the untrained policy plays
 the heuristic's move with probability about ``e^bonus / (e^bonus + legal moves - 1)``, and its
 likelier move is the heuristic's, so the network learns only where to leave it. Evaluation and
-outputs as :mod:`gin3_env.training.sb3.knock_ppo` (``OUT/residual_ppo.zip``, ``OUT/residual_ppo.json``).
+outputs as :mod:`experiments.knock_ppo` (``OUT/residual_ppo.zip``, ``OUT/residual_ppo.json``).
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from ...argparsing import OneLineErrorParser
-from ...engine.actions import NUM_ACTIONS
-from ...files import atomic_output, save_json
-from ...observation.layout import OBS_SIZE
-from .knock_ppo import check_out, evaluate_gate
+from experiments.knock_ppo import check_out, evaluate_gate
+from gin3_env.argparsing import OneLineErrorParser
+from gin3_env.engine.actions import NUM_ACTIONS
+from gin3_env.files import atomic_output, save_json
+from gin3_env.observation.layout import OBS_SIZE
 
 MODEL_NAME = "residual_ppo.zip"
 REPORT_NAME = "residual_ppo.json"
@@ -51,7 +51,7 @@ class HeuristicHint(VecEnvWrapper):
     def __init__(self, venv: Any) -> None:
         from gymnasium import spaces
 
-        from ...vector.players import as_batch
+        from gin3_env.vector.players import as_batch
 
         super().__init__(venv, observation_space=spaces.Box(0.0, 1.0, (HINT_SIZE,), np.float32))
         self.heuristic = as_batch("heuristic", None)
@@ -117,7 +117,7 @@ class ResidualBatch:
     """A trained residual model as a batched player (its likelier move at every decision)."""
 
     def __init__(self, model: Any, name: str = "residual-ppo") -> None:
-        from ...vector.players import as_batch
+        from gin3_env.vector.players import as_batch
 
         self.model = model
         self.name = name
@@ -146,7 +146,7 @@ def make_model(env: Any, seed: int, bonus: float) -> Any:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineErrorParser(prog="python -m gin3_env.training.sb3.residual_ppo",
+    parser = OneLineErrorParser(prog="python -m experiments.residual_ppo",
                                 description="Residual MaskablePPO on the full game, then against the heuristic.")
     parser.add_argument("--out", required=True, help=f"run folder: {MODEL_NAME} and {REPORT_NAME} go there")
     parser.add_argument("--steps", type=int, default=100_000, help="learner decisions to train on (default 100000)")
@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from ...vector.sb3_env import GinSB3VecEnv
+    from gin3_env.vector.sb3_env import GinSB3VecEnv
 
     if args.steps < 1 or args.envs < 1 or args.eval_hands < 0:
         raise ValueError("--steps and --envs must be >= 1, --eval-hands >= 0")
@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     with atomic_output(out / MODEL_NAME) as tmp:
         model.save(tmp)
-    report: dict[str, Any] = {"command": "python -m gin3_env.training.sb3.residual_ppo " + " ".join(sys.argv[1:]),
+    report: dict[str, Any] = {"command": "python -m experiments.residual_ppo " + " ".join(sys.argv[1:]),
                               "settings": {k: v for k, v in vars(args).items() if k != "no_progress"},
                               "train_seconds": seconds, "evaluation": None}
     if args.eval_hands:

@@ -27,8 +27,8 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvWrapper
 
-from ..observation.state import STATE_SIZE
-from .sb3_env import GinSB3VecEnv
+from gin3_env.observation.state import STATE_SIZE
+from gin3_env.vector.sb3_env import GinSB3VecEnv
 
 EXTRAS = ("state", "opponent_view")
 
