@@ -108,3 +108,21 @@ def test_net_with_an_advantage_head_round_trips_and_switches(tmp_path) -> None:
     assert improve(chosen, adv, start, legal, 2.0).tolist() == [0, KNOCK_BASE + 2]
     assert improve(chosen, adv, start, legal, 3.0).tolist() == [0, DISCARD_BASE + 1]
     assert NetPolicy(back).act_batch is not None
+
+
+def test_improve_pipeline_runs_a_round_and_resumes(tmp_path) -> None:
+    from gin3_env.policies.net import load_net
+    from gin3_env.training.improve.run import ImproveConfig, run, wants_improve
+
+    cfg = ImproveConfig(out_dir=str(tmp_path), decisions=12, shard_size=6, shuffles=2, rate=0.5,
+                        continuation="heuristic", epochs=1.0, folds=2)
+    state = run(cfg)
+    (r0,) = state["rounds"]
+    assert r0["labelled_decisions"] == 12 and [row["margin"] for row in r0["cv"]["table"]][0] == 0.0
+    improved = load_net(tmp_path / "improve" / "improved_r0.npz")
+    assert improved.head is not None and improved.provenance["labelled_decisions"] == 12
+    assert wants_improve(["--resume", str(tmp_path / "improve")]) and wants_improve(["--config", "improve"])
+    assert not wants_improve(["--config", "quick"])
+    again = run(ImproveConfig(**{**state["config"], "rounds": 2, "resume": str(tmp_path / "improve")}))
+    assert [r["round"] for r in again["rounds"]] == [0, 1] and again["rounds"][1]["labelled_decisions"] == 24
+    assert again["rounds"][1]["state_player"].endswith("improved_r0.npz")

@@ -222,7 +222,7 @@ def run_round(folder: str | Path, run: ActionLabels, progress: Callable[[str], N
 
         shard = label_shard(run, i, player, other, cont, tick, threads)
         buffer = io.BytesIO()
-        np.savez(buffer, **shard)
+        np.savez(buffer, allow_pickle=False, **shard)
         write_bytes(paths[i], buffer.getvalue())
         n = len(shard["played"])
         dt = time.process_time() - c0
