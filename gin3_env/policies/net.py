@@ -52,7 +52,7 @@ NET_VERSION = 1
 FILE_LIMIT = 8 * 1024 * 1024  # bytes of a model file, and of each member inflated
 STATE_SIZE = OBS_SIZE + NUM_STATE_FEATURES  # the observation, then the state features
 WEIGHTS = ("state_mean", "state_scale", "action_mean", "action_scale", "Ws", "Wa", "b1", "W2", "b2", "w3", "b3")
-HEAD_MEMBERS = (*(f"head_{w}" for w in WEIGHTS), "head_margin")
+HEAD_MEMBERS = (*(f"head_{w}" for w in WEIGHTS), "head_margin", "head_top")
 MEMBERS = ("meta", *WEIGHTS, *HEAD_MEMBERS)
 DESCRIPTION = "a network acting alone: it scores each legal action from that action's own features"
 
@@ -75,6 +75,7 @@ class ActionNet:
     provenance: dict[str, Any] = field(default_factory=dict)
     head: ActionNet | None = None  # the advantage head of an improved player (see the module doc)
     margin: float = 0.0  # the predicted gain over the network's choice the head must clear to switch
+    top: int = 0  # the head's candidates: the network's best ``top`` actions by its scores (0: every legal one)
 
     def __post_init__(self) -> None:
         for name in WEIGHTS:
@@ -98,6 +99,9 @@ class ActionNet:
         if not np.isfinite(self.margin):
             raise ValueError(f"head_margin must be a finite number, got {self.margin!r}")
         self.margin = float(self.margin)
+        if isinstance(self.top, bool) or not 0 <= int(self.top) <= NUM_ACTIONS or int(self.top) != self.top:
+            raise ValueError(f"head_top must be an int in 0..{NUM_ACTIONS}, got {self.top!r}")
+        self.top = int(self.top)
 
     @property
     def hidden(self) -> tuple[int, int]:
@@ -113,6 +117,7 @@ class ActionNet:
         if self.head is not None:
             arrays.update({f"head_{name}": getattr(self.head, name) for name in WEIGHTS})
             arrays["head_margin"] = np.float32(self.margin)
+            arrays["head_top"] = np.int64(self.top)
         np.savez_compressed(buffer, meta=np.array(json.dumps(self.meta())), **arrays)
         return buffer.getvalue()
 
@@ -160,19 +165,23 @@ def net_from_npz(data: Any, where: str = "the file") -> ActionNet:
             raise ValueError(f"{where}'s {name} is not an array of numbers (dtype {a.dtype})")
         arrays[name] = a
     prov = meta.get("provenance", {})
-    head, margin = None, 0.0
+    head, margin, top = None, 0.0, 0.0
     if has_head:
-        for name in (*(f"head_{w}" for w in WEIGHTS), "head_margin"):
+        for name in HEAD_MEMBERS:
             if data[name].dtype.kind not in "fiu":
                 raise ValueError(f"{where}'s {name} is not an array of numbers (dtype {data[name].dtype})")
-        if data["head_margin"].shape != ():
-            raise ValueError(f"{where}'s head_margin has shape {data['head_margin'].shape}, expected ()")
+        for name in ("head_margin", "head_top"):
+            if data[name].shape != ():
+                raise ValueError(f"{where}'s {name} has shape {data[name].shape}, expected ()")
         try:
             head = ActionNet(**{w: data[f"head_{w}"] for w in WEIGHTS})
         except ValueError as exc:
             raise ValueError(f"{where}'s advantage head: {exc}") from None
-        margin = float(data["head_margin"])
-    return ActionNet(**arrays, provenance=prov if isinstance(prov, dict) else {}, head=head, margin=margin)
+        margin, top = float(data["head_margin"]), float(data["head_top"])
+        if top != int(top):
+            raise ValueError(f"{where}'s head_top is not a whole number ({top})")
+    return ActionNet(**arrays, provenance=prov if isinstance(prov, dict) else {}, head=head, margin=margin,
+                     top=int(top) if has_head else 0)
 
 
 def load_net(path: str | os.PathLike[str]) -> ActionNet:
@@ -243,9 +252,13 @@ class NetPolicy:
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         state, acts, start, legal = self.inputs(observations, masks)
         rows = np.repeat(np.arange(len(state)), np.diff(start))
-        chosen = choose(self.net.scores(state, acts, rows), start, legal)
+        scores = self.net.scores(state, acts, rows)
+        chosen = choose(scores, start, legal)
         if self.net.head is not None:
-            chosen = improve(chosen, self.net.head.scores(state, acts, rows), start, legal, self.net.margin)
+            advantage = self.net.head.scores(state, acts, rows)
+            if self.net.top:
+                advantage[ranks(scores, start) >= self.net.top] = -np.inf
+            chosen = improve(chosen, advantage, start, legal, self.net.margin)
         return chosen
 
     def act(self, observation: dict[str, Any]) -> int:
@@ -254,6 +267,15 @@ class NetPolicy:
 
     def __repr__(self) -> str:
         return f"NetPolicy({self.name!r}, hidden={self.net.hidden}, knock_limit={self.knock_limit})"
+
+
+def ranks(scores: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Each action's rank in its row by ``scores`` (0 the best; ties to the lower action, as :func:`choose`)."""
+    rows = np.repeat(np.arange(len(start) - 1), np.diff(start))
+    order = np.lexsort((np.arange(len(scores)), -scores.astype(np.float64), rows))
+    rank = np.empty(len(scores), np.int64)
+    rank[order] = np.arange(len(scores)) - start[rows[order]]
+    return rank
 
 
 def improve(chosen: np.ndarray, advantage: np.ndarray, start: np.ndarray, legal: np.ndarray,

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...argparsing import OneLineErrorParser
 from ...policies.loading import NET_MODEL
-from ...policies.net import ActionNet, load_net
+from ...policies.net import WEIGHTS, ActionNet, load_net
 from ..options import add_option_flags, option, option_overrides
 from ..run.checkpoints import write_json
 from ..run.folder import check_run_name
@@ -96,18 +96,20 @@ def improve_round(cfg: ImproveConfig, r: int, base: ActionNet, state: dict[str, 
         paths += run_round(run_dir / "labels", cfg.labels(k, prev), progress=_say)
     label_cpu = time.process_time() - c0
     c1 = time.process_time()
-    data = Labelled(load_shards(paths))
+    data = Labelled(load_shards(paths), base)
     fit_args: dict[str, Any] = {"hidden": (cfg.hidden[0], cfg.hidden[1]), "epochs": cfg.epochs}
-    cv = cross_validate(base, data, cfg.folds, cfg.seed + r, **fit_args)
-    _say(f"round {r}: {len(data):,} labelled decisions; cross-validated margin {cv['margin']} (switching on "
+    cv = cross_validate(data, cfg.folds, cfg.seed + r, **fit_args)
+    _say(f"round {r}: {len(data):,} labelled decisions; cross-validated: net's best {cv['top'] or 'all'} "
+         f"actions, margin {cv['margin']} (switching on "
          f"{cv['chosen']['switch_share']:.1%} of decisions, {cv['chosen']['gain_per_decision']:+.3f} "
          f"+- {cv['chosen']['gain_se']:.3f} points per decision)")
-    head = fit_head(data, np.arange(len(data)), seed=cfg.seed + r, **fit_args)
+    head = fit_head(data, np.arange(len(data)), cv["top"], cv["lam"], seed=cfg.seed + r, **fit_args)
     margin = cv["margin"] if np.isfinite(cv["margin"]) else 1e6
-    improved = ActionNet(**{k: v for k, v in vars(base).items() if k not in ("head", "margin", "provenance")},
+    improved = ActionNet(**{w: getattr(base, w) for w in WEIGHTS},
                          provenance={**base.provenance, "improved_by": "gin3 train --config improve", "round": r,
-                                     "labelled_decisions": len(data), "margin": cv["margin"]},
-                         head=head, margin=margin)
+                                     "labelled_decisions": len(data), "margin": cv["margin"],
+                                     "top": cv["top"], "ridge": cv["lam"]},
+                         head=head, margin=margin, top=cv["top"])
     improved.save(run_dir / f"improved_r{r}.npz")
     record = {"round": r, "state_player": player, "labelled_decisions": len(data), "cv": cv,
               "label_cpu_minutes": label_cpu / 60, "fit_cpu_minutes": (time.process_time() - c1) / 60}
