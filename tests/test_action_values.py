@@ -123,7 +123,7 @@ def test_improve_pipeline_runs_a_round_and_resumes(tmp_path) -> None:
     from gin3_env.training.improve.run import ImproveConfig, run, wants_improve
 
     cfg = ImproveConfig(out_dir=str(tmp_path), decisions=12, shard_size=6, shuffles=2, rate=0.5,
-                        continuation="heuristic", epochs=1.0, folds=2)
+                        continuation="heuristic", folds=2)
     state = run(cfg)
     (r0,) = state["rounds"]
     assert r0["labelled_decisions"] == 12 and r0["cv"]["table"][0]["margin"] == 0.0 and r0["cv"]["lam"] > 0

@@ -51,8 +51,6 @@ class ImproveConfig:
     shard_size: int = option(400, "decisions per shard file (the unit a resumed run skips)")
     shuffles: int = option(16, "K: stock reshuffles shared by every action of a decision")
     rate: float = option(0.15, "each discard decision of the state player is valued with this probability")
-    hidden: list[int] = option([64, 32], "the head's two hidden layer sizes, YAML list")
-    epochs: float = option(30.0, "passes over the labels at each fit of the head")
     folds: int = option(5, "cross-validation folds (by deal) that choose the margin")
     eval_deals: int = option(0, "duplicate deals of the play test after each round (0: none)")
     eval_seed: int = option(62001, "seed of the play test (fresh deals: never used for labels or choices)")
@@ -67,9 +65,8 @@ class ImproveConfig:
             if isinstance(v, bool) or not isinstance(v, int) or v < (2 if name in ("shuffles", "folds") else 1):
                 raise ValueError(f"config key {name!r} must be an integer >= "
                                  f"{2 if name in ('shuffles', 'folds') else 1}, got {v!r}")
-        if (not isinstance(self.hidden, list) or len(self.hidden) != 2
-                or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in self.hidden)):
-            raise ValueError(f"config key 'hidden' must list two layer sizes > 0, got {self.hidden!r}")
+        if isinstance(self.rate, bool) or not isinstance(self.rate, int | float) or not 0 < self.rate <= 1:
+            raise ValueError(f"config key 'rate' must be a number in (0, 1], got {self.rate!r}")
 
     @property
     def run_dir(self) -> Path:
@@ -97,13 +94,12 @@ def improve_round(cfg: ImproveConfig, r: int, base: ActionNet, state: dict[str, 
     label_cpu = time.process_time() - c0
     c1 = time.process_time()
     data = Labelled(load_shards(paths), base)
-    fit_args: dict[str, Any] = {"hidden": (cfg.hidden[0], cfg.hidden[1]), "epochs": cfg.epochs}
-    cv = cross_validate(data, cfg.folds, cfg.seed + r, **fit_args)
+    cv = cross_validate(data, cfg.folds, cfg.seed + r)
     _say(f"round {r}: {len(data):,} labelled decisions; cross-validated: net's best {cv['top'] or 'all'} "
          f"actions, margin {cv['margin']} (switching on "
          f"{cv['chosen']['switch_share']:.1%} of decisions, {cv['chosen']['gain_per_decision']:+.3f} "
          f"+- {cv['chosen']['gain_se']:.3f} points per decision)")
-    head = fit_head(data, np.arange(len(data)), cv["top"], cv["lam"], seed=cfg.seed + r, **fit_args)
+    head = fit_head(data, np.arange(len(data)), cv["top"], cv["lam"], seed=cfg.seed + r)
     margin = cv["margin"] if np.isfinite(cv["margin"]) else 1e6
     improved = ActionNet(**{w: getattr(base, w) for w in WEIGHTS},
                          provenance={**base.provenance, "improved_by": "gin3 train --config improve", "round": r,
