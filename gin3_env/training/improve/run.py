@@ -8,8 +8,9 @@ loader reads (``gin3 evaluate RUN_DIR/improved_rR.npz trained --seat-baseline``)
 then plays the continuation player and the base network on fresh duplicate deals.
 
 The run folder holds ``labels/`` (the shards), ``improved_rR.npz`` and ``state.json`` (the config and each
-finished round: labels, CPU-minutes per stage, the cross-validation table, the margin, the play figures);
-every file is written whole or not at all. ``--resume RUN_DIR`` skips the shards and rounds it finds.
+finished round: labels, the CPU-minutes of each stage in the session that finished it, the cross-validation
+table, the margin, the play figures); every file is written whole or not at all. ``--resume RUN_DIR`` skips
+the shards and rounds it finds.
 """
 
 from __future__ import annotations
@@ -108,7 +109,8 @@ def improve_round(cfg: ImproveConfig, r: int, base: ActionNet, state: dict[str, 
                          head=head, margin=margin, top=cv["top"])
     improved.save(run_dir / f"improved_r{r}.npz")
     record = {"round": r, "state_player": player, "labelled_decisions": len(data), "cv": cv,
-              "label_cpu_minutes": label_cpu / 60, "fit_cpu_minutes": (time.process_time() - c1) / 60}
+              "label_cpu_minutes_this_session": label_cpu / 60,  # the shards this process made
+              "fit_cpu_minutes": (time.process_time() - c1) / 60}
     if cfg.eval_deals:
         from ..distill.run import figures
         from ..distill.run import versus as play
