@@ -101,10 +101,12 @@ def improve_round(cfg: ImproveConfig, r: int, base: ActionNet, state: dict[str, 
          f"{cv['chosen']['switch_share']:.1%} of decisions, {cv['chosen']['gain_per_decision']:+.3f} "
          f"+- {cv['chosen']['gain_se']:.3f} points per decision)")
     head = fit_head(data, np.arange(len(data)), cv["top"], cv["lam"], seed=cfg.seed + r)
-    margin = cv["margin"] if np.isfinite(cv["margin"]) else 1e6
+    margin = cv["margin"] if np.isfinite(cv["margin"]) else 1e6  # no switch gained: a margin never cleared
+    if not np.isfinite(cv["margin"]):
+        cv["margin"] = None
     improved = ActionNet(**{w: getattr(base, w) for w in WEIGHTS},
                          provenance={**base.provenance, "improved_by": "gin3 train --config improve", "round": r,
-                                     "labelled_decisions": len(data), "margin": cv["margin"],
+                                     "labelled_decisions": len(data), "margin": margin,
                                      "top": cv["top"], "ridge": cv["lam"]},
                          head=head, margin=margin, top=cv["top"])
     improved.save(run_dir / f"improved_r{r}.npz")
