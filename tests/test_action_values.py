@@ -134,3 +134,20 @@ def test_improve_pipeline_runs_a_round_and_resumes(tmp_path) -> None:
     again = run(ImproveConfig(**{**state["config"], "rounds": 2, "resume": str(tmp_path / "improve")}))
     assert [r["round"] for r in again["rounds"]] == [0, 1] and again["rounds"][1]["labelled_decisions"] == 24
     assert again["rounds"][1]["state_player"].endswith("improved_r0.npz")
+
+
+def test_candidate_labels_value_only_nets_best_actions() -> None:
+    from gin3_env.policies.loading import NET_MODEL
+    from gin3_env.policies.net import load_net
+    from gin3_env.training.improve.head import Labelled, cross_validate
+    from gin3_env.training.improve.labels import _batch_player, label_shard
+
+    run = ActionLabels(seed=3, decisions=10, shard_size=10, shuffles=2, rate=0.5, num_envs=8, candidates=2,
+                       continuation="heuristic")
+    assert "candidates" in run.key() and "candidates" not in ActionLabels().key()  # old shards keep their key
+    shard = label_shard(run, 0, _batch_player("net"), _batch_player("heuristic"), continuation_args("heuristic"))
+    valued = np.isfinite(shard["values"])
+    assert (valued.sum(axis=1) == 2).all() and valued[np.arange(10), shard["played"]].all()
+    data = Labelled({k: v for k, v in shard.items() if k != "run"}, load_net(NET_MODEL))
+    assert data.covers(2) and not data.covers(3) and not data.covers(0)
+    assert {row["top"] for row in cross_validate(data, 2, 0)["table"]} == {2}

@@ -41,10 +41,11 @@ class Labelled:
         self.rows = np.repeat(np.arange(len(obs)), np.diff(self.start))
         self.values = shards["values"].astype(np.float64)
         v = self.values[self.rows, self.legal]
-        if not np.isfinite(v).all():
-            raise ValueError("a legal action of the labels has no value")
+        self.valued = np.isfinite(v)  # every legal action, or the labels' candidates only
         self.v = v
         self.rank = ranks(net.scores(self.state, self.acts, self.rows), self.start)
+        if not self.valued[self.rank == 0].all():
+            raise ValueError("the network's own choice has no value in some labelled decision")
         self.net = net
         self.h2 = last_hidden(net, self.state, self.acts, self.rows)
         self.deal = shards["deal"]
@@ -68,7 +69,11 @@ class Labelled:
 
     def candidates(self, keep: np.ndarray, top: int) -> np.ndarray:
         """Whether each legal action is a candidate of a decision of ``keep``."""
-        return np.isin(self.rows, keep) & ((self.rank < top) if top else True)
+        return np.isin(self.rows, keep) & ((self.rank < top) if top else True) & self.valued
+
+    def covers(self, top: int) -> bool:
+        """Whether every candidate of ``top`` (every legal action with 0) has a value."""
+        return bool(self.valued[(self.rank < top) if top else slice(None)].all())
 
 
 def last_hidden(net: ActionNet, state: np.ndarray, acts: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -162,7 +167,7 @@ def cross_validate(data: Labelled, folds: int = 5, seed: int = 0, tops: tuple[in
     fold_of = dict(zip(deals.tolist(), np.random.default_rng(seed).permutation(len(deals)) % folds, strict=True))
     fold = np.array([fold_of[d] for d in data.deal.tolist()])
     table = []
-    for top in tops:
+    for top in [t for t in tops if data.covers(t)]:
         for lam in lams:
             pred = np.zeros(len(data))
             real = np.zeros(len(data))

@@ -63,13 +63,14 @@ class ActionLabels:
     num_envs: int = 64  # hands stepped together while the states are played
     state_player: str = "net"  # a policy spec (a .npz path for the improved player of a round)
     continuation: str = "trained"  # the compiled continuation player: "trained", "heuristic" or a gate .json
+    candidates: int = 0  # value only the state player's network's best this many actions (0: every legal one)
 
     def __post_init__(self) -> None:
-        for name in ("seed", "round", "decisions", "shard_size", "shuffles", "num_envs"):
+        for name in ("seed", "round", "decisions", "shard_size", "shuffles", "num_envs", "candidates"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < (0 if name in ("seed", "round") else 1):
-                raise ValueError(f"action labels {name} must be an int >= {0 if name in ('seed', 'round') else 1}, "
-                                 f"got {v!r}")
+            low = 0 if name in ("seed", "round", "candidates") else 1
+            if isinstance(v, bool) or not isinstance(v, int) or v < low:
+                raise ValueError(f"action labels {name} must be an int >= {low}, got {v!r}")
         if self.shuffles < 2:
             raise ValueError(f"action labels shuffles must be at least 2, got {self.shuffles}")
         if isinstance(self.rate, bool) or not isinstance(self.rate, int | float) or not 0 < self.rate <= 1:
@@ -80,7 +81,10 @@ class ActionLabels:
         return -(-self.decisions // self.shard_size)
 
     def key(self) -> dict[str, Any]:
-        return asdict(self)
+        key = asdict(self)
+        if not self.candidates:  # every legal action: the key shards have had from the start
+            del key["candidates"]
+        return key
 
 
 def continuation_args(spec: str) -> tuple[Any, ...]:
@@ -144,7 +148,8 @@ def play_states(n: int, seed: int, player: Any, other: Any, rate: float, num_env
 def label_shard(run: ActionLabels, i: int, player: Any, other: Any, cont: tuple[Any, ...],
                 tick: Callable[[int, int], None] | None = None, threads: bool = False,
                 rules: Rules | None = None) -> dict[str, np.ndarray]:
-    """Shard ``i`` of ``run``: its states played (:func:`play_states`), then every legal action valued;
+    """Shard ``i`` of ``run``: its states played (:func:`play_states`), then every legal action valued (with
+    ``run.candidates``, only the state player's network's best actions by its scores: the others stay NaN);
     ``tick(valued, n)`` after each batch."""
     n = min(run.shard_size, run.decisions - i * run.shard_size)
     seed = int(np.random.SeedSequence([run.seed, run.round, i]).generate_state(1)[0])
@@ -152,6 +157,7 @@ def label_shard(run: ActionLabels, i: int, player: Any, other: Any, cont: tuple[
     seeds = np.random.default_rng([seed, 2]).integers(0, 2**31 - 1, size=n).astype(np.int64)
     values = np.full(st["mask"].shape, np.nan, np.float64)
     se = np.full(st["mask"].shape, np.nan, np.float64)
+    valued = st["mask"] if not run.candidates else candidate_mask(player, st["obs"], st["mask"], run.candidates)
     R = rules_vector(rules or Rules())
     kernel = value_rows if threads else value_rows_serial
     done, batch = 0, 2
@@ -160,7 +166,7 @@ def label_shard(run: ActionLabels, i: int, player: Any, other: Any, cont: tuple[
         t0 = time.perf_counter()
         sl = slice(done, end)
         v, s = values[sl].copy(), se[sl].copy()
-        kernel(st["S"][sl], st["M"][sl], st["deck"][sl], st["pile"][sl], st["mask"][sl], R, seeds[sl], run.shuffles,
+        kernel(st["S"][sl], st["M"][sl], st["deck"][sl], st["pile"][sl], valued[sl], R, seeds[sl], run.shuffles,
                *cont, v, s)
         values[sl], se[sl] = v, s
         per = (time.perf_counter() - t0) / (end - done)
@@ -172,6 +178,22 @@ def label_shard(run: ActionLabels, i: int, player: Any, other: Any, cont: tuple[
             "se": se.astype(np.float32), "played": st["played"].astype(np.int8), "player": st["player"].astype(np.int8),
             "deal": st["deal"] + np.int64(i) * 1_000_000 + np.int64(run.round) * 1_000_000_000,
             "run": np.array(json.dumps(run.key()))}
+
+
+def candidate_mask(player: Any, obs: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:
+    """``mask`` kept on each row's ``k`` best actions by the scores of ``player``'s network (a batched
+    :class:`~gin3_env.policies.net.NetPolicy`; an improved player's own network, not its head)."""
+    from ...policies.net import NetPolicy, ranks
+
+    policy = getattr(player, "policy", None)
+    if not isinstance(policy, NetPolicy):
+        raise ValueError("action labels candidates need a network as the state player (net or a .npz)")
+    state, acts, start, legal = policy.inputs(obs, mask)
+    rank = ranks(policy.net.scores(state, acts, np.repeat(np.arange(len(obs)), np.diff(start))), start)
+    out = np.zeros_like(mask)
+    keep = rank < k
+    out[np.repeat(np.arange(len(obs)), np.diff(start))[keep], legal[keep]] = 1
+    return out
 
 
 def shard_path(folder: Path, run: ActionLabels, i: int) -> Path:

@@ -52,6 +52,8 @@ class ImproveConfig:
     shard_size: int = option(400, "decisions per shard file (the unit a resumed run skips)")
     shuffles: int = option(16, "K: stock reshuffles shared by every action of a decision")
     rate: float = option(0.15, "each discard decision of the state player is valued with this probability")
+    candidates: int = option(0, "value only the network's best this many actions of each decision (0: every "
+                             "legal action; the head then chooses among at most that many)")
     folds: int = option(5, "cross-validation folds (by deal) that choose the margin")
     eval_deals: int = option(0, "duplicate deals of the play test after each round (0: none)")
     eval_seed: int = option(62001, "seed of the play test (fresh deals: never used for labels or choices)")
@@ -61,6 +63,8 @@ class ImproveConfig:
         check_run_name(self.run_name)
         if self.pipeline != PIPELINE:
             raise ValueError(f"config key 'pipeline' must be {PIPELINE!r} here, got {self.pipeline!r}")
+        if isinstance(self.candidates, bool) or not isinstance(self.candidates, int) or self.candidates < 0:
+            raise ValueError(f"config key 'candidates' must be an integer >= 0, got {self.candidates!r}")
         for name in ("rounds", "decisions", "shard_size", "shuffles", "folds"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < (2 if name in ("shuffles", "folds") else 1):
@@ -76,7 +80,7 @@ class ImproveConfig:
     def labels(self, r: int, state_player: str) -> ActionLabels:
         return ActionLabels(seed=self.seed, round=r, decisions=self.decisions, shard_size=self.shard_size,
                             shuffles=self.shuffles, rate=self.rate, state_player=state_player,
-                            continuation=self.continuation)
+                            continuation=self.continuation, candidates=self.candidates)
 
 
 def _say(text: str) -> None:
