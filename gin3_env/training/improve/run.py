@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         overrides = option_overrides(args, ImproveConfig)
         if overrides.get("resume") and args.config is None:
             saved = json.loads((Path(overrides["resume"]) / "state.json").read_text())["config"]
-            cfg = ImproveConfig(**{**saved, **overrides})
+            known = {f.name for f in fields(ImproveConfig)}  # a key of an older version is left out
+            cfg = ImproveConfig(**{**{k: v for k, v in saved.items() if k in known}, **overrides})
         else:
             cfg = ImproveConfig(**read_config(args.config or PIPELINE, overrides, ImproveConfig))
     except (ValueError, FileNotFoundError, TypeError, OSError, KeyError) as exc:
