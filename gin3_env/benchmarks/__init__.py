@@ -6,7 +6,8 @@
   against OpenSpiel and PettingZoo's gin_rummy_v4 (imported only when run).
 - :mod:`gin3_env.benchmarks.vector`: the batched core against the scalar envs and OpenSpiel.
 - :mod:`gin3_env.benchmarks.train`: PPO's samples/s against this machine's matmul rate.
-- :mod:`gin3_env.benchmarks.labels`: labelled knock decisions per second (the knock gate's label run).
+- :mod:`gin3_env.benchmarks.labels`: labelled knock decisions per second (the knock gate's label run), and
+  every-action labels of ``net``'s discards per CPU-second (the labels that improve ``net``).
 - :mod:`gin3_env.benchmarks.search`: searched decisions per CPU-second, against ``trained``.
 - :mod:`gin3_env.benchmarks.players`: decisions per second of the heuristic, ``trained`` and ``net``.
 
@@ -46,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Speed benchmarks: the meld engine against OpenSpiel and RLCard (engine), "
         "random play through the environments against OpenSpiel and gin_rummy_v4 (envs), the batched core "
         "(vector), PPO's samples/s against the machine's matmul rate (train) and labelled knock "
-        "decisions per second (labels), searched decisions per CPU-second against trained (search), "
+        "decisions per second, with every-action labels of net's discards per CPU-second (labels), "
+        "searched decisions per CPU-second against trained (search), "
         "decisions per second of the heuristic, trained and net (players). "
         "Peers that are not installed are reported as skipped.",
     )

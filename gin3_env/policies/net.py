@@ -16,6 +16,13 @@ the members of :data:`MEMBERS`, ``meta`` a JSON text with ``format`` (:data:`NET
 ``provenance``. A file over :data:`FILE_LIMIT` bytes, a member that is not in the list or would
 inflate past the limit, arrays of the wrong shapes, or weights that are not finite are refused in one
 line (:class:`~.model_fields.ModelFileError`) naming the file.
+
+A file may also hold an **advantage head** (members ``head_`` + each of :data:`WEIGHTS`, a network
+of the same form, ``head_margin`` and ``head_top``; :mod:`gin3_env.training.improve`): the improved
+player. At a discard decision it plays the head's best action among the network's best ``head_top``
+(every legal action with 0) instead of the network's choice where the head predicts that action gains
+more than ``head_margin`` points over it; elsewhere the network plays. The head is read as data like
+the rest, with the same checks.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.actions import NUM_ACTIONS
+from ..engine.actions import DISCARD_BASE, NUM_ACTIONS
 from ..engine.rules import Rules
 from ..files import atomic_output
 from ..kernels.net_features import ACTION_FEATURES, NUM_ACTION_FEATURES, NUM_STATE_FEATURES, STATE_FEATURES, net_inputs
@@ -39,14 +46,15 @@ from ..observation.decoding import check_observation
 from ..observation.layout import OBS_SIZE
 from .model_fields import MissingModelFileError, ModelFileError
 
-__all__ = ["MEMBERS", "NET_FORMAT", "ActionNet", "NetPolicy", "load_net"]
+__all__ = ["HEAD_MEMBERS", "MEMBERS", "NET_FORMAT", "ActionNet", "NetPolicy", "load_net"]
 
 NET_FORMAT = "gin3-action-net"
 NET_VERSION = 1
 FILE_LIMIT = 8 * 1024 * 1024  # bytes of a model file, and of each member inflated
 STATE_SIZE = OBS_SIZE + NUM_STATE_FEATURES  # the observation, then the state features
 WEIGHTS = ("state_mean", "state_scale", "action_mean", "action_scale", "Ws", "Wa", "b1", "W2", "b2", "w3", "b3")
-MEMBERS = ("meta", *WEIGHTS)
+HEAD_MEMBERS = (*(f"head_{w}" for w in WEIGHTS), "head_margin", "head_top")
+MEMBERS = ("meta", *WEIGHTS, *HEAD_MEMBERS)
 DESCRIPTION = "a network acting alone: it scores each legal action from that action's own features"
 
 
@@ -66,6 +74,9 @@ class ActionNet:
     w3: np.ndarray
     b3: np.ndarray
     provenance: dict[str, Any] = field(default_factory=dict)
+    head: ActionNet | None = None  # the advantage head of an improved player (see the module doc)
+    margin: float = 0.0  # the predicted gain over the network's choice the head must clear to switch
+    top: int = 0  # the head's candidates: the network's best ``top`` actions by its scores (0: every legal one)
 
     def __post_init__(self) -> None:
         for name in WEIGHTS:
@@ -84,6 +95,14 @@ class ActionNet:
             raise ValueError("state_scale and action_scale entries must be > 0")
         if not isinstance(self.provenance, dict):
             raise ValueError("provenance must be a JSON object")
+        if self.head is not None and (not isinstance(self.head, ActionNet) or self.head.head is not None):
+            raise ValueError("head must be an ActionNet without a head of its own")
+        if not np.isfinite(self.margin):
+            raise ValueError(f"head_margin must be a finite number, got {self.margin!r}")
+        self.margin = float(self.margin)
+        if isinstance(self.top, bool) or not 0 <= int(self.top) <= NUM_ACTIONS or int(self.top) != self.top:
+            raise ValueError(f"head_top must be an int in 0..{NUM_ACTIONS}, got {self.top!r}")
+        self.top = int(self.top)
 
     @property
     def hidden(self) -> tuple[int, int]:
@@ -96,6 +115,10 @@ class ActionNet:
     def to_bytes(self) -> bytes:
         buffer = io.BytesIO()
         arrays = {name: getattr(self, name) for name in WEIGHTS}
+        if self.head is not None:
+            arrays.update({f"head_{name}": getattr(self.head, name) for name in WEIGHTS})
+            arrays["head_margin"] = np.float32(self.margin)
+            arrays["head_top"] = np.int64(self.top)
         np.savez_compressed(buffer, meta=np.array(json.dumps(self.meta())), **arrays)
         return buffer.getvalue()
 
@@ -119,7 +142,8 @@ def net_from_npz(data: Any, where: str = "the file") -> ActionNet:
     """The network of an opened ``.npz`` (a mapping of arrays), or ValueError saying what is wrong."""
     names = set(data.keys()) if hasattr(data, "keys") else set(data.files)
     extra = sorted(names - set(MEMBERS))
-    missing = [m for m in MEMBERS if m not in names]
+    has_head = any(m in names for m in HEAD_MEMBERS)
+    missing = [m for m in MEMBERS if m not in names and (has_head or m not in HEAD_MEMBERS)]
     if extra or missing:
         raise ValueError(f"{where} is not an action network: " + (f"unknown members {extra}" if extra
                                                                   else f"it lacks {', '.join(missing)}"))
@@ -142,7 +166,23 @@ def net_from_npz(data: Any, where: str = "the file") -> ActionNet:
             raise ValueError(f"{where}'s {name} is not an array of numbers (dtype {a.dtype})")
         arrays[name] = a
     prov = meta.get("provenance", {})
-    return ActionNet(**arrays, provenance=prov if isinstance(prov, dict) else {})
+    head, margin, top = None, 0.0, 0.0
+    if has_head:
+        for name in HEAD_MEMBERS:
+            if data[name].dtype.kind not in "fiu":
+                raise ValueError(f"{where}'s {name} is not an array of numbers (dtype {data[name].dtype})")
+        for name in ("head_margin", "head_top"):
+            if data[name].shape != ():
+                raise ValueError(f"{where}'s {name} has shape {data[name].shape}, expected ()")
+        try:
+            head = ActionNet(**{w: data[f"head_{w}"] for w in WEIGHTS})
+        except ValueError as exc:
+            raise ValueError(f"{where}'s advantage head: {exc}") from None
+        margin, top = float(data["head_margin"]), float(data["head_top"])
+        if top != int(top):
+            raise ValueError(f"{where}'s head_top is not a whole number ({top})")
+    return ActionNet(**arrays, provenance=prov if isinstance(prov, dict) else {}, head=head, margin=margin,
+                     top=int(top) if has_head else 0)
 
 
 def load_net(path: str | os.PathLike[str]) -> ActionNet:
@@ -213,7 +253,15 @@ class NetPolicy:
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         state, acts, start, legal = self.inputs(observations, masks)
-        return choose(self.net.scores(state, acts, np.repeat(np.arange(len(state)), np.diff(start))), start, legal)
+        rows = np.repeat(np.arange(len(state)), np.diff(start))
+        scores = self.net.scores(state, acts, rows)
+        chosen = choose(scores, start, legal)
+        if self.net.head is not None:
+            advantage = self.net.head.scores(state, acts, rows)
+            if self.net.top:
+                advantage[ranks(scores, start) >= self.net.top] = -np.inf
+            chosen = improve(chosen, advantage, start, legal, self.net.margin)
+        return chosen
 
     def act(self, observation: dict[str, Any]) -> int:
         vector, mask = check_observation(observation)
@@ -221,6 +269,29 @@ class NetPolicy:
 
     def __repr__(self) -> str:
         return f"NetPolicy({self.name!r}, hidden={self.net.hidden}, knock_limit={self.knock_limit})"
+
+
+def ranks(scores: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Each action's rank in its row by ``scores`` (0 the best; ties to the lower action, as :func:`choose`)."""
+    rows = np.repeat(np.arange(len(start) - 1), np.diff(start))
+    order = np.lexsort((np.arange(len(scores)), -scores.astype(np.float64), rows))
+    rank = np.empty(len(scores), np.int64)
+    rank[order] = np.arange(len(scores)) - start[rows[order]]
+    return rank
+
+
+def improve(chosen: np.ndarray, advantage: np.ndarray, start: np.ndarray, legal: np.ndarray,
+            margin: float) -> np.ndarray:
+    """``chosen`` with each discard decision's action replaced by the best by ``advantage`` (the head's
+    predicted advantage of each legal action) where that beats the chosen action's by more than ``margin``."""
+    B = len(start) - 1
+    dense = np.full((B, NUM_ACTIONS), -np.inf, dtype=np.float32)
+    dense[np.repeat(np.arange(B), np.diff(start)), legal] = advantage
+    best = dense.argmax(axis=1)
+    rows = np.arange(B)
+    discard = legal[start[:-1]] >= DISCARD_BASE if len(legal) else np.zeros(B, bool)
+    switch = discard & (dense[rows, best] - dense[rows, chosen] > margin)
+    return np.where(switch, best, chosen).astype(np.int64)
 
 
 def choose(scores: np.ndarray, start: np.ndarray, legal: np.ndarray) -> np.ndarray:

@@ -332,7 +332,11 @@ def print_summary(cfg: TrainConfig, summary: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     from ..distill.cli import main as distill_main
     from ..distill.cli import wants_distill
+    from ..improve.run import main as improve_main
+    from ..improve.run import wants_improve
 
+    if wants_improve(list(sys.argv[1:] if argv is None else argv)):  # improve: net from labels on the true deal
+        return improve_main(argv)
     if wants_distill(list(sys.argv[1:] if argv is None else argv)):  # quick, distill: the network player `net`
         return distill_main(argv)
     parser = OneLineErrorParser(
