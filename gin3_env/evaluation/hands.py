@@ -112,5 +112,5 @@ def evaluate_hands(
         _count(counter, second.result, BOX)
         turns += first.turns + second.turns
     names = (policy_name(policy_a), policy_name(policy_b))
-    base = base_team if seat_baseline else None
-    return HandsReport.of_deals(names, seed, rules.to_dict(), team_pts, box_pts, base, counter, turns, start)
+    baseline = base_team if seat_baseline else None
+    return HandsReport.of_deals(names, seed, rules.to_dict(), team_pts, box_pts, baseline, counter, turns, start)
