@@ -116,7 +116,8 @@ def test_each_player_is_built_for_the_game_and_plays_it_legally(spec: str, rules
 def test_a_player_loaded_for_a_knock_limit_plays_as_one_built_for_it_and_not_as_the_rule_books(spec: str) -> None:
     """Gin only (knock limit 0) against the rule book's 10, on the draw decisions of 200 hands: the heuristic
     (and so the trained player's base) takes the face-up card when that lets it knock at once."""
-    from gin3_env.policies.gated import GatedPolicy, load_gate
+    from gin3_env.policies.gate_file import load_gated as load_gate
+    from gin3_env.policies.gated import GatedPolicy
     from gin3_env.policies.net import NetPolicy, load_net
 
     zero = Rules(knock_limit=0)
