@@ -12,7 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..engine.rules import Rules
+from ..engine import rules as _rules
 
 Observation = dict[str, np.ndarray]
 
@@ -37,28 +37,28 @@ def check_policy(policy: Any, what: str = "policy") -> Policy:
     return policy
 
 
-def rules_of(policy: Any) -> Rules | None:
+def rules_of(policy: Any) -> _rules.Rules | None:
     """The rules a player was built for, where it says: its ``rules`` (a :class:`Rules`), else its
     ``knock_limit`` (an int: the one rule it reads) as the default rules with that knock limit; None for
     a player that reads no rule (random, an object of unknown kind)."""
     own = getattr(policy, "rules", None)
-    if isinstance(own, Rules):
+    if isinstance(own, _rules.Rules):
         return own
     limit = getattr(policy, "knock_limit", None)
     if isinstance(limit, int) and not isinstance(limit, bool):
-        return Rules(knock_limit=limit)
+        return _rules.Rules(knock_limit=limit)
     return None
 
 
-def check_plays_rules(policy: Any, rules: Rules | None, what: str | None = None) -> None:
+def check_plays_rules(policy: Any, rules: _rules.Rules | None, what: str | None = None) -> None:
     """Refuse, in one ``ValueError`` line naming the player and the option, a player built for other rules
     than the game's ``rules`` (None: the default rules). A player that says its rules (:func:`rules_of`) must
     have been built for the game's: one with a ``rules`` attribute for all of them, one with only a
     ``knock_limit`` for that one; a player that says nothing is taken to read no rule."""
-    game = rules if rules is not None else Rules()
+    game = rules if rules is not None else _rules.Rules()
     own = getattr(policy, "rules", None)
-    if isinstance(own, Rules):
-        options = [k for k in Rules.option_names() if getattr(own, k) != getattr(game, k)]
+    if isinstance(own, _rules.Rules):
+        options = [k for k in _rules.Rules.option_names() if getattr(own, k) != getattr(game, k)]
     elif (limit := rules_of(policy)) is not None:
         own = limit
         options = ["knock_limit"] if limit.knock_limit != game.knock_limit else []
