@@ -47,6 +47,7 @@ from ...kernels.gates import stack_gates
 from ...kernels.hands import rules_vector
 from ...kernels.heuristic_params import heuristic_config, heuristic_params
 from ...policies.gate_file import GatedModel
+from ..run.checkpoints import check_shard_key
 
 __all__ = ["DECISIONS", "LabelRun", "LabelsStopped", "load_labels", "run_labels"]
 
@@ -159,7 +160,7 @@ def _resume(partial: Path, run: LabelRun, c: int, raw: dict[str, np.ndarray]) ->
     """The deals of chunk ``c`` a stopped run labelled (read into ``raw``), 0 where there is no such file."""
     if not partial.exists():
         return 0
-    _check_shard(partial, run)
+    check_shard_key(partial, run.key())
     with np.load(partial, allow_pickle=False) as z:
         if int(z["chunk"]) != c or any(z[k].shape != v.shape for k, v in raw.items()):
             raise ValueError(f"label shard {partial} is not a part of chunk {c} of this run")
@@ -170,17 +171,6 @@ def _resume(partial: Path, run: LabelRun, c: int, raw: dict[str, np.ndarray]) ->
 
 def _shard(folder: Path, c: int) -> Path:
     return folder / f"labels_{c:05d}.npz"
-
-
-def _check_shard(path: Path, run: LabelRun) -> None:
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            key = json.loads(str(z["run"]))
-    except Exception as exc:
-        raise ValueError(f"label shard {path} cannot be read: {exc}") from None
-    for name, value in run.key().items():
-        if key.get(name) != value:
-            raise ValueError(f"label shard {path} was written with {name}={key.get(name)!r}, this run has {value!r}")
 
 
 def _part(folder: Path, c: int) -> Path:
@@ -212,7 +202,7 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: GatedModel |
                                  "never read through")
     found = [c for c in range(run.chunks) if _shard(out, c).exists()]
     for c in found:
-        _check_shard(_shard(out, c), run)
+        check_shard_key(_shard(out, c), run.key())
     parts = [c + 1 for c in range(run.chunks) if c not in found and _part(out, c).exists()]
     if found or parts:
         part = f" and a part of chunk {parts[0]}" if parts else ""

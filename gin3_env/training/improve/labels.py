@@ -40,7 +40,7 @@ from ...kernels.gates import stack_gates
 from ...kernels.hands import VectorHands, rules_vector
 from ...kernels.heuristic_params import heuristic_config, heuristic_params
 from ...observation.layout import OBS_SIZE
-from ..run.checkpoints import write_bytes
+from ..run.checkpoints import check_shard_key, write_bytes
 
 __all__ = ["SHARD_KEYS", "ActionLabels", "continuation_args", "label_shard", "load_shards", "play_states",
            "run_round"]
@@ -200,17 +200,6 @@ def shard_path(folder: Path, run: ActionLabels, i: int) -> Path:
     return folder / f"shard_{run.round:02d}_{i:04d}.npz"
 
 
-def _check(path: Path, run: ActionLabels) -> None:
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            key = json.loads(str(z["run"]))
-    except Exception as exc:
-        raise ValueError(f"label shard {path} cannot be read: {exc}") from None
-    for name, value in run.key().items():
-        if key.get(name) != value:
-            raise ValueError(f"label shard {path} was written with {name}={key.get(name)!r}, this run has {value!r}")
-
-
 def run_round(folder: str | Path, run: ActionLabels, progress: Callable[[str], None] | None = None,
               threads: bool = False) -> list[Path]:
     """Write the missing shards of ``run`` under ``folder`` (see the module doc); returns all its shards."""
@@ -220,7 +209,7 @@ def run_round(folder: str | Path, run: ActionLabels, progress: Callable[[str], N
     paths = [shard_path(out, run, i) for i in range(run.shards)]
     found = [p for p in paths if p.exists()]
     for p in found:
-        _check(p, run)
+        check_shard_key(p, run.key())
     if found:
         say(f"round {run.round} labels: {len(found)} of {run.shards} shards found in {out}"
             + (", resuming" if len(found) < run.shards else ", all done"))

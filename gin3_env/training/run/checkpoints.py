@@ -27,6 +27,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ...files import PARTIAL, save_json
 from ...policies.model_fields import ModelFileError
 from ...policies.model_file import ModelFile, read_model_file
@@ -118,6 +120,20 @@ def write_json(path: Path, data: Any) -> None:
         save_json(path, data)
     except OSError as exc:
         raise RunWriteError(path, exc) from exc
+
+
+def check_shard_key(path: Path, key: dict[str, Any]) -> None:
+    """Refuse a label shard that cannot be read or whose recorded run settings (its ``run`` entry)
+    differ from ``key``, in one line naming the shard and the first setting that differs."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            written = json.loads(str(z["run"]))
+    except Exception as exc:
+        raise ValueError(f"label shard {path} cannot be read: {exc}") from None
+    for name, value in key.items():
+        if written.get(name) != value:
+            raise ValueError(f"label shard {path} was written with {name}={written.get(name)!r}, "
+                             f"this run has {value!r}")
 
 
 def sha256(path: Path) -> str:
