@@ -9,7 +9,7 @@ the hand whose stock (``deck[POS:]``) is reshuffled ``K`` ways. The ``K`` reshuf
 for every action of the decision (common random numbers: what differs between two actions' values
 is the action, not the luck of the draw). A knock ends the hand at once: it is played once.
 
-    value_rows(S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, limit, values, se)
+    value_rows(S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
 
 writes ``values[i, a]``, the acting player's mean points after action ``a`` over the ``K``
 reshuffles (NaN where ``a`` is not legal), and ``se[i, a]`` its standard error. Row ``i``'s
@@ -17,7 +17,8 @@ reshuffles come from ``np.random.seed(seeds[i])`` inside the kernel, so its valu
 the thread that played it or on the other rows.
 
 The cost is the continuations: (legal non-knock actions) x ``K`` hands played to their end, each
-move of which is one call of the continuation policy (:func:`.gates.gated_act_row`).
+move of which is one call of the continuation policy (:func:`.gates.gated_act_row`, played by
+:func:`.decision_labels.finish_hand`).
 """
 
 from __future__ import annotations
@@ -28,29 +29,10 @@ from numba import prange
 from ..engine.actions import KNOCK_BASE, NUM_ACTIONS
 from ..engine.cards import NUM_CARDS
 from . import hand_kernels as hk
-from .gates import gated_act_row
+from .decision_labels import finish_hand
 from .jit import njit
 
 __all__ = ["reshuffles", "value_rows", "value_rows_serial"]
-
-
-@njit(cache=True)
-def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
-             first: int, p: int, fp: np.ndarray, ip: np.ndarray, gates: tuple, limit: int,
-             obs: np.ndarray) -> float:
-    """Play ``first`` on the one-row hand, then the continuation policy to the end; player ``p``'s points."""
-    one = np.zeros(1, np.int64)
-    act = np.zeros(1, np.int64)
-    who = np.full(1, -1, np.int64)
-    rewards = np.zeros((1, 2), np.float32)
-    ended = np.zeros(1, np.int64)
-    act[0] = first
-    hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
-    while S[0, hk.PHASE] != hk.OVER:
-        hk.observe_rows(one, who, S, M, pile, R, obs)
-        act[0] = gated_act_row(obs, mask, 0, fp, ip, gates, limit)
-        hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
-    return rewards[0, p]
 
 
 @njit(cache=True)
@@ -67,7 +49,7 @@ def reshuffles(deck: np.ndarray, pos: int, K: int, seed: int) -> np.ndarray:
 @njit(cache=True)
 def _value_row(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-               limit: int, values: np.ndarray, se: np.ndarray) -> None:
+               values: np.ndarray, se: np.ndarray) -> None:
     S2 = np.zeros((1, S.shape[1]), np.int64)
     M2 = np.zeros((1, M.shape[1]), np.int64)
     deck2 = np.zeros((1, NUM_CARDS), np.int8)
@@ -90,7 +72,7 @@ def _value_row(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.
             deck2[0, :] = shuffled[r, :]
             pile2[0, :] = pile[i, :]
             mask2[0, :] = mask[i, :]
-            vals[r] = _playout(S2, M2, deck2, pile2, mask2, R, a, p, fp, ip, gates, limit, obs)
+            vals[r] = finish_hand(S2, M2, deck2, pile2, mask2, R, a, p, fp, ip, gates, obs)
             tot += vals[r]
         m = tot / n
         var = 0.0
@@ -102,17 +84,17 @@ def _value_row(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.
 
 @njit(cache=True, parallel=True)
 def value_rows(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
-               seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple, limit: int,
+               seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
                values: np.ndarray, se: np.ndarray) -> None:
     """Value every legal action of each row (see the module doc), rows spread over numba's threads."""
     for i in prange(S.shape[0]):
-        _value_row(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, limit, values, se)
+        _value_row(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
 
 
 @njit(cache=True)
 def value_rows_serial(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                       R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-                      limit: int, values: np.ndarray, se: np.ndarray) -> None:
+               values: np.ndarray, se: np.ndarray) -> None:
     """:func:`value_rows` on one thread."""
     for i in range(S.shape[0]):
-        _value_row(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, limit, values, se)
+        _value_row(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)

@@ -49,7 +49,7 @@ def _copy(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask
 
 
 @njit(cache=True)
-def _finish(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
+def finish_hand(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
             first: int, p: int, fp: np.ndarray, ip: np.ndarray, gates: tuple, obs: np.ndarray) -> float:
     """Play ``first`` then the continuation policy to the end; player ``p``'s points."""
     one = np.zeros(1, np.int64)
@@ -77,7 +77,7 @@ def _value(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mas
     for r in range(K):
         _copy(S, M, deck, pile, mask, S2, M2, deck2, pile2, mask2)
         deck2[0, :] = shuffled[r, :]
-        vals[r] = _finish(S2, M2, deck2, pile2, mask2, R, first, p, fp, ip, gates, obs2)
+        vals[r] = finish_hand(S2, M2, deck2, pile2, mask2, R, first, p, fp, ip, gates, obs2)
         tot += vals[r]
     m = tot / K
     var = 0.0
@@ -145,7 +145,7 @@ def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: f
                         np.random.shuffle(shuffled[r, pos:])
                     if base >= KNOCK_BASE:  # a knock ends the hand at once: the same under every shuffle
                         _copy(S, M, deck, pile, mask, S2, M2, deck2, pile2, mask2)
-                        bv = _finish(S2, M2, deck2, pile2, mask2, R, base, p, fp, ip, gates, obs2)
+                        bv = finish_hand(S2, M2, deck2, pile2, mask2, R, base, p, fp, ip, gates, obs2)
                     else:
                         bv = _value(S, M, deck, pile, mask, R, base, p, fp, ip, gates, shuffled, vals, S2, M2,
                                     deck2, pile2, mask2, obs2)[0]

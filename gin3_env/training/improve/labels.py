@@ -88,8 +88,8 @@ class ActionLabels:
 
 
 def continuation_args(spec: str) -> tuple[Any, ...]:
-    """``(fp, ip, gates, limit)``: the compiled continuation player's arguments for ``spec`` (the usual
-    knock limit: the labels are valued under the rule book's rules)."""
+    """``(fp, ip, gates)``: the compiled continuation player's arguments for ``spec`` (it plays the knock
+    limit of the rules the labels are valued under)."""
     model = None
     if spec != "heuristic":
         from ...policies.gate_file import load_gated
@@ -97,7 +97,7 @@ def continuation_args(spec: str) -> tuple[Any, ...]:
 
         model = load_gated(GATE_MODEL if spec == "trained" else spec)
     fp, ip = heuristic_params(heuristic_config(model.heuristic if model is not None else None))
-    return (fp, ip, stack_gates(model.gates if model is not None else ()), int(Rules().knock_limit))
+    return (fp, ip, stack_gates(model.gates if model is not None else ()))
 
 
 def _batch_player(spec: str) -> Any:
