@@ -40,13 +40,13 @@ def knock_vec_env(num_envs: int = 64, **kwargs: Any) -> Any:
     from gymnasium import spaces
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-    from gin3_env.vector.knock import GATE_SIZE, KnockHands
+    from gin3_env.vector.knock import KNOCK_FEATURES_SIZE, KnockHands
     from gin3_env.vector.sb3_env import GinSB3VecEnv
 
     class KnockSB3VecEnv(GinSB3VecEnv):
         def __init__(self) -> None:
             self.core = KnockHands(num_envs, **kwargs)  # type: ignore[assignment]
-            VecEnv.__init__(self, self.core.num_envs, spaces.Box(0.0, 10.0, (GATE_SIZE,), np.float32),
+            VecEnv.__init__(self, self.core.num_envs, spaces.Box(0.0, 10.0, (KNOCK_FEATURES_SIZE,), np.float32),
                             spaces.Discrete(2))
             self._actions = None
             self._first_reset = True
@@ -79,7 +79,7 @@ def make_model(env: Any, seed: int, init_knock: float = 0.9, **ppo: Any) -> Any:
 
 
 def evaluate_gate(gate_batch: Any, n_hands: int, seed: int, seat_baseline: bool = True) -> Any:
-    """A batched player (a :class:`~gin3_env.vector.knock.KnockGateBatch`, say) against the heuristic on
+    """A batched player (a :class:`~gin3_env.vector.knock.KnockChoiceBatch`, say) against the heuristic on
     ``n_hands`` duplicate deals of ``seed``, on the batched core (the report of ``gin3 evaluate``)."""
     from gin3_env.engine.rules import Rules
     from gin3_env.evaluation.batched_hands import evaluate_hands_batched
@@ -163,22 +163,23 @@ def load_gate_model(path: str | Path) -> Any:
 
     from gin3_env.policies.model_fields import EnvFit
     from gin3_env.policies.model_file import load_sb3_model
-    from gin3_env.vector.knock import GATE_SIZE
+    from gin3_env.vector.knock import KNOCK_FEATURES_SIZE
 
-    shape = {"observation_space": spaces.Box(0.0, 10.0, (GATE_SIZE,), np.float32), "action_space": spaces.Discrete(2)}
-    fit = EnvFit((GATE_SIZE,), 2, "the knock learner (gin3/ThreeHandedGinKnock-v0)", "Box(0, 10)")
+    shape = {"observation_space": spaces.Box(0.0, 10.0, (KNOCK_FEATURES_SIZE,), np.float32),
+             "action_space": spaces.Discrete(2)}
+    fit = EnvFit((KNOCK_FEATURES_SIZE,), 2, "the knock learner (gin3/ThreeHandedGinKnock-v0)", "Box(0, 10)")
     return load_sb3_model(path, overrides=shape, what="knock gate model file", fit=fit)
 
 
 def evaluate_saved(args: argparse.Namespace) -> dict[str, Any]:
-    from gin3_env.vector.knock import KnockGateBatch, sb3_gate
+    from gin3_env.vector.knock import KnockChoiceBatch, sb3_knock_choice
 
     if args.eval_hands < 1:
         raise ValueError("--evaluate needs --eval-hands >= 1")
     target = None if args.out is None else Path(args.out) / f"evaluation_seed{args.eval_seed}.json"
     if target is not None and target.exists():
         raise ValueError(f"{target} exists; give another --out or --eval-seed")
-    gate = KnockGateBatch(sb3_gate(load_gate_model(args.evaluate)), name="knock-ppo")
+    gate = KnockChoiceBatch(sb3_knock_choice(load_gate_model(args.evaluate)), name="knock-ppo")
     result = evaluate_gate(gate, args.eval_hands, args.eval_seed)
     report = {"command": "python -m experiments.knock_ppo " + " ".join(sys.argv[1:]), "model": args.evaluate,
               "evaluation": {**result.to_dict(), "gated_decisions": gate.decisions, "holds": gate.holds}}
@@ -192,7 +193,7 @@ def evaluate_saved(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from gin3_env.vector.knock import KnockGateBatch, sb3_gate
+    from gin3_env.vector.knock import KnockChoiceBatch, sb3_knock_choice
 
     if args.evaluate:
         return evaluate_saved(args)
@@ -212,7 +213,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                               "settings": {k: v for k, v in vars(args).items() if k != "no_progress"},
                               "train_seconds": seconds, "curve": curve, "evaluation": None}
     if args.eval_hands:
-        gate = KnockGateBatch(sb3_gate(model), name="knock-ppo")
+        gate = KnockChoiceBatch(sb3_knock_choice(model), name="knock-ppo")
         result = evaluate_gate(gate, args.eval_hands, args.eval_seed)
         report["evaluation"] = {**result.to_dict(), "gated_decisions": gate.decisions, "holds": gate.holds}
         print(result.to_text())

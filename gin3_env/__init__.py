@@ -55,7 +55,7 @@ except ModuleNotFoundError as exc:  # an environment library is not installed
 # gymnasium.make_vec of the hand id is the batched core (a string: nothing is imported until make_vec)
 _set_vector_entry_point("gin3/ThreeHandedGin-v0", "gin3_env.vector.gym_env:make_vec")
 # the knock learner (the agent makes only the knock decisions, the heuristic the rest) is on the batched core
-_add_gymnasium_env("gin3/ThreeHandedGinKnock-v0", "gin3_env.vector.knock:KnockGateEnv")
+_add_gymnasium_env("gin3/ThreeHandedGinKnock-v0", "gin3_env.vector.knock:KnockLearnerEnv")
 _register_available()  # PettingZoo and Gymnasium ids, for the libraries that import (idempotent)
 
 __version__ = "0.1.0"

@@ -16,13 +16,13 @@ from gin3_env.engine.hand import BOX, TEAM
 from gin3_env.evaluation import play_deal
 from gin3_env.policies import HeuristicPolicy
 from gin3_env.vector.knock import (
-    GATE_SIZE,
     HOLD,
     KNOCK,
-    KnockGateBatch,
-    KnockGateEnv,
+    KNOCK_FEATURES_SIZE,
+    KnockChoiceBatch,
     KnockHands,
-    gate_features,
+    KnockLearnerEnv,
+    knock_features,
     knock_or_hold,
 )
 
@@ -31,22 +31,22 @@ def test_check_env_and_registered_id() -> None:
     from gymnasium.utils.env_checker import check_env
 
     env = gym.make("gin3/ThreeHandedGinKnock-v0", decide="knock")
-    assert env.action_space == gym.spaces.Discrete(2) and env.observation_space.shape == (GATE_SIZE,)
+    assert env.action_space == gym.spaces.Discrete(2) and env.observation_space.shape == (KNOCK_FEATURES_SIZE,)
     check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=3)
-    assert info["action_mask"].tolist() == [True, True] and obs.shape == (GATE_SIZE,)
+    assert info["action_mask"].tolist() == [True, True] and obs.shape == (KNOCK_FEATURES_SIZE,)
 
 
 def test_bad_use_refused() -> None:
     with pytest.raises(ValueError, match="decide must be one of"):
-        KnockGateEnv(decide="draw")
+        KnockLearnerEnv(decide="draw")
     hands = KnockHands(4, seed=1)
     hands.reset()
     with pytest.raises(ValueError, match=r"0 \(hold\) or 1 \(knock\): hand 2: action 5"):
         hands.step([1, 0, 5, 1])
     with pytest.raises(ValueError, match="shape"):
         hands.step([1, 0])
-    env = KnockGateEnv()
+    env = KnockLearnerEnv()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(1)
 
@@ -77,7 +77,7 @@ def test_reward_is_points_minus_the_heuristics_on_the_same_deal_and_seat() -> No
     checked = 0
     for k in range(24):
         deck = [int(c) for c in rng.permutation(52)]
-        env = KnockGateEnv(learner="team" if k % 2 else "box")
+        env = KnockLearnerEnv(learner="team" if k % 2 else "box")
         try:
             env.reset(seed=k, options={"deck": deck})
         except ValueError as exc:
@@ -109,24 +109,35 @@ def test_hold_plays_a_plain_discard_and_knock_a_knock() -> None:
         assert knocks[k] == heuristic.act({"observation": obs[k], "action_mask": masks[k]})
 
 
-def test_gate_features_from_the_observation() -> None:
+def test_knock_features_from_the_observation() -> None:
     hands = KnockHands(8, seed=6)
     obs = hands.reset()
     raw = hands.raw_observations()
-    assert obs.shape == (8, GATE_SIZE) and np.array_equal(obs, gate_features(raw))
+    assert obs.shape == (8, KNOCK_FEATURES_SIZE) and np.array_equal(obs, knock_features(raw))
     assert ((obs >= 0) & (obs <= 10)).all()
     assert np.allclose(obs[:, 0], raw[:, 372] * 10)  # the knock's deadwood / 10
 
 
-def test_gate_batch_knocking_always_equals_the_heuristic_on_duplicate_deals() -> None:
+def test_knock_choice_batch_knocking_always_equals_the_heuristic_on_duplicate_deals() -> None:
     from experiments.knock_ppo import evaluate_gate
 
-    always = KnockGateBatch(lambda f: np.ones(len(f), bool), name="always-knock")
+    always = KnockChoiceBatch(lambda f: np.ones(len(f), bool), name="always-knock")
     report = evaluate_gate(always, 60, seed=11)
     assert report.overall.mean == 0 and report.overall.std == 0 and always.decisions > 0 and always.holds == 0
-    low = KnockGateBatch(lambda f: f[:, 0] > 0.3, name="hold-at-3-or-less")  # holds with deadwood <= 3
+    low = KnockChoiceBatch(lambda f: f[:, 0] > 0.3, name="hold-at-3-or-less")  # holds with deadwood <= 3
     report = evaluate_gate(low, 60, seed=11)
     assert low.holds > 0 and report.overall.std > 0
+
+
+def test_the_old_gate_spellings_still_read_with_a_deprecation_warning() -> None:
+    import gin3_env.vector.knock as knock
+
+    for old, new in (("KnockGateEnv", "KnockLearnerEnv"), ("GATE_FEATURES", "KNOCK_FEATURES"),
+                     ("gate_features", "knock_features"), ("KnockGateBatch", "KnockChoiceBatch")):
+        with pytest.warns(DeprecationWarning, match=new):
+            assert getattr(knock, old) is getattr(knock, new)
+    with pytest.raises(AttributeError, match="no attribute"):
+        knock.NoSuchName  # noqa: B018
 
 
 def test_sb3_smoke_run_and_initial_knock_probability(tmp_path: Path) -> None:

@@ -119,7 +119,7 @@ def test_a_random_opponent_is_never_asked_for_its_move() -> None:
 def test_search_opponent_option_and_its_refusals() -> None:
     assert parse_options("opponent=trained")["opponent"] == "trained"
     assert parse_options("opponent=kernel")["opponent"] == "kernel"
-    assert parse_options("opponent=search:rollout_gate=trained")["opponent"] == "search:rollout_gate=trained"
+    assert parse_options("opponent=search:rollout_policy=trained")["opponent"] == "search:rollout_policy=trained"
     for bad in ("opponent=nobody", "opponent=rllib:/nowhere", "rollout_policy=nobody"):
         with pytest.raises((ValueError, FileNotFoundError)):
             parse_options(bad)
@@ -128,7 +128,7 @@ def test_search_opponent_option_and_its_refusals() -> None:
             _first_observation())
     search = SearchPolicy(**parse_options("opponent=trained,samples=4,min_samples=4"))
     assert search.model is not None and search.model.name == "trained"
-    assert opponent_model("search:rollout_gate=trained").gate is not None
+    assert opponent_model("search:rollout_policy=trained").gated_model is not None
     assert opponent_model("search").heuristic is not None
 
 
@@ -171,5 +171,5 @@ def test_policy_rollouts_play_the_hands_the_compiled_rollouts_play() -> None:
     for spec in ("heuristic", "trained"):
         model = opponent_model(spec)
         slow = PolicyRollouts(GAME, model).run(states, firsts)
-        fast = Rollouts(GAME, gate=model.gate).run(states, firsts)
+        fast = Rollouts(GAME, gated_model=model.gated_model).run(states, firsts)
         assert np.array_equal(slow, fast), spec

@@ -147,7 +147,7 @@ def test_the_rule_books_rules_change_no_move() -> None:
 @pytest.mark.parametrize("gate", [None, "trained"])
 def test_the_search_plays_its_playouts_and_default_move_under_the_rules(gate: str | None) -> None:
     rules = Rules(knock_limit=5, gin_bonus=40)
-    spec = SEARCH + (f",rollout_gate={gate}" if gate else "")
+    spec = SEARCH + (f",rollout_policy={gate}" if gate else "")
     search = _load(spec, rules)
     assert search.rules == rules and search.rollouts.rules == rules
     assert search.rollouts.policy.knock_limit == 5 and search.heuristic.knock_limit == 5

@@ -66,18 +66,18 @@ def test_gated_rollouts_play_the_hand_the_batched_gated_player_plays() -> None:
     the batched gated player (``trained``) on both sides; and the gate changes some of those hands."""
     trained = load_policy("trained")
     states, firsts, truth = _mid_states(40, seed=3, policy=trained)
-    gated = Rollouts(gate=trained.model).run(states, firsts)
+    gated = Rollouts(gated_model=trained.model).run(states, firsts)
     assert gated.tolist() == [float(x) for x in truth]
     assert (Rollouts().run(states, firsts) != gated).any()  # the heuristic's playouts differ somewhere
     with pytest.raises(ValueError, match="differs"):
-        Rollouts(policy=HeuristicConfig(outs_weight=0), gate=trained.model)
+        Rollouts(policy=HeuristicConfig(outs_weight=0), gated_model=trained.model)
 
 
 def test_search_on_the_gated_blueprint_falls_back_to_the_gated_move() -> None:
     """With a margin no gain can pass, the search on the gated blueprint plays the gated player's hand."""
     rng = np.random.default_rng(4)
     trained = load_policy("trained")
-    search = SearchPolicy(seed=0, samples=8, time_budget=None, margin_z=1e9, rollout_gate="trained")
+    search = SearchPolicy(seed=0, samples=8, time_budget=None, margin_z=1e9, rollout_policy="trained")
     for _ in range(4):
         deck = [int(c) for c in rng.permutation(52)]
         for pair, same in (((search, HeuristicPolicy()), (trained, HeuristicPolicy())),
@@ -171,13 +171,11 @@ def test_load_policy_search_and_its_options() -> None:
     policy = load_policy("search:samples=16,time_budget=none,belief=uniform", seed=3)
     assert policy.config.samples == 16 and policy.config.time_budget is None and policy.config.belief is None
     assert parse_options("margin_z=0.5") == {"margin_z": 0.5}
-    assert parse_options("rollout_gate=trained,belief=mcmc")["rollout_gate"] == "trained"
-    assert parse_options("rollout_gate=none") == {"rollout_gate": None}
-    policy = load_policy("search:rollout_gate=trained", seed=3)
-    assert policy.gate is not None and policy.rollouts.gate is policy.gate
+    assert parse_options("rollout_policy=trained,belief=mcmc")["rollout_policy"] == "trained"
+    assert parse_options("rollout_policy=none") == {"rollout_policy": None}
+    policy = load_policy("search:rollout_policy=trained", seed=3)
+    assert policy.gated_model is not None and policy.rollouts.gated_model is policy.gated_model
     assert SHIPPED_GATE_FILE == GATE_MODEL  # "trained" names the same gate file for search as for load_policy
-    with pytest.raises(ValueError, match="rollout_gate"):
-        parse_options("rollout_gate=no/such/gate.json")
     with pytest.raises(ValueError, match="bad search option"):
         load_policy("search:sample=3")
     with pytest.raises(ValueError, match="must be an int"):
@@ -188,6 +186,26 @@ def test_load_policy_search_and_its_options() -> None:
         SearchPolicy(time_budget=0)
     with pytest.raises(ValueError, match="unknown SearchPolicy option"):
         SearchPolicy(depth=3)
+
+
+def test_rollout_gate_is_the_deprecated_spelling_of_rollout_policy() -> None:
+    """``rollout_gate`` (the search option, ``OpponentModel.gate``, ``Rollouts(gate=)``, ``SearchPolicy.gate``)
+    still works for one release, with a DeprecationWarning, and names the same blueprint as ``rollout_policy``."""
+    assert parse_options("rollout_gate=trained,belief=mcmc")["rollout_gate"] == "trained"
+    with pytest.raises(ValueError, match="rollout_gate"):
+        parse_options("rollout_gate=no/such/gate.json")
+    with pytest.warns(DeprecationWarning, match="rollout_gate is deprecated"):
+        old = load_policy("search:rollout_gate=trained,samples=8", seed=3)
+    new = load_policy("search:rollout_policy=trained,samples=8", seed=3)
+    assert old.config == new.config and old.config.rollout_policy == "trained" and old.config.rollout_gate is None
+    with pytest.warns(DeprecationWarning, match="SearchPolicy.gate"):
+        assert old.gate is old.gated_model is not None
+    with pytest.warns(DeprecationWarning, match="Rollouts.gate"):
+        assert old.rollouts.gate is old.gated_model
+    with pytest.warns(DeprecationWarning, match=r"Rollouts\(gate="):
+        assert Rollouts(gate=old.gated_model).gated_model is old.gated_model
+    with pytest.raises(ValueError, match="both name the blueprint"):
+        SearchConfig(rollout_gate="trained", rollout_policy="heuristic")
 
 
 def test_search_plays_a_few_evaluated_deals_with_the_seat_baseline() -> None:
@@ -202,7 +220,8 @@ def test_compare_plays_searches_on_the_same_deals_against_an_opponent(tmp_path) 
     from experiments.search_strength import compare
 
     out = tmp_path / "paired.json"
-    row = compare(2, 5, ("samples=8", "samples=8,rollout_gate=trained", "samples=8,rollout_gate=trained,margin_z=1e9"),
+    row = compare(2, 5, ("samples=8", "samples=8,rollout_policy=trained",
+                         "samples=8,rollout_policy=trained,margin_z=1e9"),
                   out, opponent="trained")
     assert {"b_minus_a", "c_minus_a", "c_minus_b"} <= set(row) and row["opponent"] == "trained"
     assert row["per_deal"]["c"]["team_minus_heuristic"] == [0.0, 0.0]

@@ -7,7 +7,7 @@ from the observation's arrival) as decisions per CPU-second, and the median wall
 
 - ``search``: the default search, told whom it faces (its belief models ``trained``);
 - ``search:opponent=kernel``: the default search with the heuristic's kernel model as its belief's likelihood;
-- ``search:rollout_gate=trained``: the gated blueprint, told whom it faces.
+- ``search:rollout_policy=trained``: the gated blueprint, told whom it faces.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-CONFIGS = ("search", "search:opponent=kernel", "search:rollout_gate=trained")
+CONFIGS = ("search", "search:opponent=kernel", "search:rollout_policy=trained")
 SEED = 2026
 
 

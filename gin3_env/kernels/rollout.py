@@ -7,7 +7,7 @@ player, turns, the stock as ``deck[POS:]``, the discard pile, masks of hands, kn
 declined cards), plays each row's first action, then lets a
 :class:`~gin3_env.kernels.heuristic_params.HeuristicConfig` choose every later move for both
 players until the hand ends, all inside one numba kernel (no Python between moves). With a
-gated player's model (``Rollouts(rules, gate=load_gated(...))``) both players are that gated player
+gated player's model (``Rollouts(rules, gated_model=load_gated(...))``) both players are that gated player
 (:mod:`.gates`: the heuristic switched by each of its gates; the shipped ``trained`` player for its file).
 
     roll = Rollouts(rules)                       # rollout policy: the heuristic's defaults
@@ -16,12 +16,13 @@ gated player's model (``Rollouts(rules, gate=load_gated(...))``) both players ar
 The moves are the kernels :func:`.hand_kernels.apply_rows` and
 :func:`.heuristic_kernels.act_row`, the ones ``VectorHands`` and ``HeuristicBatch`` use, so
 a playout is the hand the engine would play with ``HeuristicPolicy`` on both sides
-(``tests/test_search.py`` checks this against the scalar engine), or with a gate the hand
+(``tests/test_search.py`` checks this against the scalar engine), or with a gated model the hand
 :class:`~gin3_env.policies.gated.GatedPolicy` plays on both sides (checked there too).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -116,18 +117,18 @@ def _playout(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, m
     return -1
 
 
-def _side(policy: HeuristicConfig | None, gate: Any, knock_limit: int) -> tuple[HeuristicConfig, np.ndarray,
+def _side(policy: HeuristicConfig | None, model: Any, knock_limit: int) -> tuple[HeuristicConfig, np.ndarray,
                                                                                 np.ndarray, tuple]:
-    """A playout player's heuristic, its parameter arrays and its gates (the gate's own heuristic where
+    """A playout player's heuristic, its parameter arrays and its gates (the gated model's own heuristic where
     ``policy`` is None; else they must agree), at the game's ``knock_limit`` (the rules', whatever the
     configuration says: a playout plays the game's rules)."""
-    if (gate is not None and policy is not None
-            and replace(heuristic_config(policy), knock_limit=gate.heuristic.knock_limit) != gate.heuristic):
-        raise ValueError(f"the gate's heuristic ({gate.heuristic}) differs from the rollout policy ({policy})")
-    config = heuristic_config(gate.heuristic if gate is not None and policy is None else policy)
+    if (model is not None and policy is not None
+            and replace(heuristic_config(policy), knock_limit=model.heuristic.knock_limit) != model.heuristic):
+        raise ValueError(f"the gated model's heuristic ({model.heuristic}) differs from the rollout policy ({policy})")
+    config = heuristic_config(model.heuristic if model is not None and policy is None else policy)
     config = replace(config, knock_limit=knock_limit)
     fp, ip = heuristic_params(config)
-    return config, fp, ip, stack_gates(gate.gates if gate is not None else ())
+    return config, fp, ip, stack_gates(model.gates if model is not None else ())
 
 
 class Rollouts:
@@ -135,27 +136,40 @@ class Rollouts:
 
     ``policy`` is a :class:`~.heuristic_params.HeuristicConfig` (default: the tuned heuristic);
     ``HeuristicConfig(outs_weight=0)`` drops the one-card look-ahead and is several times faster.
-    ``gate`` (a :class:`~gin3_env.policies.gate_file.GatedModel`) makes both players the gated player
+    ``gated_model`` (a :class:`~gin3_env.policies.gate_file.GatedModel`) makes both players the gated player
     (:func:`.gates.gated_act_row`, the kernel :class:`~gin3_env.policies.gated.GatedPolicy` plays: the
     heuristic switched by each of the model's gates): its base heuristic is the model's own (``policy``,
     if given, must be the same). Any object with the model's ``gates`` and ``heuristic`` will do (this
     layer does not import the policies). The features count a hand within ``rules.knock_limit`` as knockable.
 
-    ``other`` (``(policy, gate)`` as above) plays the opponent of the player ``me`` that :meth:`run` names instead:
-    ``policy`` and ``gate`` then play ``me`` only.
+    ``other`` (``(policy, gated_model)`` as above) plays the opponent of the player ``me`` that :meth:`run` names
+    instead: ``policy`` and ``gated_model`` then play ``me`` only. (``gate=`` is ``gated_model``'s deprecated
+    spelling.)
 
     Every side plays at ``rules``' knock limit (the heuristic's take-to-knock test), whatever ``policy`` or the
-    gate's heuristic says: the playouts play the game of the rules.
+    gated model's heuristic says: the playouts play the game of the rules.
     """
 
     def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None,
-                 gate: Any = None, other: tuple[HeuristicConfig | None, Any] | None = None) -> None:
+                 gated_model: Any = None, other: tuple[HeuristicConfig | None, Any] | None = None, *,
+                 gate: Any = None) -> None:
+        if gate is not None:
+            warnings.warn("Rollouts(gate=...) is deprecated; use gated_model=", DeprecationWarning, stacklevel=2)
+            if gated_model is not None:
+                raise ValueError("Rollouts: give gated_model or its deprecated spelling gate, not both")
+            gated_model = gate
         self.rules = rules or Rules()
         self._R = hk.rules_vector(self.rules)
         limit = self.rules.knock_limit
-        self.policy, self._fp, self._ip, self._gates = _side(policy, gate, limit)
-        self.gate = gate
+        self.policy, self._fp, self._ip, self._gates = _side(policy, gated_model, limit)
+        self.gated_model = gated_model
         self._other = (self._fp, self._ip, self._gates) if other is None else _side(*other, limit)[1:]
+
+    @property
+    def gate(self) -> Any:
+        """Deprecated: :attr:`gated_model`."""
+        warnings.warn("Rollouts.gate is deprecated; use Rollouts.gated_model", DeprecationWarning, stacklevel=2)
+        return self.gated_model
 
     def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray, me: int = -1) -> np.ndarray:
         """Team points (float64, one per state) of playing each state's first action, then the

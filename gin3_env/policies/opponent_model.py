@@ -4,20 +4,21 @@
 masks) -> actions`` on many rows at once (float32 ``(B, >= OBS_SIZE)`` observations, int8 ``(B, 107)`` masks),
 the moves the player itself would make on each row, plus ``informative`` (False for a player whose move
 does not depend on its cards: the uniform random player, whose likelihood says nothing) and, where the
-player is a heuristic or a gated player, ``gate``/``heuristic`` for the compiled playouts.
+player is a heuristic or a gated player, ``gated_model``/``heuristic`` for the compiled playouts.
 
 - ``"heuristic"`` / a :class:`~.heuristic.HeuristicPolicy`: the compiled heuristic;
 - ``"trained"``, a gate file ``.json`` / a :class:`~.gated.GatedPolicy`: the gated player, compiled;
 - ``"random"`` / a :class:`~.random_policy.RandomPolicy`: uniform over the legal moves (not informative);
 - ``"ppo"``, a model ``.zip`` / an :class:`~.loading.SB3Policy`: one batched forward, deterministic;
 - ``"search"``, ``"search:..."`` / a :class:`~.search.SearchPolicy`: its **blueprint** (the heuristic, or the
-  gated player of its ``rollout_gate``): a search has no batched form of its own, and a search's
+  player of its ``rollout_policy``): a search has no batched form of its own, and a search's
   moves are its blueprint's where no gain passes its margin;
 - any object with ``act_batch(observations, masks)`` (a network player, for one): that method.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +30,9 @@ from ..engine.rules import Rules
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
 from ..observation.layout import OBS_SIZE
 
-__all__ = ["OpponentModel", "check_spec", "load_rollout_gate", "opponent_model", "set_spec_tools"]
+__all__ = ["OpponentModel", "check_spec", "heuristic_model", "load_rollout_gate", "opponent_model", "set_spec_tools"]
 
-SHIPPED_GATE = "trained"  # rollout_gate's name of the shipped gates (the trained player's file)
+SHIPPED_GATE = "trained"  # the deprecated rollout_gate's name of the shipped gated player (the trained player's file)
 # the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports the search)
 SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "gated.json"
 
@@ -53,8 +54,11 @@ def check_spec(spec: str) -> None:
 
 
 def load_rollout_gate(name: str | None) -> Any:
-    """The gated model ``rollout_gate`` names: ``"trained"`` the shipped one, else a gated player's model file
-    read as data (:func:`~gin3_env.policies.gate_file.load_gated`; imports the compiled core)."""
+    """Deprecated (the search's ``rollout_gate`` is now ``rollout_policy``): the GatedModel ``name`` names,
+    ``"trained"`` the shipped one, else a gated player's model file read as data
+    (:func:`~gin3_env.policies.gate_file.load_gated`)."""
+    warnings.warn("load_rollout_gate is deprecated; use gate_file.load_gated (or load_policy('trained').model)",
+                  DeprecationWarning, stacklevel=2)
     if name is None:
         return None
     from .gate_file import load_gated
@@ -62,20 +66,38 @@ def load_rollout_gate(name: str | None) -> Any:
     return load_gated(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class OpponentModel:
-    """A player's batched form (see the module doc)."""
+    """A player's batched form (see the module doc). ``gate=`` is the deprecated spelling of ``gated_model=``."""
 
     name: str
     act: Callable[[np.ndarray, np.ndarray], np.ndarray]
     informative: bool = True
-    gate: Any = None  # the GatedModel of a gated player (for the compiled playouts)
+    gated_model: Any = None  # the GatedModel of a gated player (for the compiled playouts)
     heuristic: HeuristicConfig | None = None  # the heuristic of a plain heuristic player
+
+    def __init__(self, name: str, act: Callable[[np.ndarray, np.ndarray], np.ndarray], informative: bool = True,
+                 gated_model: Any = None, heuristic: HeuristicConfig | None = None, *, gate: Any = None) -> None:
+        if gate is not None:
+            warnings.warn("OpponentModel(gate=...) is deprecated; use gated_model=", DeprecationWarning, stacklevel=2)
+            if gated_model is not None:
+                raise ValueError("OpponentModel: give gated_model or its deprecated spelling gate, not both")
+            gated_model = gate
+        for key, value in (("name", name), ("act", act), ("informative", informative),
+                           ("gated_model", gated_model), ("heuristic", heuristic)):
+            object.__setattr__(self, key, value)
+
+    @property
+    def gate(self) -> Any:
+        """Deprecated: :attr:`gated_model`."""
+        warnings.warn("OpponentModel.gate is deprecated; use OpponentModel.gated_model", DeprecationWarning,
+                      stacklevel=2)
+        return self.gated_model
 
     @property
     def compiled(self) -> bool:
         """Whether the compiled playouts (:class:`~gin3_env.kernels.rollout.Rollouts`) can play it."""
-        return self.gate is not None or self.heuristic is not None
+        return self.gated_model is not None or self.heuristic is not None
 
 
 def _heuristic(config: HeuristicConfig, name: str = "heuristic") -> OpponentModel:
@@ -93,7 +115,7 @@ def _heuristic(config: HeuristicConfig, name: str = "heuristic") -> OpponentMode
 
 
 def _gated(policy: Any) -> OpponentModel:
-    return OpponentModel(policy.name, policy.act_batch, gate=policy.model)
+    return OpponentModel(policy.name, policy.act_batch, gated_model=policy.model)
 
 
 def _random(rng: np.random.Generator) -> OpponentModel:
@@ -147,13 +169,7 @@ def opponent_model(policy: Any, seed: int | None = 0, rules: Rules | None = None
     raise ValueError(f"{policy!r} has no batched form: it cannot be a belief's opponent model")
 
 
-def blueprint_model(rollout_gate: str | None, rules: Rules | None = None) -> OpponentModel:
-    """A search's blueprint as a batched player: the heuristic, or the gated player of ``rollout_gate``,
-    for the game's ``rules`` (None: the default rules)."""
-    if rollout_gate is None:
-        return _heuristic(HeuristicConfig(knock_limit=(rules or Rules()).knock_limit))
-    from .gated import GatedPolicy
-
-    gate = load_rollout_gate(rollout_gate)
-    assert gate is not None
-    return _gated(GatedPolicy(gate, name=rollout_gate, rules=rules))
+def heuristic_model(rules: Rules | None = None) -> OpponentModel:
+    """The heuristic as a batched player at the knock limit of the game's ``rules`` (None: the default rules):
+    a search's blueprint where its ``rollout_policy`` names none."""
+    return _heuristic(HeuristicConfig(knock_limit=(rules or Rules()).knock_limit))

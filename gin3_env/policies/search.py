@@ -15,13 +15,12 @@ At each decision with more than one sensible move the policy
    mean gain is more than ``margin_z`` standard errors above zero (at small budgets the
    noise of a few playouts would otherwise override a good default).
 
-With ``rollout_gate`` (``"trained"``: the shipped gates, ``gin3_env/models/gated.json``;
-or a gated model file's path, read as data by :func:`~gin3_env.policies.gate_file.load_gated`) the blueprint
-is the gated player instead of the heuristic: the playouts play it for both players (its knock
-gate and, where the file has one, its draw gate, compiled into the playout kernel), and the
-default move of step 4 is its move, so with a margin no
-gain passes the search plays exactly the ``trained`` player. The heuristic's own move stays
-among the candidates.
+With ``rollout_policy=trained`` (the shipped gated player, ``gin3_env/models/gated.json``; or a gated model
+file's path, read as data by :func:`~gin3_env.policies.gate_file.load_gated`) the blueprint is the gated player
+instead of the heuristic: the playouts play it for both players (its gates compiled into the playout kernel), and
+the default move of step 4 is its move, so with a margin no gain passes the search plays exactly the ``trained``
+player. The heuristic's own move stays among the candidates. (``rollout_gate`` is that option's deprecated
+spelling.)
 
 Candidates: both moves of a take/pass choice at the opening; both moves of a take/draw
 choice only with ``search_draws=True`` (off by default: measured against the true state, the
@@ -39,8 +38,8 @@ budget, at the mean time of its batches so far, but always plays ``min_samples``
 ``margin_z``, ``search_draws``, ``search_discards`` (``False``: search the discard phase
 only where a knock is legal, i.e. whether and how to knock), ``belief`` (a
 :class:`~gin3_env.policies.belief.BeliefConfig` or ``None``), ``rollout`` (the playout
-:class:`~gin3_env.policies.HeuristicConfig`), ``rollout_gate`` (``None``, ``"trained"`` or a
-gate file: the gated blueprint above; spec ``search:rollout_gate=trained,belief=mcmc``). With
+:class:`~gin3_env.policies.HeuristicConfig`), ``rollout_policy`` (the blueprint, a player spec: ``"trained"``
+for the gated blueprint above; spec ``search:rollout_policy=trained,belief=mcmc``). With
 ``time_budget=None`` the policy is deterministic for a ``seed``: the same observations in
 the same order give the same moves. With a time budget the number of samples depends on
 the machine's speed.
@@ -68,6 +67,7 @@ The compiled core (numba) is imported when the policy is built, not with the pac
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,24 +106,24 @@ class SearchConfig:
     search_discards: bool = True  # False: in the discard phase, search only when a knock is legal
     belief: BeliefConfig | None = field(default_factory=BeliefConfig)
     rollout: HeuristicConfig = field(default_factory=HeuristicConfig)
-    # a knock gate for the playouts and the default move: "trained" (the shipped gate), a gate file's path, or None
+    # deprecated spelling of rollout_policy for a gated player ("trained" or a gated model file): moved there
     rollout_gate: str | None = None
     # whom the search faces, as its belief's likelihood (a policy spec with a batched form: policies.opponent_model);
     # None: told by whoever seats it (evaluation, ladder, envs, play: tell_opponents), else the heuristic's kernel
     # model; "kernel": always the heuristic's kernel model (the belief before opponent models)
     opponent: str | None = None
-    # any player with a batched form as the blueprint (playouts and default move), where rollout_gate cannot name
-    # it (random, ppo, a network): played in Python over the batched core (policies.policy_rollouts)
+    # any player with a batched form as the blueprint (playouts and default move; None: the heuristic): compiled
+    # where it is the heuristic or a gated player ("trained", a gated model file), else played in Python over the
+    # batched core (policies.policy_rollouts)
     rollout_policy: str | None = None
     # the search's own player in its playouts and its default move, where it differs from the opponent's
-    # (rollout_policy or rollout_gate then play the opponent only): gin3 exploit's searcher plays the strongest
+    # (rollout_policy then plays the opponent only): gin3 exploit's searcher plays the strongest
     # shipped player itself against the player it exploits
     rollout_self: str | None = None
 
     def __post_init__(self) -> None:
-        if self.rollout_gate is not None and (not isinstance(self.rollout_gate, str) or not self.rollout_gate):
-            raise ValueError(f"search option rollout_gate must be 'trained', a gate file's path or None, "
-                             f"got {self.rollout_gate!r}")
+        if self.rollout_gate is not None:
+            self._move_rollout_gate()
         for name in ("samples", "min_samples", "batch", "max_candidates"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -132,14 +132,26 @@ class SearchConfig:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not value):
                 raise ValueError(f"search option {name} must be a policy spec or None, got {value!r}")
-        if self.rollout_gate is not None and self.rollout_policy is not None:
-            raise ValueError("search options rollout_gate and rollout_policy both name the blueprint: give one")
         if self.min_samples > self.samples:
             raise ValueError(f"min_samples ({self.min_samples}) must not exceed samples ({self.samples})")
         if self.time_budget is not None and not self.time_budget > 0:
             raise ValueError(f"time_budget must be > 0 seconds or None, got {self.time_budget!r}")
         if not self.margin_z >= 0:
             raise ValueError(f"margin_z must be >= 0, got {self.margin_z!r}")
+
+    def _move_rollout_gate(self) -> None:
+        """The deprecated ``rollout_gate`` becomes ``rollout_policy`` (the same gated player), with a warning."""
+        gate = self.rollout_gate
+        if not isinstance(gate, str) or not gate:
+            raise ValueError(f"search option rollout_gate must be 'trained', a gated model file's path or None, "
+                             f"got {gate!r}")
+        if self.rollout_policy is not None:
+            raise ValueError("search options rollout_gate and rollout_policy both name the blueprint: give one "
+                             "(rollout_gate is deprecated)")
+        warnings.warn("search option rollout_gate is deprecated; use rollout_policy (the same player: 'trained' or "
+                      "a gated model file)", DeprecationWarning, stacklevel=4)
+        object.__setattr__(self, "rollout_policy", gate)
+        object.__setattr__(self, "rollout_gate", None)
 
 
 # the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
@@ -177,14 +189,15 @@ def parse_options(text: str) -> dict[str, Any]:
             out[key] = None if value.lower() == "none" else _checked_spec(key, value)
         elif key == "rollout":
             raise ValueError("search option rollout is set in code (a HeuristicConfig), not in a spec")
-        elif key == "rollout_gate":
+        elif key == "rollout_gate":  # deprecated: SearchConfig moves it to rollout_policy, with a warning
             if value.lower() == "none":
                 out[key] = None
             elif value == SHIPPED_GATE or Path(value).is_file():
                 out[key] = value
             else:
-                raise ValueError(f"search option rollout_gate must be {SHIPPED_GATE!r} (the shipped gates), "
-                                 f"none or a gate file's path; {value!r} is none of these")
+                raise ValueError(f"search option rollout_gate (deprecated: rollout_policy) must be {SHIPPED_GATE!r} "
+                                 f"(the shipped gated player), none or a gated model file's path; {value!r} is none "
+                                 "of these")
         else:
             try:
                 out[key] = int(value)
@@ -225,18 +238,17 @@ class SearchPolicy:
         self.rules = rules or Rules()
         self.rng = np.random.default_rng(seed)
         self.heuristic = HeuristicPolicy(knock_limit=self.rules.knock_limit)
-        # a blueprint named by rollout_policy: compiled where it is the heuristic or a gated player
+        # a blueprint named by rollout_policy (None: the heuristic): compiled where it is the heuristic or a gated
+        # player, whose GatedModel the playouts and the default move play
         self.blueprint: OpponentModel | None = None
-        gate_name = config.rollout_gate
-        self.gate = load_rollout_gate(gate_name)
         if config.rollout_policy is not None:
             self.blueprint = opponent_model(config.rollout_policy, seed, self.rules)
-            self.gate = self.blueprint.gate
+        self.gated_model = None if self.blueprint is None else self.blueprint.gated_model
         self.gated: GatedPolicy | None = None
-        if self.gate is not None:
+        if self.gated_model is not None:
             from .gated import GatedPolicy
 
-            self.gated = GatedPolicy(self.gate, rules=self.rules)
+            self.gated = GatedPolicy(self.gated_model, rules=self.rules)
         self.rollouts: Any
         self.own = None if config.rollout_self is None else opponent_model(config.rollout_self, seed, self.rules)
         if self.own is not None:
@@ -246,7 +258,7 @@ class SearchPolicy:
 
             self.rollouts = PolicyRollouts(self.rules, self.blueprint)
         else:
-            self.rollouts = Rollouts(self.rules, config.rollout, self.gate)
+            self.rollouts = Rollouts(self.rules, config.rollout, self.gated_model)
         self.model: OpponentModel | None = None  # the belief's opponent model (None: the heuristic's kernel model)
         self.opponent_told = config.opponent is not None
         if config.opponent is not None and config.opponent != KERNEL:
@@ -264,23 +276,28 @@ class SearchPolicy:
     def _mixed_rollouts(self, own: OpponentModel) -> Any:
         """Playouts with ``own`` for the searching player and the blueprint for its opponent."""
         from ..kernels.rollout import Rollouts
-        from .opponent_model import blueprint_model
+        from .opponent_model import heuristic_model
         from .policy_rollouts import PolicyRollouts
 
         other = self.blueprint
         if other is None:
-            other = blueprint_model(self.config.rollout_gate, self.rules)
-            if self.gate is None:
-                other = replace(other, heuristic=self.config.rollout)
+            other = replace(heuristic_model(self.rules), heuristic=self.config.rollout)
         if own.compiled and other.compiled:
-            return Rollouts(self.rules, own.heuristic, own.gate, other=(other.heuristic, other.gate))
+            return Rollouts(self.rules, own.heuristic, own.gated_model, other=(other.heuristic, other.gated_model))
         return PolicyRollouts(self.rules, other, own)
 
     def blueprint_model(self) -> OpponentModel:
         """This search's blueprint as a batched player (what stands for it in another's belief and playouts)."""
-        from .opponent_model import blueprint_model
+        from .opponent_model import heuristic_model
 
-        return self.blueprint if self.blueprint is not None else blueprint_model(self.config.rollout_gate, self.rules)
+        return self.blueprint if self.blueprint is not None else heuristic_model(self.rules)
+
+    @property
+    def gate(self) -> Any:
+        """Deprecated: :attr:`gated_model` (the blueprint's GatedModel, or None)."""
+        warnings.warn("SearchPolicy.gate is deprecated; use SearchPolicy.gated_model", DeprecationWarning,
+                      stacklevel=2)
+        return self.gated_model
 
     def face(self, opponent: Any) -> None:
         """Model ``opponent`` (a spec or a policy object) in the belief from the next hand on, unless the

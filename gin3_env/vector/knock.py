@@ -1,6 +1,6 @@
 """A learner that makes only the knock decisions; the heuristic plays everything else.
 
-``gymnasium.make("gin3/ThreeHandedGinKnock-v0")`` (:class:`KnockGateEnv`, ``decide="knock"``): at
+``gymnasium.make("gin3/ThreeHandedGinKnock-v0")`` (:class:`KnockLearnerEnv`, ``decide="knock"``): at
 each decision of the learner's seat where a knock is legal, the agent chooses **hold** (action 0:
 the heuristic's best plain discard) or **knock** (action 1: the heuristic's knock, the one that
 leaves the least deadwood). Every other decision of the learner's seat, and every decision of the
@@ -12,12 +12,12 @@ deterministic, so such a hand scores what the heuristic scores).
 **Reward**, at the end of the hand: the learner seat's points minus the points the heuristic
 scores from the same seat on the same deal against the same opponent (heuristic against
 heuristic on a twin of the deal), times ``reward_scale``. Knocking at every decision is the
-heuristic itself (it knocks at its first chance), so it scores 0 on every hand; a gate earns
+heuristic itself (it knocks at its first chance), so it scores 0 on every hand; a knock choice earns
 exactly what its holds gain.
 
 | | |
 |---|---|
-| Observation | ``Box(0, 10, (12,), float32)``: :data:`GATE_FEATURES`, from the player's view alone |
+| Observation | ``Box(0, 10, (12,), float32)``: :data:`KNOCK_FEATURES`, from the player's view alone |
 | Actions | ``Discrete(2)``: 0 hold (best plain discard), 1 knock |
 | Action mask | ``env.action_masks()`` / ``info["action_mask"]``: both legal at every decision |
 | Reward | learner points minus the heuristic's on the same deal and seat, at the hand's end |
@@ -25,8 +25,12 @@ exactly what its holds gain.
 
 :class:`KnockHands` is the batched core under it (``num_envs`` hands a call, the same API as
 :class:`~gin3_env.vector.learner.LearnerHands`, so an SB3 learner env can stand on it as on
-that); :class:`KnockGateBatch` plays a gate (any function from gate
-features to knock/hold) as a full batched player, for evaluation on duplicate deals.
+that); :class:`KnockChoiceBatch` plays a knock choice (any function from :data:`KNOCK_FEATURES` rows
+to knock/hold) as a full batched player, for evaluation on duplicate deals.
+
+(``KnockGateEnv``, ``KnockGateBatch``, ``sb3_gate``, ``GATE_FEATURES``, ``GATE_SIZE`` and ``gate_features`` are
+the deprecated spellings of ``KnockLearnerEnv``, ``KnockChoiceBatch``, ``sb3_knock_choice``, ``KNOCK_FEATURES``,
+``KNOCK_FEATURES_SIZE`` and ``knock_features``: "gate" names the fitted scorers of the gated player.)
 
 Arguments
 ``decide``: the decisions the agent makes, ``"knock"`` (the only kind so far); ``learner``:
@@ -41,6 +45,7 @@ Version history
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -69,7 +74,7 @@ from .players import as_batch
 
 DECISIONS = ("knock",)  # the decisions a learner can be given (decide=...)
 HOLD, KNOCK = 0, 1
-GATE_FEATURES = (
+KNOCK_FEATURES = (
     "deadwood / 10 (after the best discard: the knock's deadwood)",
     "stock size / 31",
     "turns / max_turns",
@@ -83,14 +88,14 @@ GATE_FEATURES = (
     "danger / 5: hand cards that would join the opponent's known cards into a meld",
     "1 if gin (deadwood 0)",
 )
-GATE_SIZE = len(GATE_FEATURES)
-OBSERVATION_FEATURES = GATE_FEATURES  # the meanings the env's documentation page lists, one per entry
+KNOCK_FEATURES_SIZE = len(KNOCK_FEATURES)
+OBSERVATION_FEATURES = KNOCK_FEATURES  # the meanings the env's documentation page lists, one per entry
 _CARD0 = OBS_SIZE  # the augmented per-card planes: deadwood without c, in meld, outs, danger
 _SCALARS = OBS_SIZE + 4 * PLANE
 
 
-def gate_features(observations: np.ndarray) -> np.ndarray:
-    """float32 (k, :data:`GATE_SIZE`): :data:`GATE_FEATURES` of k observation vectors (374 entries,
+def knock_features(observations: np.ndarray) -> np.ndarray:
+    """float32 (k, :data:`KNOCK_FEATURES_SIZE`): :data:`KNOCK_FEATURES` of k observation vectors (374 entries,
     what the player sees), through the compiled augmented features."""
     from ..kernels.features import augment_batch
 
@@ -155,7 +160,7 @@ class KnockHands:
                                  reward_scale=reward_scale, features="plain", seed=seed, rules=rules, **rule_options)
         self.num_envs = self.core.num_envs
         self.rules = self.core.rules
-        self.obs_size = GATE_SIZE
+        self.obs_size = KNOCK_FEATURES_SIZE
         self.heuristic = as_batch("heuristic", None)
         self._all = np.arange(self.num_envs, dtype=np.int64)
         self._decided = np.zeros(self.num_envs, dtype=bool)
@@ -173,7 +178,7 @@ class KnockHands:
         return self.core.hands.observe()
 
     def observe(self) -> np.ndarray:
-        return gate_features(self.raw_observations())
+        return knock_features(self.raw_observations())
 
     def action_masks(self) -> np.ndarray:
         return np.ones((self.num_envs, 2), dtype=bool)
@@ -195,12 +200,12 @@ class KnockHands:
 
     def _final(self) -> dict[str, Any]:
         n = self.num_envs
-        return {"final_obs": np.zeros((n, GATE_SIZE), dtype=np.float32), "illegal": np.zeros(n, dtype=bool),
+        return {"final_obs": np.zeros((n, KNOCK_FEATURES_SIZE), dtype=np.float32), "illegal": np.zeros(n, dtype=bool),
                 "outcome": np.zeros(n, dtype=np.int64), "learner": self.core.learner_player.copy(),
                 "points": np.zeros(n), "baseline_points": np.zeros(n), "deal": np.full(n, -1, dtype=np.int64)}
 
     def reset(self, seed: int | None = None, decks: Any = None) -> np.ndarray:
-        """Deal every slot again (as :meth:`LearnerHands.reset`); returns the gate features."""
+        """Deal every slot again (as :meth:`LearnerHands.reset`); returns the knock features."""
         self.core.reset(seed=check_seed(seed), decks=decks)
         self._decided[:] = False
         self.skipped = 0
@@ -209,8 +214,8 @@ class KnockHands:
         return self.observe()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One hold/knock per slot; returns (gate features, rewards, terminated, truncated, extra) as
-        :meth:`LearnerHands.step` (``extra["final_obs"]`` holds gate features)."""
+        """One hold/knock per slot; returns (knock features, rewards, terminated, truncated, extra) as
+        :meth:`LearnerHands.step` (``extra["final_obs"]`` holds knock features)."""
         acts = self.check_actions(actions)
         n = self.num_envs
         rewards, terminated, truncated, final = np.zeros(n), np.zeros(n, bool), np.zeros(n, bool), self._final()
@@ -236,7 +241,7 @@ class KnockHands:
             terminated[shown] = extra["outcome"][shown] != TRUNCATED
             truncated[shown] = extra["outcome"][shown] == TRUNCATED
             # a plain-feature core's final observation is the raw vector the player saw at the end
-            final["final_obs"][shown] = gate_features(extra["final_obs"][shown])
+            final["final_obs"][shown] = knock_features(extra["final_obs"][shown])
             for key in ("outcome", "learner", "points", "baseline_points", "deal"):
                 final[key][shown] = extra[key][shown]
 
@@ -256,12 +261,12 @@ class KnockHands:
         self._decided[:] = True
 
 
-class KnockGateBatch:
-    """A full batched player: ``gate(features) -> bool (knock)`` at each decision with a legal knock,
-    the heuristic everywhere else. ``gate`` gets :func:`gate_features` of those rows."""
+class KnockChoiceBatch:
+    """A full batched player: ``choose(features) -> bool (knock)`` at each decision with a legal knock,
+    the heuristic everywhere else. ``choose`` gets :func:`knock_features` of those rows."""
 
-    def __init__(self, gate: Callable[[np.ndarray], np.ndarray], name: str = "knock-gate") -> None:
-        self.gate = gate
+    def __init__(self, choose: Callable[[np.ndarray], np.ndarray], name: str = "knock-choice") -> None:
+        self.choose = choose
         self.name = name
         self.heuristic = as_batch("heuristic", None)
         self.decisions = 0
@@ -270,30 +275,31 @@ class KnockGateBatch:
     def act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = np.asarray(observations)
         m = np.asarray(masks).astype(bool)
-        gated = m[:, KNOCK_BASE:].any(axis=1)
+        asked = m[:, KNOCK_BASE:].any(axis=1)
         acts = np.empty(len(m), dtype=np.int64)
-        if (~gated).any():
-            acts[~gated] = self.heuristic.act(obs[~gated], m[~gated])
-        if gated.any():
-            knock = np.asarray(self.gate(gate_features(obs[gated])), dtype=bool).reshape(-1)
+        if (~asked).any():
+            acts[~asked] = self.heuristic.act(obs[~asked], m[~asked])
+        if asked.any():
+            knock = np.asarray(self.choose(knock_features(obs[asked])), dtype=bool).reshape(-1)
             self.decisions += len(knock)
             self.holds += int((~knock).sum())
-            acts[gated] = knock_or_hold(self.heuristic, obs[gated], m[gated], knock)
+            acts[asked] = knock_or_hold(self.heuristic, obs[asked], m[asked], knock)
         return acts
 
 
-def sb3_gate(model: Any) -> Callable[[np.ndarray], np.ndarray]:
-    """A gate from a trained ``MaskablePPO`` on :class:`KnockGateEnv` (deterministic: the likelier action)."""
+def sb3_knock_choice(model: Any) -> Callable[[np.ndarray], np.ndarray]:
+    """A knock choice from a trained ``MaskablePPO`` on :class:`KnockLearnerEnv` (deterministic: the likelier
+    action)."""
 
-    def gate(features: np.ndarray) -> np.ndarray:
+    def choose(features: np.ndarray) -> np.ndarray:
         masks = np.ones((len(features), 2), dtype=bool)
         actions, _ = model.predict(features, action_masks=masks, deterministic=True)
         return np.asarray(actions) == KNOCK
 
-    return gate
+    return choose
 
 
-class KnockGateEnv(gym.Env[np.ndarray, np.int64]):
+class KnockLearnerEnv(gym.Env[np.ndarray, np.int64]):
     """The knock decisions of one hand as a Gymnasium env (see the module doc)."""
 
     metadata = {"render_modes": []}
@@ -302,7 +308,7 @@ class KnockGateEnv(gym.Env[np.ndarray, np.int64]):
                  rules: Rules | None = None, **rule_options: Any) -> None:
         self.core = KnockHands(1, learner=learner, decide=decide, reward_scale=reward_scale, rules=rules,
                                **rule_options)
-        self.observation_space = spaces.Box(0.0, 10.0, (GATE_SIZE,), np.float32)
+        self.observation_space = spaces.Box(0.0, 10.0, (KNOCK_FEATURES_SIZE,), np.float32)
         self.action_space = spaces.Discrete(2)
         self._started = False
         self._done = False
@@ -342,3 +348,16 @@ class KnockGateEnv(gym.Env[np.ndarray, np.int64]):
             obs = extra["final_obs"]
             info = self._info(int(extra["learner"][0]), float(extra["points"][0]), float(extra["baseline_points"][0]))
         return obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
+
+
+_DEPRECATED = {"KnockGateEnv": "KnockLearnerEnv", "KnockGateBatch": "KnockChoiceBatch", "sb3_gate": "sb3_knock_choice",
+               "GATE_FEATURES": "KNOCK_FEATURES", "GATE_SIZE": "KNOCK_FEATURES_SIZE", "gate_features": "knock_features"}
+
+
+def __getattr__(name: str) -> Any:
+    """The old spellings of this module's names, for one release, with a DeprecationWarning."""
+    new = _DEPRECATED.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"gin3_env.vector.knock.{name} is deprecated; use {new}", DeprecationWarning, stacklevel=2)
+    return globals()[new]
