@@ -188,3 +188,21 @@ def brute_deadwood(cards: Iterable[int]) -> int:
 
 def rng_for(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
+
+
+def rows_of_play(hands: Any, player: Any, steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of every live row with a legal move over up to ``steps`` moves of ``player`` (a
+    batched player) on the reset batched ``hands`` (a :class:`~gin3_env.vector.VectorHands`)."""
+    from gin3_env.kernels.hand_kernels import OVER  # the compiled core: imported here, not with the tests
+
+    obs, masks = [], []
+    for _ in range(steps):
+        live = np.flatnonzero(hands.phase != OVER)
+        live = live[hands.mask_view[live].any(axis=1)]
+        if not len(live):
+            break
+        o, m = hands.observe_rows(live), np.ascontiguousarray(hands.mask_view[live])
+        obs.append(o)
+        masks.append(m)
+        hands.apply(live, player.act(o, m))
+    return np.concatenate(obs), np.concatenate(masks)

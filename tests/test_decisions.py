@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import rows_of_play
 
 from gin3_env.engine.rules import Rules
 from gin3_env.kernels import decision_features as df
-from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.decisions import DECISIONS, DRAW_DECISION, MAX_ALTERNATIVES, MAX_FEATURES, decision, feature_index
 from gin3_env.kernels.gates import NO_GATES, features_rows, stack_gates
 from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
@@ -30,17 +30,7 @@ def random_rows(n: int, seed: int, steps: int = 30) -> tuple[np.ndarray, np.ndar
     """Observations and masks of every live row over ``steps`` moves of random play of ``n`` deals."""
     hands = VectorHands(n)
     hands.reset(decks=_decks(seed, 0, n))
-    rnd = RandomBatch(seed)
-    obs, masks = [], []
-    for _ in range(steps):
-        live = np.flatnonzero(hands.phase != hk.OVER)
-        if not len(live):
-            break
-        o, m = hands.observe_rows(live), np.ascontiguousarray(hands.mask_view[live])
-        obs.append(o)
-        masks.append(m)
-        hands.apply(live, rnd.act(o, m))
-    return np.concatenate(obs), np.concatenate(masks)
+    return rows_of_play(hands, RandomBatch(seed), steps)
 
 
 def test_the_table_names_each_decisions_features_alternatives_and_options() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import rows_of_play
 
 from gin3_env.engine.actions import DISCARD_BASE, KNOCK_BASE, NUM_ACTIONS
 from gin3_env.engine.hand import HandState
@@ -67,6 +68,39 @@ def test_kernels_retype_no_action_id_or_observation_offset(name: str) -> None:
     assert not literals, f"kernels/{name}.py writes these as numbers (value, line): {literals}"
 
 
+# small helpers a kernel may call with a constant (each constant compiles the helper again, in a fraction of a s)
+LITERAL_OK = {"obs_plane", "_end", "_choice_drops"}
+
+
+def test_no_kernel_passes_a_constant_to_a_large_kernel() -> None:
+    """numba compiles a kernel called with a constant (``act_row(obs, mask, 0, ...)``) again for that constant,
+    with everything it calls (``Literal[int](0)``: kernels/jit.py); the gated player's kernels once took twice their
+    compile time that way. Every call from one kernel to another passes variables or ``np.int64(...)``."""
+    kernel_names = set()
+    trees = {path: ast.parse(path.read_text()) for path in sorted((PACKAGE / "kernels").glob("*.py"))}
+    for tree in trees.values():
+        kernel_names |= {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+                         and any("njit" in ast.unparse(d) for d in node.decorator_list)}
+    assert {"act_row", "gated_act_row", "alternatives", "label_deals"} <= kernel_names
+    found = []
+    for path, tree in trees.items():
+        module = importlib.import_module(f"gin3_env.kernels.{path.stem}")
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name not in kernel_names or name in LITERAL_OK:
+                continue
+            for arg in node.args:
+                constant = isinstance(arg, ast.Constant) and isinstance(arg.value, int)
+                if isinstance(arg, ast.Name) and re.fullmatch(r"[A-Z][A-Z0-9_]*", arg.id):
+                    constant = isinstance(getattr(module, arg.id, None), int)
+                if constant:
+                    found.append(f"{path.name}:{node.lineno} {name}(... {ast.unparse(arg)} ...)")
+    assert not found, found
+
+
 def test_the_kernels_compile_the_engines_knock_score() -> None:
     from gin3_env.kernels import meld_kernels
 
@@ -95,23 +129,11 @@ def test_the_kernels_read_the_engines_action_ids() -> None:
 
 
 def _played_rows(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    from gin3_env.kernels.hand_kernels import OVER
     from gin3_env.vector import HeuristicBatch, VectorHands
 
     hands = VectorHands(n, seed=seed)
     hands.reset()
-    rnd = HeuristicBatch()
-    obs, masks = [], []
-    for _ in range(60):
-        live = np.flatnonzero(hands.phase != OVER)
-        live = live[hands.mask_view[live].any(axis=1)]
-        if not len(live):
-            break
-        o, m = hands.observe_rows(live), np.ascontiguousarray(hands.mask_view[live])
-        obs.append(o)
-        masks.append(m)
-        hands.apply(live, rnd.act(o, m))
-    return np.concatenate(obs), np.concatenate(masks)
+    return rows_of_play(hands, HeuristicBatch(), 60)
 
 
 def test_the_features_kernels_compute_what_their_python_source_computes() -> None:

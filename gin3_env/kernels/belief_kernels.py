@@ -118,7 +118,7 @@ def _discard_term(hand: int, d: int, forbidden: int, stock_after: int, seen_pile
     """Log-likelihood of discarding ``d`` from the 11-card ``hand``: ``log eps_knock`` if the heuristic
     would have knocked, plus the softmax log-probability of ``d`` over the heuristic's discard scores."""
     n_cards = knock_deadwoods(hand, kd, order)
-    nc = 0
+    nc = np.int64(0)
     low = 1 << 30
     for j in range(n_cards):
         c = order[j]

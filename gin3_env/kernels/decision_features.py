@@ -317,7 +317,7 @@ def alternatives(kind: int, obs: np.ndarray, mask: np.ndarray, k: int, a: int, f
         hold = hold_action(obs, mask, k, fp, ip)
         if hold < DISCARD_BASE or hold >= KNOCK_BASE:
             return 0
-        features(KNOCK_DECISION, obs, mask, k, a, hold, 0, 0.0, limit, x[0])
+        knock_features(obs, mask, k, a, hold, x[0])
         alts[0] = hold
         return 1
     if kind == DRAW_DECISION:
@@ -326,7 +326,7 @@ def alternatives(kind: int, obs: np.ndarray, mask: np.ndarray, k: int, a: int, f
         alt = draw_alternative(mask, k, a)
         if alt < 0:
             return 0
-        features(DRAW_DECISION, obs, mask, k, a, alt, 0, 0.0, limit, x[0])
+        draw_features(obs, mask, k, a, limit, x[0])
         alts[0] = alt
         return 1
     if kind == DISCARD_DECISION:
@@ -336,7 +336,7 @@ def alternatives(kind: int, obs: np.ndarray, mask: np.ndarray, k: int, a: int, f
         scores = np.zeros(TOP_DISCARDS, np.float64)
         n = discard_top(obs, mask, k, fp, ip, cards, scores)
         for r in range(1, n):
-            features(DISCARD_DECISION, obs, mask, k, cards[0], cards[r], r, scores[r] - scores[0], limit, x[r - 1])
+            discard_features(obs, mask, k, cards[0], cards[r], r, scores[r] - scores[0], limit, x[r - 1])
             alts[r - 1] = DISCARD_BASE + cards[r]
         return max(0, n - 1)
     return 0

@@ -61,7 +61,7 @@ def finish_hand(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray
     hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
     while S[0, hk.PHASE] != hk.OVER:
         hk.observe_rows(one, who, S, M, pile, R, obs)
-        act[0] = gated_act_row(obs, mask, 0, fp, ip, gates, R[hk.R_KNOCK_LIMIT])
+        act[0] = gated_act_row(obs, mask, np.int64(0), fp, ip, gates, R[hk.R_KNOCK_LIMIT])
         hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
     return rewards[0, p]
 
@@ -125,6 +125,7 @@ def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: f
         one = np.zeros(1, np.int64)
         act = np.zeros(1, np.int64)
         who = np.full(1, -1, np.int64)
+        row = np.int64(0)  # the one row's index as an int64, not the literal 0 (see kernels/jit.py)
         rewards = np.zeros((1, 2), np.float32)
         ended = np.zeros(1, np.int64)
         S[0, hk.KNOCKER : hk.KNOCK_CARD + 1] = -1
@@ -133,10 +134,10 @@ def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: f
         j = 0
         while S[0, hk.PHASE] != hk.OVER:
             hk.observe_rows(one, who, S, M, pile, R, obs)
-            base = act_row(obs, mask, 0, fp, ip)
-            a = gated_choice(base, obs, mask, 0, fp, ip, gates, limit)
+            base = act_row(obs, mask, row, fp, ip)
+            a = gated_choice(base, obs, mask, row, fp, ip, gates, limit)
             if j < max_dec:
-                na = alternatives(kind, obs, mask, 0, base, fp, ip, limit, x, alts)
+                na = alternatives(kind, obs, mask, row, base, fp, ip, limit, x, alts)
                 if na > 0 and j + na <= max_dec and (rate >= 1.0 or np.random.random() < rate):
                     p = S[0, hk.PLAYER]
                     pos = S[0, hk.POS]

@@ -90,7 +90,7 @@ def hold_action(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: n
     m = np.zeros((1, NUM_ACTIONS), np.int8)
     for a in range(NUM_ACTIONS):
         m[0, a] = mask[k, a] if a < KNOCK_BASE else 0
-    return act_row(obs[k : k + 1], m, 0, fp, ip)
+    return act_row(obs[k : k + 1], m, np.int64(0), fp, ip)  # int64, not the literal 0: see jit.py, one signature
 
 
 @njit(cache=True)
@@ -120,7 +120,7 @@ def discard_top(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: n
     knock_deadwoods(hand, kd, order)
     cands = np.zeros(NUM_CARDS, np.int64)
     sc = np.zeros(NUM_CARDS, np.float64)
-    nd = 0
+    nd = np.int64(0)
     for c in range(NUM_CARDS):
         if mask[k, DISCARD_BASE + c]:
             cands[nd] = c

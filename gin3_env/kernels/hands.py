@@ -165,7 +165,7 @@ class VectorHands:
 
     def _draw_decks(self, k: int) -> np.ndarray:
         base = np.broadcast_to(np.arange(NUM_CARDS, dtype=np.int8), (k, NUM_CARDS))
-        return self._rng.permuted(base, axis=1)
+        return np.ascontiguousarray(self._rng.permuted(base, axis=1))  # C order, as decks given by a caller
 
     def _next_decks(self, k: int) -> np.ndarray:
         left = len(self._queue) - self._queue_pos

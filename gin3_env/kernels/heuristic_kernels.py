@@ -293,7 +293,7 @@ def act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.nd
                 if kd[cands[j]] < low:
                     low = kd[cands[j]]
             if should_knock(low, stock, ip):
-                nb = 0
+                nb = np.int64(0)  # an int64 from the start: a literal 0 would compile discard_scores again
                 for j in range(nk):
                     if kd[cands[j]] == low:
                         cands[nb] = cands[j]
@@ -302,7 +302,7 @@ def act_row(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.nd
                     return KNOCK_BASE + cands[0]
                 discard_scores(hand, cands, nb, kd, unseen_all, known, opp_declined, stock, fp, ip, scores)
                 return KNOCK_BASE + _argmin(cands, scores, nb)
-        nd = 0
+        nd = np.int64(0)
         for c in range(NUM_CARDS):
             if mask[k, DISCARD_BASE + c]:
                 cands[nd] = c

@@ -15,6 +15,11 @@ kernels of other files it calls are not part of that check. :func:`njit` therefo
 stamps of the source files below and beside the kernels (:data:`STAMPED`) to each kernel's
 cache stamp, so that changing a table recompiles every kernel instead of running a stale one.
 
+A kernel called from another with a constant argument (``act_row(obs, mask, 0, ...)``) is compiled again for
+that constant (numba types it ``Literal[int](0)``, a signature of its own), and so is everything it calls: the
+gated player's kernels took twice their compile time that way. The callers pass ``np.int64(0)`` instead, an
+``int64``; ``tests/test_twins.py`` checks that the kernels the suite compiles have no literal signature.
+
 The first use on a fresh install (or after an upgrade) compiles the kernels it needs, tens of seconds
 that would otherwise pass in silence. A kernel of this package that numba compiles (a cache miss,
 not a load from the cache) makes :class:`CompileNote` say so once per process on stderr,

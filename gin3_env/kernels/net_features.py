@@ -110,7 +110,7 @@ def _row_inputs(obs: np.ndarray, mask: np.ndarray, k: int, knock_limit: int, sta
     if mask[k, TAKE_DISCARD] and top:
         s[11] = 1.0
         s[12] = 1.0 if mask[k, PASS] else 0.0
-        draw_features(obs, mask, k, TAKE_DISCARD, knock_limit, s[_S_DRAW:])
+        draw_features(obs, mask, k, np.int64(TAKE_DISCARD), knock_limit, s[_S_DRAW:])
     # the card features, for every card a discard or a knock of which is legal
     cand = 0
     for c in range(NUM_CARDS):

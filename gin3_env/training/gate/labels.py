@@ -101,7 +101,7 @@ class LabelRun:
 def _decks(seed: int, c: int, n: int) -> np.ndarray:
     rng = np.random.default_rng([seed, c])
     base = np.broadcast_to(np.arange(52, dtype=np.int8), (n, 52))
-    return rng.permuted(base, axis=1)
+    return np.ascontiguousarray(rng.permuted(base, axis=1))  # C order, as every other caller's decks
 
 
 def label_chunk(run: LabelRun, c: int, gate: GatedModel | None, rules: Rules | None = None,
