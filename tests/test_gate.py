@@ -246,9 +246,13 @@ def test_the_labels_benchmark_reports_decisions_per_second() -> None:
     from gin3_env.benchmarks import labels
 
     report = labels.run(quick=True)
-    assert report["decisions"] > 50 and report["decisions_per_s"] > 0
-    assert report["draw"]["decisions"] > 20 and report["draw"]["decisions_per_s"] > 0
-    assert "labelled decisions/s" in labels.format_report(report) and "draw labels:" in labels.format_report(report)
+    assert report["decisions"] > 10 and report["decisions_per_s"] > 0
+    assert report["draw"]["decisions"] > 5 and report["draw"]["decisions_per_s"] > 0
+    every = report["every_action"]
+    assert every["trained"]["decisions"] == 4 and every["trained"]["legal_per_decision"] >= 2
+    assert every["trained, net's best 3"]["decisions_per_cpu_s"] > 0
+    text = labels.format_report(report)
+    assert "labelled decisions/s" in text and "draw labels:" in text and "every-action labels of net's discards" in text
 
 
 def test_the_training_command_refuses_a_bad_config_value_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -589,19 +593,19 @@ def test_ctrl_c_in_a_long_label_stage_stops_within_seconds_keeping_the_work(tmp_
 
     out = tmp_path / "run"
     stages = ("[{decision: knock, deals: 200, seed: 1, shuffles: 4}, "
-              "{decision: draw, deals: 2000, seed: 2, shuffles: 64, rate: 0.25}]")
+              "{decision: draw, deals: 2000, seed: 2, shuffles: 16, rate: 0.25}]")
     args = [sys.executable, "-m", "gin3_env.cli", "train-gate", "--out", str(out), "--stages", stages, "--folds", "2",
             "--epochs", "1", "--hidden", "4"]
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "GIN3_COMPILE_NOTE": "0"})
+                            env={**os.environ, "GIN3_COMPILE_NOTE": "0", "NUMBA_NUM_THREADS": "1"})
     assert proc.stderr is not None
     lines: list[str] = []
     while not any("draw gate: labelling" in ln for ln in lines):
         line = proc.stderr.readline()
         assert line, "".join(lines)
         lines.append(line)
-    assert "label stages" in "".join(lines) and "draw gate, stage 2: 2,000 deals x 64 shuffles" in "".join(lines)
-    time.sleep(8)  # some batches of the draw chunk are labelled
+    assert "label stages" in "".join(lines) and "draw gate, stage 2: 2,000 deals x 16 shuffles" in "".join(lines)
+    time.sleep(4)  # some batches of the draw chunk are labelled (one thread: a batch is under a second)
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     rest = proc.stderr.read()
@@ -609,5 +613,5 @@ def test_ctrl_c_in_a_long_label_stage_stops_within_seconds_keeping_the_work(tmp_
     took = time.monotonic() - sent
     assert code == 130, rest
     assert "SIGINT: stopping within seconds" in rest and "run the same command again to resume" in rest
-    assert took < 30, took  # a batch is about 2 s; the whole chunk takes minutes
+    assert took < 30, took  # a batch is under a second; the whole chunk takes a minute or more
     assert list((out / "labels_2_draw").glob("*.part.npz")), rest

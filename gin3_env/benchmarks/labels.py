@@ -27,9 +27,9 @@ def run(quick: bool = False) -> dict[str, Any]:
     from ..training.gate.labels import LabelRun, label_chunk
 
     label_chunk(LabelRun(seed=7, deals=8, chunk=8, shuffles=4), 0, None)  # compile
-    deals = 100 if quick else 1000
+    deals = 40 if quick else 1000
     report = _measure(LabelRun(seed=8, deals=deals, chunk=deals, shuffles=SHUFFLES), None, 1)
-    deals = 20 if quick else 200
+    deals = 12 if quick else 200
     report["draw"] = _measure(LabelRun(seed=8, deals=deals, chunk=deals, shuffles=SHUFFLES, decision="draw", rate=0.25),
                               load_gated(GATE_MODEL), 2)
     report["every_action"] = every_action(quick)
@@ -49,9 +49,9 @@ def every_action(quick: bool = False) -> dict[str, Any]:
 
     player, other = _batch_player("net"), _batch_player("trained")
     out: dict[str, Any] = {"shuffles": EVERY_ACTION_SHUFFLES}
-    for what, cont, n, top in (("trained", "trained", 12 if quick else 60, 0),
-                               ("heuristic", "heuristic", 24 if quick else 120, 0),
-                               ("trained, net's best 3", "trained", 24 if quick else 120, 3)):
+    for what, cont, n, top in (("trained", "trained", 4 if quick else 60, 0),
+                               ("heuristic", "heuristic", 8 if quick else 120, 0),
+                               ("trained, net's best 3", "trained", 8 if quick else 120, 3)):
         args = continuation_args(cont)
         label_shard(ActionLabels(seed=7, decisions=2, shard_size=2, shuffles=2), 0, player, other, args)  # compile
         run_ = ActionLabels(seed=8, decisions=n, shard_size=n, shuffles=EVERY_ACTION_SHUFFLES, candidates=top)
