@@ -16,9 +16,6 @@ from gin3_env.kernels.hands import rules_vector
 from gin3_env.kernels.rollout import load_states
 from gin3_env.training.improve.labels import ActionLabels, continuation_args, run_round
 
-# one worker runs every test of the gated label kernels, so numba compiles them once (pyproject: loadgroup)
-pytestmark = pytest.mark.xdist_group("gated-labels")
-
 GIN_HAND = (0, 1, 2, 3, 4, 17, 30, 8, 21, 34, 51)  # clubs A-4, three 5s, three 9s, and the king of spades
 
 

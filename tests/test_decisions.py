@@ -22,9 +22,6 @@ from gin3_env.policies.gated import GatedPolicy
 from gin3_env.training.gate.labels import LabelRun, _decks, label_chunk
 from gin3_env.vector import HeuristicBatch, RandomBatch, VectorHands
 
-# one worker runs every test of the gated label kernels, so numba compiles them once (pyproject: loadgroup)
-pytestmark = pytest.mark.xdist_group("gated-labels")
-
 ROOT = Path(__file__).resolve().parent.parent
 GATE_MODEL = ROOT / "gin3_env" / "models" / "gated.json"
 

@@ -14,9 +14,6 @@ from gin3_env.policies.net import NetPolicy
 from gin3_env.training.distill.cli import main, wants_distill
 from gin3_env.training.distill.config import DistillConfig
 
-# one worker runs every test of the gated label kernels, so numba compiles them once (pyproject: loadgroup)
-pytestmark = pytest.mark.xdist_group("gated-labels")
-
 TINY = ["--teacher-decisions", "2000", "--dagger-decisions", "1000", "--shard-size", "1000", "--num-envs", "64",
         "--hidden", "[8, 4]", "--epochs", "0.5", "--batch-size", "64", "--choice-deals", "8",
         "--final-eval-hands", "8", "--threads", "1"]

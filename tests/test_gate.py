@@ -33,9 +33,6 @@ from gin3_env.training.gate.labels import LabelRun, LabelsStopped, _decks, label
 from gin3_env.training.gate.train import GateConfig, train_gate
 from gin3_env.vector import HeuristicBatch, VectorHands
 
-# one worker runs every test of the gated label kernels, so numba compiles them once (pyproject: loadgroup)
-pytestmark = pytest.mark.xdist_group("gated-labels")
-
 OLD_FILE = Path(__file__).parent / "data" / "knock_gate_v1.json"  # the shipped file in the format before
 GATE_MODEL = Path(__file__).parent.parent / "gin3_env" / "models" / "gated.json"
 
