@@ -216,6 +216,11 @@ def test_ctrl_c_in_play_exits_130_and_quit_exits_0() -> None:
     child = spawn("play", "--opponent", "random", "--seed", "1", "--no-color", "--ascii")
     child.expect(PROMPT)
     interrupt(child)
+    if child.expect([pexpect.EOF, pexpect.TIMEOUT]) == 1:
+        masks = Path(f"/proc/{child.pid}/status").read_text() if Path(f"/proc/{child.pid}/status").exists() else ""
+        child.terminate(force=True)
+        pytest.fail("gin3 play ignored Ctrl-C; its signal masks: "
+                    + " ".join(line for line in masks.splitlines() if line.startswith("Sig")))
     assert finish(child) == 130
     child = spawn("play", "--opponent", "random", "--seed", "1", "--no-color", "--ascii")
     child.expect(PROMPT)
