@@ -18,7 +18,7 @@ the thread that played it or on the other rows.
 
 The cost is the continuations: (legal non-knock actions) x ``K`` hands played to their end, each
 move of which is one call of the continuation policy (:func:`.gates.gated_act_row`, played by
-:func:`.decision_labels.finish_hand`).
+:func:`.decision_labels.mean_points`, as the gate labels).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from numba import prange
 from ..engine.actions import KNOCK_BASE, NUM_ACTIONS
 from ..engine.cards import NUM_CARDS
 from . import hand_kernels as hk
-from .decision_labels import finish_hand
+from .decision_labels import mean_points
 from .jit import njit
 
 __all__ = ["reshuffles", "value_rows", "value_rows_serial"]
@@ -65,21 +65,8 @@ def _value_row(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.
         if not mask[i, a]:
             continue
         n = 1 if a >= KNOCK_BASE else K  # a knock ends the hand: the same under every reshuffle
-        tot = 0.0
-        for r in range(n):
-            S2[0, :] = S[i, :]
-            M2[0, :] = M[i, :]
-            deck2[0, :] = shuffled[r, :]
-            pile2[0, :] = pile[i, :]
-            mask2[0, :] = mask[i, :]
-            vals[r] = finish_hand(S2, M2, deck2, pile2, mask2, R, a, p, fp, ip, gates, obs)
-            tot += vals[r]
-        m = tot / n
-        var = 0.0
-        for r in range(n):
-            var += (vals[r] - m) ** 2
-        values[i, a] = m
-        se[i, a] = np.sqrt(var / (n - 1) / n) if n > 1 else 0.0
+        values[i, a], se[i, a] = mean_points(S, M, deck, pile, mask, i, R, a, p, fp, ip, gates, shuffled, n, vals,
+                                             S2, M2, deck2, pile2, mask2, obs)
 
 
 @njit(cache=True, parallel=True)

@@ -39,13 +39,14 @@ __all__ = ["label_deals"]
 
 
 @njit(cache=True)
-def _copy(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, S2: np.ndarray,
-          M2: np.ndarray, deck2: np.ndarray, pile2: np.ndarray, mask2: np.ndarray) -> None:
-    S2[0, :] = S[0, :]
-    M2[0, :] = M[0, :]
-    deck2[0, :] = deck[0, :]
-    pile2[0, :] = pile[0, :]
-    mask2[0, :] = mask[0, :]
+def _copy(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, i: int,
+          S2: np.ndarray, M2: np.ndarray, deck2: np.ndarray, pile2: np.ndarray, mask2: np.ndarray) -> None:
+    """Row ``i`` of the state arrays into the one-row arrays ``S2``, ...."""
+    S2[0, :] = S[i, :]
+    M2[0, :] = M[i, :]
+    deck2[0, :] = deck[i, :]
+    pile2[0, :] = pile[i, :]
+    mask2[0, :] = mask[i, :]
 
 
 @njit(cache=True)
@@ -67,23 +68,24 @@ def finish_hand(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray
 
 
 @njit(cache=True)
-def _value(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
-           first: int, p: int, fp: np.ndarray, ip: np.ndarray, gates: tuple, shuffled: np.ndarray,
-           vals: np.ndarray, S2: np.ndarray, M2: np.ndarray, deck2: np.ndarray, pile2: np.ndarray,
-           mask2: np.ndarray, obs2: np.ndarray) -> tuple[float, float]:
-    """(mean, standard error) of player ``p``'s points after ``first`` over the shuffles."""
-    K = shuffled.shape[0]
+def mean_points(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, i: int,
+                R: np.ndarray, first: int, p: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
+                shuffled: np.ndarray, n: int, vals: np.ndarray, S2: np.ndarray, M2: np.ndarray, deck2: np.ndarray,
+                pile2: np.ndarray, mask2: np.ndarray, obs2: np.ndarray) -> tuple[float, float]:
+    """(mean, standard error) of player ``p``'s points after ``first`` from row ``i`` of the state arrays, over
+    the first ``n`` decks of ``shuffled`` (the row's deck replaced by each), the continuation policy playing on
+    (:func:`finish_hand`); ``vals`` and the one-row arrays are scratch."""
     tot = 0.0
-    for r in range(K):
-        _copy(S, M, deck, pile, mask, S2, M2, deck2, pile2, mask2)
+    for r in range(n):
+        _copy(S, M, deck, pile, mask, i, S2, M2, deck2, pile2, mask2)
         deck2[0, :] = shuffled[r, :]
         vals[r] = finish_hand(S2, M2, deck2, pile2, mask2, R, first, p, fp, ip, gates, obs2)
         tot += vals[r]
-    m = tot / K
+    m = tot / n
     var = 0.0
-    for r in range(K):
+    for r in range(n):
         var += (vals[r] - m) ** 2
-    return m, (np.sqrt(var / (K - 1) / K) if K > 1 else 0.0)
+    return m, (np.sqrt(var / (n - 1) / n) if n > 1 else 0.0)
 
 
 @njit(cache=True, parallel=True)
@@ -145,15 +147,16 @@ def label_deals(kind: int, decks: np.ndarray, seeds: np.ndarray, K: int, rate: f
                         shuffled[r, :] = deck[0, :]
                         np.random.shuffle(shuffled[r, pos:])
                     if base >= KNOCK_BASE:  # a knock ends the hand at once: the same under every shuffle
-                        _copy(S, M, deck, pile, mask, S2, M2, deck2, pile2, mask2)
+                        _copy(S, M, deck, pile, mask, row, S2, M2, deck2, pile2, mask2)
                         bv = finish_hand(S2, M2, deck2, pile2, mask2, R, base, p, fp, ip, gates, obs2)
                     else:
-                        bv = _value(S, M, deck, pile, mask, R, base, p, fp, ip, gates, shuffled, vals, S2, M2,
-                                    deck2, pile2, mask2, obs2)[0]
+                        bv = mean_points(S, M, deck, pile, mask, row, R, base, p, fp, ip, gates, shuffled, K, vals,
+                                         S2, M2, deck2, pile2, mask2, obs2)[0]
                     for i in range(na):
                         feats[d, j, :] = x[i, :nf]
-                        alt_v[d, j], alt_se[d, j] = _value(S, M, deck, pile, mask, R, alts[i], p, fp, ip, gates,
-                                                           shuffled, vals, S2, M2, deck2, pile2, mask2, obs2)
+                        alt_v[d, j], alt_se[d, j] = mean_points(S, M, deck, pile, mask, row, R, alts[i], p, fp, ip,
+                                                                gates, shuffled, K, vals, S2, M2, deck2, pile2,
+                                                                mask2, obs2)
                         base_v[d, j] = bv
                         rank[d, j] = i + 1
                         player[d, j] = p
