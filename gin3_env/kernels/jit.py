@@ -18,7 +18,9 @@ cache stamp, so that changing a table recompiles every kernel instead of running
 A kernel called from another with a constant argument (``act_row(obs, mask, 0, ...)``) is compiled again for
 that constant (numba types it ``Literal[int](0)``, a signature of its own), and so is everything it calls: the
 gated player's kernels took twice their compile time that way. The callers pass ``np.int64(0)`` instead, an
-``int64``; ``tests/test_twins.py`` checks that the kernels the suite compiles have no literal signature.
+``int64``, and a count that starts at a constant before it is passed on starts as ``np.int64(0)`` too (numba
+can type it by its first value). ``tests/test_twins.py`` checks that no kernel passes a constant to another
+(small helpers aside); a count bound to a constant first is not caught there.
 
 The first use on a fresh install (or after an upgrade) compiles the kernels it needs, tens of seconds
 that would otherwise pass in silence. A kernel of this package that numba compiles (a cache miss,
