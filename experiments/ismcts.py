@@ -26,8 +26,8 @@ import numpy as np
 
 from gin3_env.argparsing import OneLineErrorParser
 from gin3_env.engine.hand import BOX, TEAM
-from gin3_env.engine.result import HandResult
 from gin3_env.engine.rules import Rules
+from gin3_env.evaluation.hands import count_outcome
 from gin3_env.evaluation.hands_report import HandsReport
 from gin3_env.evaluation.util import progress_bar
 from gin3_env.game.policy import Policy, check_policy, policy_name
@@ -57,13 +57,6 @@ def play_bot_deal(game: Any, deck: list[int], players: tuple[Any, Any]) -> HandG
             raise ValueError(f"{policy_name(who)} (player {player}) chose an illegal action {action}")
         state.apply_action(action)
     return state
-
-
-def _count(counter: Counter[str], result: HandResult, bot_player: int) -> None:
-    if result.winner is None:
-        counter[result.outcome] += 1
-    else:
-        counter[("a_" if result.winner == bot_player else "b_") + result.outcome] += 1
 
 
 def evaluate_bot_hands(
@@ -98,7 +91,7 @@ def evaluate_bot_hands(
             hand = state.hand
             assert hand is not None and hand.result is not None
             out.append(float(hand.result.returns[bot_player]))
-            _count(counter, hand.result, bot_player)
+            count_outcome(counter, hand.result, bot_player)
             turns += hand.turns
     return HandsReport.of_deals(
         (bot_name, policy_name(policy)), seed, rules.to_dict(), team_pts, box_pts, None, counter, turns, start

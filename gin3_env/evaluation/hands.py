@@ -42,7 +42,9 @@ def play_deal(team: Policy, box: Policy, deck: Sequence[int], rules: Rules | Non
     return state
 
 
-def _count(counter: Counter[str], result: HandResult, a_player: int) -> None:
+def count_outcome(counter: Counter[str], result: HandResult, a_player: int) -> None:
+    """Count ``result`` in ``counter`` under the report's outcome keys: ``a_gin``, ``b_knock``, ... by whether
+    ``a_player`` won it, or the plain outcome (``dead``, ``truncated``) where nobody did."""
     if result.winner is None:
         counter[result.outcome] += 1
     else:
@@ -108,8 +110,8 @@ def evaluate_hands(
             base = play_deal(policy_b, policy_b, deck, rules)
             assert base.result is not None
             base_team.append(base.result.returns[TEAM])
-        _count(counter, first.result, TEAM)
-        _count(counter, second.result, BOX)
+        count_outcome(counter, first.result, TEAM)
+        count_outcome(counter, second.result, BOX)
         turns += first.turns + second.turns
     names = (policy_name(policy_a), policy_name(policy_b))
     baseline = base_team if seat_baseline else None
