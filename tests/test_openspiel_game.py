@@ -273,15 +273,15 @@ def test_the_match_stops_at_max_hands() -> None:
     assert dealing.is_chance_node() and dealing.match is None
 
 
-@pytest.mark.parametrize("rollout", ["random", "heuristic"])
-def test_openspiel_ismcts_bot_plays_a_hand(rollout: str) -> None:
+@pytest.mark.parametrize(("rollout", "simulations"), [("random", 8), ("heuristic", 4)])  # heuristic rollouts: slow
+def test_openspiel_ismcts_bot_plays_a_hand(rollout: str, simulations: int) -> None:
     from experiments.ismcts import play_bot_deal
 
     game = pyspiel.load_game("python_gin3_hand")
     deck = deck_of(2026)
     moves = []
     for _ in range(2):  # seeded: the same moves twice
-        bot = ismcts_bot(game, 8, rollout=rollout, seed=1)
+        bot = ismcts_bot(game, simulations, rollout=rollout, seed=1)
         state = play_bot_deal(game, deck, (bot, HeuristicPolicy()))
         assert state.is_terminal() and sum(state.returns()) == 0
         assert state.returns() == [float(x) for x in state.hand.result.returns]
