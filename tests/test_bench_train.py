@@ -37,6 +37,18 @@ def test_matmul_rate_is_measured_for_both_precisions() -> None:
         assert rate["size"] == 256 and rate["gflops"] > 0
 
 
+def test_the_benchmarks_time_the_ppo_trainers_quick_config() -> None:
+    """``gin3 bench --only train`` and the vector suite's ``train`` row set PPO up from the PPO trainer's
+    quick config; they read ``quick`` after it became the network's distillation config, and failed."""
+    from gin3_env.benchmarks.train import ppo_rate
+    from gin3_env.benchmarks.vector import train_rate
+
+    ppo = ppo_rate("fp32", 256)  # one rollout of the config's batched env, and its update
+    assert ppo["steps"] >= 256 and ppo["rollout_samples_per_s"] > ppo["samples_per_s"] > 0
+    row = train_rate("batched", 256)
+    assert row["steps"] >= 256 and row["samples_per_s"] > 0
+
+
 @pytest.mark.slow
 def test_bench_train_reports_rates_against_the_matmul_rate(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"

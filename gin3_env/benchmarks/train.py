@@ -4,7 +4,7 @@ In one run, with one torch thread and one numba thread:
 
 - ``matmul``: the fp32 and the bf16 rate of a square ``torch.mm`` (GFLOP/s per CPU second), the
   ceiling for any network on this machine;
-- ``ppo``: ``MaskablePPO.learn`` set up as ``gin3 train --config quick`` (its network, rollout
+- ``ppo``: ``MaskablePPO.learn`` set up as ``gin3 train --config ppo_quick`` (its network, rollout
   and minibatch sizes; no imitation, no evaluations) on the batched env, once in fp32 and once in
   bf16 (``precision: bf16``): samples per CPU second with the updates, and for the rollout
   collection alone;
@@ -13,7 +13,7 @@ In one run, with one torch thread and one numba thread:
   ``samples/s x FLOPs per sample`` is the rate the run achieved, and ``matmul rate / FLOPs per
   sample`` is the FLOP bound: the samples/s no implementation of this network could beat.
 
-- ``threads``: the update alone (forward, backward and Adam on minibatches of the quick
+- ``threads``: the update alone (forward, backward and Adam on minibatches of the ppo_quick
   config) in a fresh process each with 1 torch thread, 2 with ``OMP_WAIT_POLICY=PASSIVE`` (what
   ``gin3 train`` sets) and 2 with OpenMP's default wait, samples per wall-clock second: on a
   machine that other work shares, the last is the one that collapses.
@@ -70,16 +70,16 @@ def flops_per_sample(policy: Any, n_epochs: int, batch: int = 256) -> dict[str, 
 
 
 def ppo_rate(precision: str, timesteps: int) -> dict[str, Any]:
-    """Samples per CPU second of ``MaskablePPO.learn`` (quick config, batched env) in ``precision``,
+    """Samples per CPU second of ``MaskablePPO.learn`` (ppo_quick config, batched env) in ``precision``,
     with the updates and for the rollout collection alone."""
     from sb3_contrib import MaskablePPO
 
     from ..policies.sb3_network import CardAwarePolicy
-    from ..training.sb3.config import load_config
+    from ..training.sb3.config import QUICK_CONFIG, load_config
     from ..training.sb3.envs import make_vec_env, rollout_steps
     from ..training.sb3.precision import set_precision
 
-    cfg = load_config("quick", {"bc_samples": 0, "precision": precision})
+    cfg = load_config(QUICK_CONFIG, {"bc_samples": 0, "precision": precision})
     env = make_vec_env(cfg)
     model = MaskablePPO(CardAwarePolicy, env, n_steps=rollout_steps(cfg), batch_size=cfg.batch_size,
                         n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate, clip_range=cfg.clip_range,

@@ -9,7 +9,7 @@ in the ``envs`` suite, with numba held to one thread unless a row says otherwise
 - ``learner_vs_heuristic``: ``vector_env(256, opponent="heuristic")``, random learner actions from
   ``action_masks()``; against ``ThreeHandedGinEnv(opponent="heuristic")`` played the same way
   (target >= 30x).
-- ``train``: ``MaskablePPO.learn`` set up as ``gin3 train --config quick`` (no imitation, no
+- ``train``: ``MaskablePPO.learn`` set up as ``gin3 train --config ppo_quick`` (no imitation, no
   evaluations) on the batched env against ``vec_env: subproc`` (the former default), samples per
   CPU second of the process and its env workers, sampling and updates together (target >= 10x);
   wall-clock rates beside them.
@@ -105,7 +105,7 @@ def learner_scalar(seconds: float) -> dict[str, float]:
 
 def train_rate(vec_env: str, timesteps: int) -> dict[str, Any]:
     """Samples per CPU second (this process and the env workers) of ``MaskablePPO.learn`` as
-    ``gin3 train --config quick`` sets it up (no imitation, no evaluations): sampling and updates."""
+    ``gin3 train --config ppo_quick`` sets it up (no imitation, no evaluations): sampling and updates."""
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as exc:
@@ -113,10 +113,10 @@ def train_rate(vec_env: str, timesteps: int) -> dict[str, Any]:
     import torch
 
     from ..policies.sb3_network import CardAwarePolicy
-    from ..training.sb3.config import load_config
+    from ..training.sb3.config import QUICK_CONFIG, load_config
     from ..training.sb3.envs import make_vec_env, rollout_steps
 
-    cfg = load_config("quick", {"vec_env": vec_env, "bc_samples": 0})
+    cfg = load_config(QUICK_CONFIG, {"vec_env": vec_env, "bc_samples": 0})
     torch.set_num_threads(cfg.torch_threads)
     env = make_vec_env(cfg)
     model = MaskablePPO(CardAwarePolicy, env, n_steps=rollout_steps(cfg), batch_size=cfg.batch_size,

@@ -28,6 +28,7 @@ _PACKAGED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 _CHECKOUT_CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 CONFIG_DIR = _PACKAGED_CONFIGS if _PACKAGED_CONFIGS.is_dir() else _CHECKOUT_CONFIGS
 OPPONENT_KINDS = ("random", "heuristic", "self")
+QUICK_CONFIG = "ppo_quick"  # the PPO trainer's quick config (``quick`` distils the network player)
 
 
 @dataclass

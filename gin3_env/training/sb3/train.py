@@ -60,7 +60,7 @@ from ..run.lock import RunLock, RunLockedError
 from ..run.signals import GracefulStop, TrainingStopped
 from ..run.workers import stop_workers
 from ..threads import ThreadPlan, apply_threads, plan_threads
-from .config import TrainConfig, add_flags, flag_overrides, load_config
+from .config import QUICK_CONFIG, TrainConfig, add_flags, flag_overrides, load_config
 from .envs import make_vec_env, rollout_steps
 from .imitation import behaviour_clone
 from .monitor import TrainingMonitor, fresh_state, stages_text
@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         "(or a YAML path); every config key can be overridden by its flag. The configs quick and distill "
         "distil the network player net instead (gin3 train --config quick --help).",
     )
-    parser.add_argument("--config", default="ppo_quick", help="config name or YAML path (default: ppo_quick)")
+    parser.add_argument("--config", default=QUICK_CONFIG, help=f"config name or YAML path (default: {QUICK_CONFIG})")
     parser.add_argument("--backend", choices=["sb3"], default="sb3",
                         help="sb3: this trainer (default); `gin3 train --backend rllib` trains with Ray RLlib "
                         "instead (see its --help)")
