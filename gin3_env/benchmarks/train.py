@@ -69,21 +69,33 @@ def flops_per_sample(policy: Any, n_epochs: int, batch: int = 256) -> dict[str, 
     return {"rollout_forward": forward, "update_pass": update, "per_sample": forward + n_epochs * update}
 
 
-def ppo_rate(precision: str, timesteps: int) -> dict[str, Any]:
-    """Samples per CPU second of ``MaskablePPO.learn`` (ppo_quick config, batched env) in ``precision``,
-    with the updates and for the rollout collection alone."""
+def quick_ppo(overrides: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """The config, the env and the ``MaskablePPO`` that ``gin3 train --config ppo_quick`` sets up (its
+    env, network, rollout and minibatch sizes, learning rate, clipping and entropy; no imitation, no
+    evaluations, no logs written; its torch threads), with ``overrides`` on the config, seeded, on the
+    CPU: what the speed suites time."""
+    import torch
     from sb3_contrib import MaskablePPO
 
     from ..policies.sb3_network import CardAwarePolicy
     from ..training.sb3.config import QUICK_CONFIG, load_config
     from ..training.sb3.envs import make_vec_env, rollout_steps
-    from ..training.sb3.precision import set_precision
 
-    cfg = load_config(QUICK_CONFIG, {"bc_samples": 0, "precision": precision})
+    cfg = load_config(QUICK_CONFIG, {"bc_samples": 0, **overrides})
+    torch.set_num_threads(cfg.torch_threads)
     env = make_vec_env(cfg)
     model = MaskablePPO(CardAwarePolicy, env, n_steps=rollout_steps(cfg), batch_size=cfg.batch_size,
                         n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate, clip_range=cfg.clip_range,
                         ent_coef=cfg.ent_coef, seed=0, device="cpu", policy_kwargs={"net_arch": list(cfg.net_arch)})
+    return cfg, env, model
+
+
+def ppo_rate(precision: str, timesteps: int) -> dict[str, Any]:
+    """Samples per CPU second of ``MaskablePPO.learn`` (:func:`quick_ppo`) in ``precision``, with the
+    updates and for the rollout collection alone."""
+    from ..training.sb3.precision import set_precision
+
+    cfg, env, model = quick_ppo({"precision": precision})
     set_precision(model.policy, precision)
     rollouts = [0.0, 0.0]  # CPU and wall seconds in collect_rollouts
     collect = model.collect_rollouts

@@ -107,21 +107,12 @@ def train_rate(vec_env: str, timesteps: int) -> dict[str, Any]:
     """Samples per CPU second (this process and the env workers) of ``MaskablePPO.learn`` as
     ``gin3 train --config ppo_quick`` sets it up (no imitation, no evaluations): sampling and updates."""
     try:
-        from sb3_contrib import MaskablePPO
+        import sb3_contrib  # noqa: F401  (what quick_ppo builds on)
     except ImportError as exc:
         return {"skipped": f"sb3-contrib is not installed ({exc})"}
-    import torch
+    from .train import quick_ppo
 
-    from ..policies.sb3_network import CardAwarePolicy
-    from ..training.sb3.config import QUICK_CONFIG, load_config
-    from ..training.sb3.envs import make_vec_env, rollout_steps
-
-    cfg = load_config(QUICK_CONFIG, {"vec_env": vec_env, "bc_samples": 0})
-    torch.set_num_threads(cfg.torch_threads)
-    env = make_vec_env(cfg)
-    model = MaskablePPO(CardAwarePolicy, env, n_steps=rollout_steps(cfg), batch_size=cfg.batch_size,
-                        n_epochs=cfg.n_epochs, learning_rate=cfg.learning_rate, seed=0, device="cpu",
-                        policy_kwargs={"net_arch": list(cfg.net_arch)})
+    _, env, model = quick_ppo({"vec_env": vec_env})
     from stable_baselines3.common.callbacks import BaseCallback
 
     sampling = [0.0, 0.0]
@@ -279,7 +270,7 @@ def format_report(report: dict[str, Any]) -> str:
     lines.append(f"  learner vs heuristic:  vector_env(256) {rate(r['learner_vs_heuristic']['ours'])} steps/s;"
                  f" ThreeHandedGinEnv {rate(r['learner_vs_heuristic']['peer'])}")
     t = r["train"]
-    lines.append(f"  train (quick config, per CPU second of the process and its env workers): batched "
+    lines.append(f"  train (ppo_quick config, per CPU second of the process and its env workers): batched "
                  f"{rate(t['ours'], 'samples_per_s')} samples/s; subproc {rate(t['peer'], 'samples_per_s')}")
     if "skipped" not in t["ours"] and "skipped" not in t["peer"]:
         o, p = t["ours"], t["peer"]
