@@ -504,8 +504,7 @@ def after_the_core_worker_stopped(*args, **kwargs):
         deadline = time.monotonic() + 5
         while not term_caught() and time.monotonic() < deadline:  # the caller's handler is back
             time.sleep(0.001)
-        os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGTERM)  # its handler runs in the main thread, still in shutdown
     return state_disconnect(*args, **kwargs)
 ray_state.state.disconnect = after_the_core_worker_stopped
 shutdown(keep_handlers=lambda: signal.signal(signal.SIGTERM, handler))
