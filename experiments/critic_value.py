@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     from experiments.privileged_env import privileged_size
     from gin3_env.files import save_json
     from gin3_env.observation.features import AUGMENTED_SIZE
-    from gin3_env.training.sb3.config import load_config
+    from gin3_training.ppo.config import load_config
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)

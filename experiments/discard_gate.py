@@ -4,7 +4,7 @@ Labels the plain discards of deals played by the gated player of ``--base`` (def
 ``trained``: its knock and draw gates) on both sides, each with probability ``--rate``: the
 heuristic's second and third best plain discards (by its own scores) against its choice, each played
 from ``--shuffles`` reshuffles of the stock, the same for all three, the base player continuing
-(:func:`gin3_env.training.gate.labels.run_labels`, shards under ``DIR/labels_discard/``, resumable;
+(:func:`gin3_training.gates.labels.run_labels`, shards under ``DIR/labels_discard/``, resumable;
 the shards are keyed by the base player's weights, not by ``--deals``, so a shorter run reuses the
 first shards of a longer one). Then fits the discard gate (ridge and MLP, 5 folds by deal, the
 threshold by cross-validated gain per decision) and writes the base player with its discard gate
@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gin3_env.policies.gate_file import load_gated
-from gin3_env.training.gate.labels import LabelRun
-from gin3_env.training.gate.train import add_gate, player_digest
+from gin3_training.gates.labels import LabelRun
+from gin3_training.gates.train import add_gate, player_digest
 
 SHIPPED = Path(__file__).resolve().parents[1] / "gin3_env" / "models" / "gated.json"
 

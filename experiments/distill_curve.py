@@ -25,9 +25,9 @@ from gin3_env.files import atomic_output, save_json
 def points(run: Path, shards: list[int], heuristic_deals: int, trained_deals: int, seed: int,
            epochs: float | None = None) -> list[dict[str, Any]]:
     from gin3_env.policies.net import load_net
-    from gin3_env.training.distill.data import Decisions, load_shard
-    from gin3_env.training.distill.fit import fit, new_net
-    from gin3_env.training.distill.run import CHOICE_SEED_OFFSET, figures, versus
+    from gin3_training.distill.data import Decisions, load_shard
+    from gin3_training.distill.fit import fit, new_net
+    from gin3_training.distill.run import CHOICE_SEED_OFFSET, figures, versus
 
     state = json.loads((run / "state.json").read_text())
     cfg = state["config"]

@@ -4,7 +4,7 @@
     python -m experiments.improve_curve --run runs_labels/improve --shards 5 10 20 --json curve.json
 
 For each ``--shards N`` the first ``N`` label shards of round 0 are cross-validated by deal exactly as the run
-does (:func:`gin3_env.training.improve.head.cross_validate`, the run's folds and seed); the JSON holds each point
+does (:func:`gin3_training.improve.head.cross_validate`, the run's folds and seed); the JSON holds each point
 (decisions, the chosen candidates, ridge and margin, the share of decisions switched, the held-out gain per
 decision and its standard error, the CPU-seconds).
 """
@@ -23,8 +23,8 @@ from gin3_env.files import save_json
 def points(run: Path, shards: list[int]) -> list[dict[str, Any]]:
     from gin3_env.policies.loading import NET_MODEL
     from gin3_env.policies.net import load_net
-    from gin3_env.training.improve.head import Labelled, cross_validate
-    from gin3_env.training.improve.labels import load_shards
+    from gin3_training.improve.head import Labelled, cross_validate
+    from gin3_training.improve.labels import load_shards
 
     config = json.loads((run / "state.json").read_text())["config"]
     net = load_net(NET_MODEL if config["base"] == "net" else config["base"])

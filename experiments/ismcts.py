@@ -121,8 +121,8 @@ def _timed_bot(bot: Any, seconds: list[float]) -> Any:
 
 def run(hands: int, seed: int, simulations: int, rollouts: list[str], opponents: list[str],
         uct_c: float, out: Path | None) -> list[dict[str, Any]]:
+    from experiments.ismcts_bot import ismcts_bot
     from gin3_env.files import save_json
-    from gin3_env.interop.ismcts import ismcts_bot
     from gin3_env.policies import load_policy
 
     command = "python -m experiments.ismcts " + " ".join(sys.argv[1:])
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--uct-c", type=float, default=None, help="exploration constant, in points (default 10)")
     p.add_argument("--out", type=Path, help="JSON file to write (e.g. docs/results/ismcts.json)")
     args = p.parse_args(argv)
-    from gin3_env.interop.ismcts import DEFAULT_UCT_C
+    from experiments.ismcts_bot import DEFAULT_UCT_C
 
     uct_c = DEFAULT_UCT_C if args.uct_c is None else args.uct_c
     if uct_c < 0:

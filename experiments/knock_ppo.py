@@ -1,4 +1,4 @@
-"""MaskablePPO on the knock learner (:mod:`gin3_env.vector.knock`), measured against the heuristic.
+"""MaskablePPO on the knock learner (:mod:`experiments.knock_learner_env`), measured against the heuristic.
 
 ``python -m experiments.knock_ppo --steps 60000 --out runs/knock_ppo --eval-hands 4500 --eval-seed 2027``
 trains a small MLP gate (knock or hold at each decision where the heuristic could knock; the
@@ -33,14 +33,14 @@ REPORT_NAME = "knock_ppo.json"
 
 
 def knock_vec_env(num_envs: int = 64, **kwargs: Any) -> Any:
-    """The knock learner (:class:`~gin3_env.vector.knock.KnockHands`, keywords as there) as a
+    """The knock learner (:class:`~experiments.knock_learner_env.KnockHands`, keywords as there) as a
     stable-baselines3 ``VecEnv`` that ``MaskablePPO`` trains on as is: observations are the gate
     features, actions 0 (hold) and 1 (knock), the mask two ``True``; ``infos[i]["result"]`` holds
     the learner's points and the heuristic's on the same deal and seat."""
     from gymnasium import spaces
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-    from gin3_env.vector.knock import KNOCK_FEATURES_SIZE, KnockHands
+    from experiments.knock_learner_env import KNOCK_FEATURES_SIZE, KnockHands
     from gin3_env.vector.sb3_env import GinSB3VecEnv
 
     class KnockSB3VecEnv(GinSB3VecEnv):
@@ -79,7 +79,7 @@ def make_model(env: Any, seed: int, init_knock: float = 0.9, **ppo: Any) -> Any:
 
 
 def evaluate_gate(gate_batch: Any, n_hands: int, seed: int, seat_baseline: bool = True) -> Any:
-    """A batched player (a :class:`~gin3_env.vector.knock.KnockChoiceBatch`, say) against the heuristic on
+    """A batched player (a :class:`~experiments.knock_learner_env.KnockChoiceBatch`, say) against the heuristic on
     ``n_hands`` duplicate deals of ``seed``, on the batched core (the report of ``gin3 evaluate``)."""
     from gin3_env.engine.rules import Rules
     from gin3_env.evaluation.batched_hands import evaluate_hands_batched
@@ -161,9 +161,9 @@ def load_gate_model(path: str | Path) -> Any:
     """A saved gate (``knock_ppo.zip``) read as data, never unpickled (the model-file rules)."""
     from gymnasium import spaces
 
+    from experiments.knock_learner_env import KNOCK_FEATURES_SIZE
     from gin3_env.policies.model_fields import EnvFit
     from gin3_env.policies.model_file import load_sb3_model
-    from gin3_env.vector.knock import KNOCK_FEATURES_SIZE
 
     shape = {"observation_space": spaces.Box(0.0, 10.0, (KNOCK_FEATURES_SIZE,), np.float32),
              "action_space": spaces.Discrete(2)}
@@ -172,7 +172,7 @@ def load_gate_model(path: str | Path) -> Any:
 
 
 def evaluate_saved(args: argparse.Namespace) -> dict[str, Any]:
-    from gin3_env.vector.knock import KnockChoiceBatch, sb3_knock_choice
+    from experiments.knock_learner_env import KnockChoiceBatch, sb3_knock_choice
 
     if args.eval_hands < 1:
         raise ValueError("--evaluate needs --eval-hands >= 1")
@@ -193,7 +193,7 @@ def evaluate_saved(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from gin3_env.vector.knock import KnockChoiceBatch, sb3_knock_choice
+    from experiments.knock_learner_env import KnockChoiceBatch, sb3_knock_choice
 
     if args.evaluate:
         return evaluate_saved(args)

@@ -24,8 +24,8 @@ from gin3_env.files import save_json
 
 
 def run_one(config: str, precision: str, seed: int, overrides: dict[str, Any], out_dir: Path) -> dict[str, Any]:
-    from gin3_env.training.sb3.config import load_config
-    from gin3_env.training.sb3.train import train
+    from gin3_training.ppo.config import load_config
+    from gin3_training.ppo.train import train
 
     cfg = load_config(config, {**overrides, "precision": precision, "seed": seed, "out_dir": str(out_dir),
                                "run_name": f"{precision}_seed{seed}", "progress_bar": False})

@@ -40,10 +40,10 @@ from gin3_env.argparsing import OneLineErrorParser
 from gin3_env.files import save_json
 from gin3_env.kernels.hands import VectorHands
 from gin3_env.observation.features import feature_set
-from gin3_env.training.run.checkpoints import atomic_save_model
-from gin3_env.training.sb3.config import TrainConfig, load_config
-from gin3_env.training.sb3.envs import opponent_pool, rollout_steps
 from gin3_env.vector.players import HeuristicBatch
+from gin3_training.ppo.config import TrainConfig, load_config
+from gin3_training.ppo.envs import opponent_pool, rollout_steps
+from gin3_training.run.checkpoints import atomic_save_model
 
 LOGGED = ("train/value_loss", "train/explained_variance", "train/policy_gradient_loss", "train/approx_kl",
           "train/clip_fraction", "train/entropy_loss")

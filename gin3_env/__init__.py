@@ -23,7 +23,6 @@ from .engine.cards import card_points, card_str, parse_card, parse_cards
 from .engine.melds import Arrangement, best_arrangement, deadwood, knock_deadwoods
 from .engine.rules import Rules
 from .envs.opponents import set_policy_loader as _set_policy_loader
-from .envs.registration import add_gymnasium_env as _add_gymnasium_env
 from .envs.registration import register_available as _register_available
 from .envs.registration import set_vector_entry_point as _set_vector_entry_point
 from .observation.features import set_batch_encoder as _set_batch_encoder
@@ -54,8 +53,6 @@ except ModuleNotFoundError as exc:  # an environment library is not installed
 
 # gymnasium.make_vec of the hand id is the batched core (a string: nothing is imported until make_vec)
 _set_vector_entry_point("gin3/ThreeHandedGin-v0", "gin3_env.vector.gym_env:make_vec")
-# the knock learner (the agent makes only the knock decisions, the heuristic the rest) is on the batched core
-_add_gymnasium_env("gin3/ThreeHandedGinKnock-v0", "gin3_env.vector.knock:KnockLearnerEnv")
 _register_available()  # PettingZoo and Gymnasium ids, for the libraries that import (idempotent)
 
 __version__ = "0.1.0"

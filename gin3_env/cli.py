@@ -2,7 +2,7 @@
 ``replay``.
 
 ``train``, ``evaluate``, ``ladder``, ``exploit`` and ``bench`` hand their arguments to
-``gin3_env.training.sb3.train.main``, ``gin3_env.evaluation.cli_main``,
+``gin3_training.train.main``, ``gin3_env.evaluation.cli_main``,
 ``gin3_env.evaluation.ladder.cli_main``, ``gin3_env.evaluation.exploit_cli.cli_main`` and
 ``gin3_env.benchmarks.main``, imported only when asked for (they need the
 optional extras). ``play`` and ``replay`` are in :mod:`gin3_env.play` (its
@@ -35,19 +35,19 @@ from .signals import Interrupted, exit_code, stop_signals_after
 
 # subcommand -> (module, function, one-line help)
 DELEGATED: dict[str, tuple[str, str, str]] = {
-    "train": ("gin3_env.training.sb3.train", "main", "train an agent (needs the 'train' extra)"),
+    "train": ("gin3_training.train", "main", "train an agent (needs the 'train' extra)"),
     "evaluate": ("gin3_env.evaluation", "cli_main", "play policies against each other and report"),
     "bench": ("gin3_env.benchmarks", "main", "speed benchmarks (needs the 'bench' extra)"),
     "ladder": ("gin3_env.evaluation.ladder", "cli_main", "every pair of a roster of players on the same deals"),
     "exploit": ("gin3_env.evaluation.exploit_cli", "cli_main",
                 "a lower bound on a player's exploitability (a duplicate local best response)"),
-    "train-gate": ("gin3_env.training.gate.train", "main",
+    "train-gate": ("gin3_training.gates.train", "main",
                    f"make the 'trained' player ({PLAYERS['trained']}) from labels on the true deal"),
 }
 ROLES = {"team": 0, "box": 1}
 # gin3 train --backend NAME: the trainers other than the default (sb3) one
 TRAIN_BACKENDS: dict[str, tuple[str, str, str]] = {
-    "rllib": ("gin3_env.training.rllib.train", "main", "train with Ray RLlib (needs the 'rllib' extra)"),
+    "rllib": ("gin3_training.ppo.rllib.train", "main", "train with Ray RLlib (needs the 'rllib' extra)"),
 }
 
 

@@ -5,7 +5,7 @@ A command that only computes (``gin3 evaluate``) stops at once on Ctrl-C or
 :class:`Interrupted` (a ``KeyboardInterrupt``), which the command line catches
 to print one line and exit with ``128 + signal`` (130 for SIGINT, 143 for
 SIGTERM), as a shell reports a process killed by that signal. ``gin3 train``
-stops more gently (a checkpoint first): :mod:`gin3_env.training.run.signals`;
+stops more gently (a checkpoint first): :mod:`gin3_training.run.signals`;
 ``gin3 train-gate`` with :class:`StopRequest`: the first signal says so in one line
 and asks the work to stop at its next check (seconds away), keeping what is done; a
 second one stops at once.

@@ -42,7 +42,8 @@ PRELOAD = (
     "gin3_env",
     "gin3_env.cli",
     "gin3_env.evaluation",
-    "gin3_env.training.sb3.train",
+    "gin3_training.train",
+    "gin3_training.ppo.train",
 )
 
 

@@ -11,10 +11,10 @@ from gin3_env.engine.hand import HandState
 from gin3_env.engine.phases import Phase
 from gin3_env.engine.rules import Rules
 from gin3_env.kernels import hand_kernels as hk
-from gin3_env.kernels.action_values import reshuffles, value_rows_serial
 from gin3_env.kernels.hands import rules_vector
 from gin3_env.kernels.rollout import load_states
-from gin3_env.training.improve.labels import ActionLabels, continuation_args, run_round
+from gin3_training.improve.label_kernels import reshuffles, value_rows_serial
+from gin3_training.improve.labels import ActionLabels, continuation_args, run_round
 
 GIN_HAND = (0, 1, 2, 3, 4, 17, 30, 8, 21, 34, 51)  # clubs A-4, three 5s, three 9s, and the king of spades
 
@@ -120,7 +120,8 @@ def test_net_with_an_advantage_head_round_trips_and_switches(tmp_path) -> None:
 
 def test_improve_pipeline_runs_a_round_and_resumes(tmp_path) -> None:
     from gin3_env.policies.net import load_net
-    from gin3_env.training.improve.run import ImproveConfig, run, wants_improve
+    from gin3_training.improve.run import ImproveConfig, run
+    from gin3_training.train import pipeline_of
 
     cfg = ImproveConfig(out_dir=str(tmp_path), decisions=12, shard_size=6, shuffles=2, rate=0.5,
                         continuation="heuristic", folds=2)
@@ -129,8 +130,8 @@ def test_improve_pipeline_runs_a_round_and_resumes(tmp_path) -> None:
     assert r0["labelled_decisions"] == 12 and r0["cv"]["table"][0]["margin"] == 0.0 and r0["cv"]["lam"] > 0
     improved = load_net(tmp_path / "improve" / "improved_r0.npz")
     assert improved.head is not None and improved.provenance["labelled_decisions"] == 12
-    assert wants_improve(["--resume", str(tmp_path / "improve")]) and wants_improve(["--config", "improve"])
-    assert not wants_improve(["--config", "quick"])
+    assert pipeline_of(["--resume", str(tmp_path / "improve")]) == pipeline_of(["--config", "improve"]) == "improve"
+    assert pipeline_of(["--config", "quick"]) == "distill"
     again = run(ImproveConfig(**{**state["config"], "rounds": 2, "resume": str(tmp_path / "improve")}))
     assert [r["round"] for r in again["rounds"]] == [0, 1] and again["rounds"][1]["labelled_decisions"] == 24
     assert again["rounds"][1]["state_player"].endswith("improved_r0.npz")
@@ -139,8 +140,8 @@ def test_improve_pipeline_runs_a_round_and_resumes(tmp_path) -> None:
 def test_candidate_labels_value_only_nets_best_actions() -> None:
     from gin3_env.policies.loading import NET_MODEL
     from gin3_env.policies.net import load_net
-    from gin3_env.training.improve.head import Labelled, cross_validate
-    from gin3_env.training.improve.labels import _batch_player, label_shard
+    from gin3_training.improve.head import Labelled, cross_validate
+    from gin3_training.improve.labels import _batch_player, label_shard
 
     run = ActionLabels(seed=3, decisions=10, shard_size=10, shuffles=2, rate=0.5, num_envs=8, candidates=2,
                        continuation="heuristic")

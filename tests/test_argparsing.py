@@ -25,7 +25,7 @@ def test_an_abbreviated_flag_is_refused_not_taken_for_the_long_one(capsys: pytes
 
 def test_an_unknown_flag_gets_a_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("sb3_contrib")
-    from gin3_env.training.sb3.train import main as train_main
+    from gin3_training.train import main as train_main
 
     err = _refusal(capsys, lambda: train_main(["--config", "ppo_quick", "--totl-timesteps", "100"]))  # PPO's door
     assert "--totl-timesteps: did you mean --total-timesteps?" in err

@@ -31,7 +31,7 @@ def test_random_keeps_the_scalar_loop_by_default(monkeypatch: pytest.MonkeyPatch
 
 def test_training_evaluations_never_use_the_scalar_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     from gin3_env.evaluation import hands
-    from gin3_env.training.quick_eval import quick_evaluate
+    from gin3_training.quick_eval import quick_evaluate
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the scalar loop was used")

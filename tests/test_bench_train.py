@@ -15,8 +15,8 @@ pytest.importorskip("sb3_contrib")
 def test_flops_per_sample_counts_the_rollout_forward_and_the_updates() -> None:
     from sb3_contrib import MaskablePPO
 
-    from gin3_env.benchmarks.train import flops_per_sample
     from gin3_env.vector.sb3_env import GinSB3VecEnv
+    from gin3_training.benchmarks.train import flops_per_sample
 
     env = GinSB3VecEnv(2, features="plain")
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=32, device="cpu",
@@ -30,7 +30,7 @@ def test_flops_per_sample_counts_the_rollout_forward_and_the_updates() -> None:
 
 
 def test_matmul_rate_is_measured_for_both_precisions() -> None:
-    from gin3_env.benchmarks.train import matmul_rate
+    from gin3_training.benchmarks.train import matmul_rate
 
     for precision in ("fp32", "bf16"):
         rate = matmul_rate(precision, seconds=0.3, size=256)
@@ -38,10 +38,9 @@ def test_matmul_rate_is_measured_for_both_precisions() -> None:
 
 
 def test_the_benchmarks_time_the_ppo_trainers_quick_config() -> None:
-    """``gin3 bench --only train`` and the vector suite's ``train`` row set PPO up from the PPO trainer's
+    """``gin3 bench --only train`` (its PPO rate and its batched-against-subproc row) sets PPO up from the PPO trainer's
     quick config; they read ``quick`` after it became the network's distillation config, and failed."""
-    from gin3_env.benchmarks.train import ppo_rate
-    from gin3_env.benchmarks.vector import train_rate
+    from gin3_training.benchmarks.train import ppo_rate, train_rate
 
     ppo = ppo_rate("fp32", 256)  # one rollout of the config's batched env, and its update
     assert ppo["steps"] >= 256 and ppo["rollout_samples_per_s"] > ppo["samples_per_s"] > 0
@@ -66,13 +65,15 @@ def test_bench_train_reports_rates_against_the_matmul_rate(tmp_path: Path) -> No
 
 def test_the_report_names_no_internal_target() -> None:
     """What ``gin3 bench`` prints is measured figures and their bounds, never a figure someone aimed at."""
-    from gin3_env.benchmarks.train import format_report
+    from gin3_training.benchmarks.train import format_report
 
     rates = {"samples_per_s": 1000.0, "rollout_samples_per_s": 3000.0, "samples_per_wall_s": 900.0,
              "flops": {"per_sample": 2e6, "rollout_forward": 5e5, "update_pass": 5e5}}
     ratio = {"per_gflops": 20.0, "bound_per_gflops": 500.0}
     report = {"benchmark": "PPO", "cpus": 2, "matmul": {p: {"size": 1024, "gflops": 50.0} for p in ("fp32", "bf16")},
               "ppo": {"fp32": rates, "bf16": rates}, "ratios": {"fp32": ratio, "bf16": ratio},
-              "threads": {"1": 100.0, "2_passive": 150.0, "2_default": 50.0}}
+              "threads": {"1": 100.0, "2_passive": 150.0, "2_default": 50.0},
+              "vec_envs": {"batched": {**rates, "sampling_samples_per_wall_s": 5000.0},
+                           "subproc": {**rates, "sampling_samples_per_wall_s": 500.0}}}
     text = format_report(report)
     assert "samples/s per GFLOP/s: 20.0 (the FLOP bound is 500)" in text and "target" not in text

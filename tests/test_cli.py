@@ -120,10 +120,10 @@ def test_own_subcommand_help(command: str) -> None:
 @pytest.mark.parametrize(
     ("command", "module", "function"),
     [
-        ("train", "gin3_env.training.sb3.train", "main"),
+        ("train", "gin3_training.train", "main"),
         ("evaluate", "gin3_env.evaluation", "cli_main"),
         ("bench", "gin3_env.benchmarks", "main"),
-        ("train-gate", "gin3_env.training.gate.train", "main"),
+        ("train-gate", "gin3_training.gates.train", "main"),
         ("exploit", "gin3_env.evaluation.exploit_cli", "cli_main"),
     ],
 )
@@ -417,7 +417,7 @@ def test_a_command_whose_extra_is_missing_names_that_extra_only(
     real = cli.importlib.import_module
 
     def missing(name: str, *args: object) -> object:
-        if name.startswith(("gin3_env.training", "gin3_env.benchmarks")):
+        if name.startswith(("gin3_training", "gin3_env.benchmarks")):
             raise ImportError(f"No module named {name!r} (as without the extra)")
         return real(name, *args)  # type: ignore[arg-type]
 

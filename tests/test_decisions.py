@@ -19,8 +19,8 @@ from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
 from gin3_env.policies import load_policy
 from gin3_env.policies.gate_file import Gate, GatedModel, load_gated
 from gin3_env.policies.gated import GatedPolicy
-from gin3_env.training.gate.labels import LabelRun, _decks, label_chunk
 from gin3_env.vector import HeuristicBatch, RandomBatch, VectorHands
+from gin3_training.gates.labels import LabelRun, _decks, label_chunk
 
 ROOT = Path(__file__).resolve().parent.parent
 GATE_MODEL = ROOT / "gin3_env" / "models" / "gated.json"
@@ -145,8 +145,8 @@ def test_the_old_names_still_work_with_a_deprecation_warning(tmp_path: Path) -> 
 
 def test_the_old_train_gate_keys_and_the_old_model_name_still_work_with_a_warning(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from gin3_env.training.gate.old_config import read_old_keys
-    from gin3_env.training.gate.train import GateConfig, main
+    from gin3_training.gates.old_config import read_old_keys
+    from gin3_training.gates.train import GateConfig, main
 
     shipped_before = {"seed": 1000, "deals": 120000, "round_deals": 30000, "chunk": 2000, "shuffles": 64, "rounds": 0,
                       "min_deadwood": 1, "draw_deals": 24000, "draw_seed": 2000, "draw_rate": 0.25,

@@ -11,8 +11,9 @@ pytest.importorskip("torch")
 
 from gin3_env.policies import load_policy
 from gin3_env.policies.net import NetPolicy
-from gin3_env.training.distill.cli import main, wants_distill
-from gin3_env.training.distill.config import DistillConfig
+from gin3_training.distill.cli import main
+from gin3_training.distill.config import DistillConfig
+from gin3_training.train import pipeline_of
 
 TINY = ["--teacher-decisions", "2000", "--dagger-decisions", "1000", "--shard-size", "1000", "--num-envs", "64",
         "--hidden", "[8, 4]", "--epochs", "0.5", "--batch-size", "64", "--choice-deals", "8",
@@ -20,11 +21,16 @@ TINY = ["--teacher-decisions", "2000", "--dagger-decisions", "1000", "--shard-si
 
 
 def test_which_door_a_command_line_opens(tmp_path: Path) -> None:
-    assert wants_distill([]) and wants_distill(["--config", "quick"]) and wants_distill(["--config=distill"])
-    assert not wants_distill(["--config", "ppo_quick"]) and not wants_distill(["--config", "default"])
-    (tmp_path / "state.json").write_text("{}")
-    assert wants_distill(["--config", "default", "--resume", str(tmp_path)])
-    assert not wants_distill(["--resume", str(tmp_path / "checkpoint.zip")])  # PPO's checkpoint
+    assert pipeline_of([]) == pipeline_of(["--config", "quick"]) == pipeline_of(["--config=distill"]) == "distill"
+    assert pipeline_of(["--config", "ppo_quick"]) == pipeline_of(["--config", "default"]) == "ppo"
+    assert pipeline_of(["--config", "improve"]) == "improve"
+    (tmp_path / "state.json").write_text('{"config": {"pipeline": "distill"}}')
+    assert pipeline_of(["--config", "default", "--resume", str(tmp_path)]) == "distill"
+    assert pipeline_of(["--resume", str(tmp_path / "checkpoint.zip")]) == "ppo"  # PPO's checkpoint
+    with pytest.raises(ValueError, match="no such run folder"):
+        pipeline_of(["--resume", str(tmp_path / "nonexistent")])
+    with pytest.raises(ValueError, match="did you mean 'quick'"):
+        pipeline_of(["--config", "quik"])
 
 
 def test_a_bad_key_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:

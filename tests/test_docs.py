@@ -246,7 +246,7 @@ def test_the_api_page_opens_with_the_doors_and_covers_policy_and_evaluation() ->
     text = (DOCS / "api.md").read_text()
     opening = text[: text.index("```{eval-rst}")]
     for name in ("gin3_env.env()", "load_policy(", "gin3/three_handed_gin-v0", "gin3/three_handed_gin_match-v0",
-                 "gin3/ThreeHandedGin-v0", "gin3/ThreeHandedGinMatch-v0", "gin3/ThreeHandedGinKnock-v0"):
+                 "gin3/ThreeHandedGin-v0", "gin3/ThreeHandedGinMatch-v0"):
         assert name in opening, name
     assert ".. automodule:: gin3_env.game.policy" in text and ".. automodule:: gin3_env.evaluation" in text
 

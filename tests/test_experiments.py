@@ -14,7 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"
-LIBRARIES = {"privileged_critic", "privileged_env"}  # the policy class and the env that privileged.py trains on
+LIBRARIES = {"privileged_critic", "privileged_env",  # the policy class and the env that privileged.py trains on
+             "knock_learner_env", "ismcts_bot"}  # the knock learner env (knock_ppo.py), the IS-MCTS bot (ismcts.py)
 # import torch and SB3 at the top; tests/test_privileged.py and tests/test_residual_ppo.py run them
 SLOW_TO_IMPORT = {"privileged", "residual_ppo"}
 SCRIPTS = sorted(p.stem for p in EXPERIMENTS.glob("*.py") if p.stem != "__init__" and p.stem not in LIBRARIES)

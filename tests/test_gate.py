@@ -29,9 +29,9 @@ from gin3_env.policies import load_policy
 from gin3_env.policies.gate_file import Gate, GatedModel, load_gated
 from gin3_env.policies.gated import GatedPolicy
 from gin3_env.policies.model_fields import MissingModelFileError, ModelFileError
-from gin3_env.training.gate.labels import LabelRun, LabelsStopped, _decks, label_chunk, run_labels
-from gin3_env.training.gate.train import GateConfig, train_gate
 from gin3_env.vector import HeuristicBatch, VectorHands
+from gin3_training.gates.labels import LabelRun, LabelsStopped, _decks, label_chunk, run_labels
+from gin3_training.gates.train import GateConfig, train_gate
 
 OLD_FILE = Path(__file__).parent / "data" / "knock_gate_v1.json"  # the shipped file in the format before
 GATE_MODEL = Path(__file__).parent.parent / "gin3_env" / "models" / "gated.json"
@@ -243,7 +243,7 @@ def test_the_training_command_rebuilds_a_model_file_and_resumes(tmp_path: Path) 
 
 
 def test_the_labels_benchmark_reports_decisions_per_second() -> None:
-    from gin3_env.benchmarks import labels
+    from gin3_training.benchmarks import labels
 
     report = labels.run(quick=True)
     assert report["decisions"] > 10 and report["decisions_per_s"] > 0
@@ -256,7 +256,7 @@ def test_the_labels_benchmark_reports_decisions_per_second() -> None:
 
 
 def test_the_training_command_refuses_a_bad_config_value_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from gin3_env.training.gate.train import main
+    from gin3_training.gates.train import main
 
     with pytest.raises(SystemExit) as stop:
         main(["--out", "unused", "--stages", "[{decision: knock, deals: 10, seed: 0, shuffles: 1}]"])
@@ -489,7 +489,7 @@ def test_discard_labels_value_three_discards_on_the_same_shuffles_and_repeat_wit
 
 
 def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round_trips(tmp_path: Path) -> None:
-    from gin3_env.training.gate.fit import cv_gain, fit_gate
+    from gin3_training.gates.fit import cv_gain, fit_gate
 
     D = np.array([1.0, -2.0, -1.0, 3.0])  # decision 0: its first alternative gains, decision 1: its second
     pred = np.array([2.0, 0.5, 0.1, 1.0])
@@ -519,7 +519,7 @@ def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round
 
 def test_a_chunk_says_its_progress_while_it_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A chunk of minutes (the draw stage's took 243 s before its first line) says where it is meanwhile."""
-    from gin3_env.training.gate import labels
+    from gin3_training.gates import labels
 
     monkeypatch.setattr(labels, "PROGRESS_SECONDS", 0.0)
     said: list[str] = []
@@ -570,14 +570,14 @@ def test_a_stop_keeps_the_chunks_labelled_deals_and_the_resumed_shard_is_the_sam
 
 
 def test_the_command_lists_its_stages_with_estimates(tmp_path: Path) -> None:
-    from gin3_env.training.gate.train import plan, plan_text
+    from gin3_training.gates.train import plan, plan_text
 
     cfg = GateConfig()  # the shipped config's stages
     text = plan_text(plan(cfg, tmp_path))
     assert "3 label stages" in text and "1. knock gate, stage 1: 120,000 deals x 64 shuffles, about 3 min" in text
     assert "2. draw gate, stage 2: 24,000 deals x 64 shuffles, about 40 min" in text
     assert "3. discard gate, stage 3: 21,000 deals x 32 shuffles, about 20 min" in text and "in all" in text
-    from gin3_env.training.sb3.config import read_config
+    from gin3_training.configs import read_config
 
     assert GateConfig(**read_config("gate", {}, GateConfig)) == cfg  # configs/gate.yaml: the defaults
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import gin3_env
+from experiments.knock_learner_env import ENV_ID as KNOCK_ENV_ID
 from gin3_env.envs.infos import NOT_APPLICABLE, OUTCOME_CODES, outcome_name
 from gin3_env.vector.gym_env import GinVectorEnv
 
@@ -123,7 +124,7 @@ def test_codes_table_in_the_design_page_is_the_code() -> None:
 
 
 def test_the_knock_learners_infos_have_one_schema() -> None:
-    env = gym.make("gin3/ThreeHandedGinKnock-v0")
+    env = gym.make(KNOCK_ENV_ID)
     rng = np.random.default_rng(0)
     infos = []
     for episode in range(6):

@@ -11,11 +11,8 @@ import numpy as np
 import pytest
 
 import gin3_env  # noqa: F401  (registers the ids)
-from gin3_env.engine.actions import DISCARD_BASE, KNOCK_BASE
-from gin3_env.engine.hand import BOX, TEAM
-from gin3_env.evaluation import play_deal
-from gin3_env.policies import HeuristicPolicy
-from gin3_env.vector.knock import (
+from experiments.knock_learner_env import ENV_ID as KNOCK_ENV_ID
+from experiments.knock_learner_env import (
     HOLD,
     KNOCK,
     KNOCK_FEATURES_SIZE,
@@ -25,12 +22,16 @@ from gin3_env.vector.knock import (
     knock_features,
     knock_or_hold,
 )
+from gin3_env.engine.actions import DISCARD_BASE, KNOCK_BASE
+from gin3_env.engine.hand import BOX, TEAM
+from gin3_env.evaluation import play_deal
+from gin3_env.policies import HeuristicPolicy
 
 
 def test_check_env_and_registered_id() -> None:
     from gymnasium.utils.env_checker import check_env
 
-    env = gym.make("gin3/ThreeHandedGinKnock-v0", decide="knock")
+    env = gym.make(KNOCK_ENV_ID, decide="knock")
     assert env.action_space == gym.spaces.Discrete(2) and env.observation_space.shape == (KNOCK_FEATURES_SIZE,)
     check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=3)
@@ -127,17 +128,6 @@ def test_knock_choice_batch_knocking_always_equals_the_heuristic_on_duplicate_de
     low = KnockChoiceBatch(lambda f: f[:, 0] > 0.3, name="hold-at-3-or-less")  # holds with deadwood <= 3
     report = evaluate_gate(low, 60, seed=11)
     assert low.holds > 0 and report.overall.std > 0
-
-
-def test_the_old_gate_spellings_still_read_with_a_deprecation_warning() -> None:
-    import gin3_env.vector.knock as knock
-
-    for old, new in (("KnockGateEnv", "KnockLearnerEnv"), ("GATE_FEATURES", "KNOCK_FEATURES"),
-                     ("gate_features", "knock_features"), ("KnockGateBatch", "KnockChoiceBatch")):
-        with pytest.warns(DeprecationWarning, match=new):
-            assert getattr(knock, old) is getattr(knock, new)
-    with pytest.raises(AttributeError, match="no attribute"):
-        knock.NoSuchName  # noqa: B018
 
 
 def test_sb3_smoke_run_and_initial_knock_probability(tmp_path: Path) -> None:

@@ -49,7 +49,6 @@ LAYERS: dict[str, int] = {
     "": 7,
     "interop": 7,
     "evaluation": 8,
-    "training": 9,
     "benchmarks": 10,
     "play": 11,
     "cli": 12,
@@ -66,6 +65,23 @@ def module_name(path: Path) -> str:
 
 MODULES: dict[str, Path] = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
+# The lab: the top-level training/ folder, imported as gin3_training (setup.py maps it). It stands on the whole
+# package; the package names it only in the dispatch tables of the gin3 command (strings, imported when run).
+LAB = ROOT / "training"
+LAB_NAME = "gin3_training"
+DISPATCHERS = {"gin3_env.cli", "gin3_env.benchmarks.suites"}  # gin3 and gin3 bench: subcommand -> lab module, by name
+
+
+def lab_module_name(path: Path) -> str:
+    parts = [LAB_NAME, *path.relative_to(LAB).with_suffix("").parts]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+LAB_MODULES: dict[str, Path] = {lab_module_name(p): p for p in sorted(LAB.rglob("*.py"))}
+ROOTS = ("gin3_env", LAB_NAME)
+
 
 def part_of(module: str) -> str:
     parts = module.split(".")
@@ -77,14 +93,14 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom | ast.Import, m
     """The gin3_env modules an import statement loads (a name imported from a package counts
     as its submodule when there is one)."""
     if isinstance(node, ast.Import):
-        return [a.name for a in node.names if a.name.split(".")[0] == "gin3_env"]
+        return [a.name for a in node.names if a.name.split(".")[0] in ROOTS]
     if node.level:
         base = module.split(".") if is_package else module.split(".")[:-1]
         base = base[: len(base) - (node.level - 1)]
         target = ".".join([*base, node.module] if node.module else base)
     else:
         target = node.module or ""
-    if target.split(".")[0] != "gin3_env":
+    if target.split(".")[0] not in ROOTS:
         return []
     known = set(modules)
     out = []
@@ -147,7 +163,37 @@ def imports_of(module: str, is_package: bool, source: str, modules: Iterable[str
 
 
 def graph() -> dict[str, set[str]]:
-    return {m: imports_of(m, p.name == "__init__.py", p.read_text(), MODULES) for m, p in MODULES.items()}
+    """The package's modules and what each imports (the lab's modules among the targets)."""
+    known = [*MODULES, *LAB_MODULES]
+    return {m: imports_of(m, p.name == "__init__.py", p.read_text(), known) for m, p in MODULES.items()}
+
+
+def lab_graph() -> dict[str, set[str]]:
+    known = [*MODULES, *LAB_MODULES]
+    return {m: imports_of(m, p.name == "__init__.py", p.read_text(), known) for m, p in LAB_MODULES.items()}
+
+
+def lab_part(module: str) -> str:
+    """A lab module's folder below gin3_training (``gates``, ``ppo``...), or its own name for a shared module."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def lab_group(module: str) -> str:
+    """The part a lab module belongs to for the layer check: the shared base counts as one part."""
+    part = lab_part(module)
+    return "base" if part in LAB_BASE else part
+
+
+# the lab's folders: what every pipeline shares (layer 0), each kind of player (layer 1), the lab's speed suites
+LAB_LAYERS: dict[str, int] = {
+    "": 0, "options": 0, "threads": 0, "quick_eval": 0, "run": 0, "configs": 0,
+    "gates": 1, "distill": 1, "ppo": 1,
+    "improve": 2,  # labels net's decisions with the gates' playout kernels
+    "train": 3,  # gin3 train: the door that chooses a pipeline
+    "benchmarks": 3,
+}
+LAB_BASE = {part for part, layer in LAB_LAYERS.items() if layer == 0}  # one part: what every pipeline shares
 
 
 # ---------------------------------------------------------------- the experiments
@@ -297,6 +343,40 @@ def test_the_layers_hold() -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_the_package_imports_no_lab() -> None:
+    """No module of gin3_env imports the lab, but the gin3 command's dispatch tables, which name a lab module
+    as a string imported when that command runs (never an import statement)."""
+    wrong = {}
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text())
+        statements = {t for node in ast.walk(tree) if isinstance(node, ast.Import | ast.ImportFrom)
+                      for t in _resolve(module, path.name == "__init__.py", node, [*MODULES, *LAB_MODULES])
+                      if t.split(".")[0] == LAB_NAME}
+        strings = {t for t in string_imports(module, path.name == "__init__.py", tree, LAB_MODULES)}
+        if statements or (strings and module not in DISPATCHERS):
+            wrong[module] = sorted(statements | strings)
+    assert not wrong, f"package modules that import the lab (gin3_training): {wrong}"
+    assert "gin3_training.train" in graph()["gin3_env.cli"]  # the dispatch is seen
+
+
+def test_the_lab_points_down_and_imports_no_experiment() -> None:
+    assert (LAB / "__init__.py").is_file() and not (PACKAGE / "training").exists()
+    edges = lab_graph()
+    unknown = sorted({lab_part(m) for m in edges} - set(LAB_LAYERS))
+    assert not unknown, f"lab folders with no layer in tests/test_layering.py: {unknown}"
+    wrong = []
+    for module, targets in edges.items():
+        for target in targets:
+            if target in edges and lab_group(target) != lab_group(module) \
+                    and LAB_LAYERS[lab_part(target)] >= LAB_LAYERS[lab_part(module)]:
+                wrong.append(f"{module} -> {target}")
+    assert not wrong, "lab imports not pointing down:\n" + "\n".join(sorted(wrong))
+    cycle = find_cycle(edges)
+    assert cycle is None, "import cycle in the lab: " + " -> ".join(cycle or [])
+    experiments = {m: sorted(found) for m, p in LAB_MODULES.items() if (found := experiment_imports(p.read_text()))}
+    assert not experiments, f"the lab imports the research scripts of experiments/: {experiments}"
+
+
 def test_the_package_imports_no_experiment() -> None:
     assert (EXPERIMENTS / "__init__.py").is_file() and not (PACKAGE / "experiments").exists()
     wrong = {m: sorted(found) for m, p in MODULES.items() if (found := experiment_imports(p.read_text()))}
@@ -314,15 +394,15 @@ for info in pkgutil.walk_packages(gin3_env.__path__, "gin3_env."):
         importlib.import_module(info.name)
     except ImportError as exc:  # an optional extra that this venv lacks (Ray, say)
         missing.append(f"{info.name}: {exc}")
-loaded = sorted(m for m in sys.modules if m == "experiments" or m.startswith("experiments."))
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("experiments", "gin3_training"))
 print("LOADED", loaded)
 print("MISSING", missing)
 """
 
 
-def test_importing_every_package_module_loads_no_experiment() -> None:
+def test_importing_every_package_module_loads_no_experiment_and_no_lab() -> None:
     """At run time too: every module of the package imported in one fresh interpreter (from the repository
-    root, where ``experiments`` could be found), and no module of ``experiments/`` is loaded."""
+    root, where ``experiments`` could be found), and no module of ``experiments/`` or of the lab is loaded."""
     import subprocess
 
     done = subprocess.run([sys.executable, "-c", IMPORT_ALL], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -330,6 +410,26 @@ def test_importing_every_package_module_loads_no_experiment() -> None:
     assert "LOADED []" in done.stdout, done.stdout
     missing = ast.literal_eval(done.stdout.split("MISSING ", 1)[1].strip())
     assert all("ray" in m or "rllib" in m for m in missing), missing  # only the RLlib backend needs an extra
+
+
+WITHOUT_LAB = """
+import sys
+sys.modules["gin3_training"] = None  # the lab is not installed: importing it fails
+import gin3_env
+from gin3_env.evaluation import evaluate_hands
+from gin3_env.policies import load_policy
+for spec in ("random", "heuristic", "trained", "net", "ppo"):
+    result = evaluate_hands(load_policy(spec), load_policy("heuristic"), 2, seed=1)
+    print(spec, result.overall.n)
+"""
+
+
+def test_every_shipped_player_loads_and_plays_without_the_lab() -> None:
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", WITHOUT_LAB], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["random", "2", "heuristic", "2", "trained", "2", "net", "2", "ppo", "2"], done.stdout
 
 
 def test_the_experiment_check_reads_statements_and_strings() -> None:
@@ -354,9 +454,9 @@ def test_the_graph_sees_lazy_relative_and_string_imports() -> None:
     assert "gin3_env.engine.hand" in edges["gin3_env.engine.determinise"]
     assert "gin3_env.play.commands" in edges["gin3_env.cli"]  # imported inside main()
     assert "gin3_env.observation.encoding" in edges["gin3_env.envs.aec_hand"]
-    assert "gin3_env.training.sb3.train" in edges["gin3_env.cli"]  # import_module of a table's full name
+    assert "gin3_training.train" in edges["gin3_env.cli"]  # import_module of a table's full name
     assert "gin3_env.envs.aec_match" in edges["gin3_env.envs"]  # import_module of a lazy table's short name
-    assert "gin3_env.benchmarks.vector" in edges["gin3_env.benchmarks"]
+    assert "gin3_env.benchmarks.vector" in edges["gin3_env.benchmarks.suites"]
     assert "gin3_env.envs.single_agent" in edges["gin3_env.envs.registration"]  # an entry point string
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gin3_env.training.sb3.plots import curve_caption, plot_learning_curve
+from gin3_training.ppo.plots import curve_caption, plot_learning_curve
 
 pytest.importorskip("matplotlib")
 

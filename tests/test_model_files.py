@@ -233,7 +233,7 @@ def test_the_shipped_model_names_no_training_class() -> None:
             assert names is not None
             named += names
     assert "gin3_env.policies.sb3_network.CardAwarePolicy" in named
-    assert not [n for n in named if n.startswith("gin3_env.training")], named
+    assert not [n for n in named if n.startswith("gin3_training")], named
 
 
 def test_the_shipped_model_loads_as_a_checkpoint_with_the_configs_settings(tmp_path: Path) -> None:

@@ -243,7 +243,7 @@ def test_the_spec_check_reads_no_weights(tmp_path: Path) -> None:
 
 
 def test_the_resumed_checkpoint_gets_its_own_state_from_the_same_bytes(plain: Path, tmp_path: Path) -> None:
-    from gin3_env.training.run.checkpoints import STATE_MEMBER, read_checkpoint
+    from gin3_training.run.checkpoints import STATE_MEMBER, read_checkpoint
 
     state = {"snapshots": [], "eval_history": [], "best_mean": 0.25, "best_step": 0, "last_snapshot": 0,
              "last_eval": 0, "last_checkpoint": 0, "num_timesteps": 0}

@@ -8,11 +8,11 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
+from experiments.ismcts_bot import ismcts_bot  # noqa: E402
 from gin3_env.engine import BOX, TEAM, HandState, Rules  # noqa: E402
 from gin3_env.engine.cards import card_str  # noqa: E402
 from gin3_env.evaluation.hands import play_deal  # noqa: E402
 from gin3_env.interop.deals import replay_deck, resample_deck  # noqa: E402
-from gin3_env.interop.ismcts import ismcts_bot  # noqa: E402
 from gin3_env.interop.openspiel_game import GAME_NAMES, register  # noqa: E402
 from gin3_env.observation.encoding import encode, encode_match, observe  # noqa: E402
 from gin3_env.policies import HeuristicPolicy, RandomPolicy  # noqa: E402
@@ -375,7 +375,7 @@ def test_the_docs_warn_that_the_cpp_ismcts_bot_crashes_on_the_python_game(tmp_pa
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "docs" / "openspiel.md").read_text(encoding="utf-8")
-    block = readme[readme.index("from gin3_env.interop.ismcts import ismcts_bot"):]
+    block = readme[readme.index("from experiments.ismcts_bot import ismcts_bot"):]
     block = block[: block.index("```")]
     assert "pyspiel.ISMCTSBot segfaults on a Python game" in block
     assert "the C++ bot crashes the interpreter with a segmentation fault" in " ".join(readme.split())

@@ -30,12 +30,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "gin3_env", src / "gin3_env", ignore=ignore)
     shutil.copytree(ROOT / "configs", src / "configs", ignore=ignore)
+    shutil.copytree(ROOT / "training", src / "training", ignore=ignore)
     dist = work / "dist"
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(src)], check=True)
     (wheel,) = dist.glob("gin3_env-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "gin3_env/training/configs/quick.yaml" in names, names
+    assert "gin3_training/configs/quick.yaml" in names, names
     target = work / "site"
     subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)], check=True)
     return target
@@ -49,7 +50,8 @@ def run_installed(target: Path, cwd: Path, *args: str) -> subprocess.CompletedPr
 
 def test_installed_package_finds_the_shipped_configs_from_any_folder(installed: Path, tmp_path: Path) -> None:
     code = (
-        "import gin3_env, sys; from gin3_env.training.sb3.config import CONFIG_DIR, load_config; "
+        "import gin3_env, sys; from gin3_training.configs import CONFIG_DIR; "
+        "from gin3_training.ppo.config import load_config; "
         "print(gin3_env.__file__); print(CONFIG_DIR); print(load_config('ppo_quick').run_name)"
     )
     proc = run_installed(installed, tmp_path, "-c", code)

@@ -19,9 +19,9 @@ from experiments.privileged_env import PrivilegedStateVecEnv  # noqa: E402
 from gin3_env.observation.features import AUGMENTED_SIZE  # noqa: E402
 from gin3_env.observation.state import STATE_SIZE  # noqa: E402
 from gin3_env.policies.sb3_network import CardAwarePolicy  # noqa: E402
-from gin3_env.training.sb3.config import load_config  # noqa: E402
-from gin3_env.vector.datasets import heuristic_dataset_batched  # noqa: E402
 from gin3_env.vector.sb3_env import GinSB3VecEnv  # noqa: E402
+from gin3_training.ppo.config import load_config  # noqa: E402
+from gin3_training.ppo.datasets import heuristic_dataset_batched  # noqa: E402
 
 WIDTH = AUGMENTED_SIZE + STATE_SIZE
 

@@ -25,7 +25,7 @@ import pytest
 
 pytestmark = pytest.mark.rllib
 
-from gin3_env.training.rllib.ray_runtime import loopback_only  # noqa: E402
+from gin3_training.ppo.rllib.ray_runtime import loopback_only  # noqa: E402
 
 loopback_only()  # before Ray is imported, as gin3 train does
 ray = pytest.importorskip("ray")
@@ -36,8 +36,8 @@ from gin3_env.evaluation import evaluate_hands  # noqa: E402
 from gin3_env.interop.rllib import ENV_NAMES, make_env, register_envs  # noqa: E402
 from gin3_env.policies import HeuristicPolicy, load_policy  # noqa: E402
 from gin3_env.policies.rllib_policy import SIDECAR, RLlibPolicy  # noqa: E402
-from gin3_env.training.rllib.config import RLlibConfig  # noqa: E402
-from gin3_env.training.rllib.train import FINAL_EVAL, STATE_FILE, train_rllib  # noqa: E402
+from gin3_training.ppo.rllib.config import RLlibConfig  # noqa: E402
+from gin3_training.ppo.rllib.train import FINAL_EVAL, STATE_FILE, train_rllib  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = {"train_batch_size": 200, "minibatch_size": 100, "num_epochs": 1, "hidden": [32], "final_eval_hands": 4}
@@ -483,7 +483,7 @@ def test_a_second_sigterm_stops_at_once_and_keeps_the_last_checkpoint(tmp_path: 
 SHUTDOWN_PROBE = """
 import os, signal, time
 import ray._private.state as ray_state
-from gin3_env.training.rllib.ray_runtime import connect, shutdown
+from gin3_training.ppo.rllib.ray_runtime import connect, shutdown
 
 def term_caught():  # SIGTERM has a handler below Python (not the default action)
     with open("/proc/self/status") as f:
@@ -527,8 +527,8 @@ def test_a_signal_while_ray_shuts_down_reaches_the_stop_handler() -> None:
 
 
 def test_a_held_run_folder_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from gin3_env.training.rllib.train import main
-    from gin3_env.training.run.lock import RunLock
+    from gin3_training.ppo.rllib.train import main
+    from gin3_training.run.lock import RunLock
 
     with RunLock(tmp_path / "L"):
         code = main(["--out-dir", str(tmp_path), "--run-name", "L", "--total-timesteps", "200"])

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from gin3_env.interop.rllib_vector import HandsVectorEnv, make_vector_env
-from gin3_env.training.rllib import train as rllib_train
-from gin3_env.training.rllib.config import CONFIG_DIR, RLlibConfig, load_config
+from gin3_training.ppo.rllib import train as rllib_train
+from gin3_training.ppo.rllib.config import CONFIG_DIR, RLlibConfig, load_config
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -37,7 +37,7 @@ from gin3_env.policies.rllib_policy import (  # noqa: E402
     hand_as_match,
     load_rllib_policy,
 )
-from gin3_env.training.rllib.config import RLlibConfig, load_config  # noqa: E402
+from gin3_training.ppo.rllib.config import RLlibConfig, load_config  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 

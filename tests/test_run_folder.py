@@ -23,15 +23,15 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from gin3_env import cli
-from gin3_env.training.run.checkpoints import remove_partial_files, write_bytes, write_json
-from gin3_env.training.run.folder import (
+from gin3_training.run.checkpoints import remove_partial_files, write_bytes, write_json
+from gin3_training.run.folder import (
     RunFolderError,
     check_run_folder,
     check_run_name,
     left_by_overwrite,
     prepare_run_dir,
 )
-from gin3_env.training.run.lock import RunLock
+from gin3_training.run.lock import RunLock
 
 FAST = ["--config", "ppo_quick", "--total-timesteps", "64", "--final-eval-hands", "2", "--eval-hands", "2",
         "--progress-bar", "false"]
@@ -124,7 +124,7 @@ def test_a_linked_run_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
 def test_the_lock_opens_no_link_even_when_planted_after_the_check(tmp_path: Path, monkeypatch) -> None:
     """The lock file is opened with O_NOFOLLOW: a link that appears between the check and the open
     is refused too, and its target keeps its bytes."""
-    from gin3_env.training.run import lock as run_lock
+    from gin3_training.run import lock as run_lock
 
     target = tmp_path / "target.txt"
     target.write_text("keep")
@@ -215,7 +215,7 @@ def test_a_run_folder_swapped_for_a_link_gets_no_more_writes(tmp_path: Path) -> 
 def test_a_swap_during_gin3_train_stops_it_with_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from gin3_env.training.sb3 import train as train_module
+    from gin3_training.ppo import train as train_module
 
     run = tmp_path / "out" / "run"
     outside = tmp_path / "outside"
@@ -334,7 +334,7 @@ def test_save_logs_and_replay_never_write_through_a_linked_file(tmp_path: Path) 
 # ----------------------------------------------------- a run not named on the command line
 def _started(monkeypatch: pytest.MonkeyPatch, *argv: str) -> str:
     """The run name ``gin3 train ARGV`` would train under (the training itself is not run)."""
-    from gin3_env.training.sb3 import train as train_module
+    from gin3_training.ppo import train as train_module
 
     seen: list[str] = []
     monkeypatch.setattr(train_module, "run_train", lambda cfg, argv: seen.append(cfg.run_name) or 0)

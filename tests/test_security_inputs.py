@@ -205,7 +205,7 @@ def last_line(err: str) -> str:
 
 
 def gate_cli(capsys: pytest.CaptureFixture[str], out: Path, *flags: str) -> tuple[int, str]:
-    from gin3_env.training.gate.train import main as gate_main
+    from gin3_training.gates.train import main as gate_main
 
     return run(capsys, gate_main, ["--out", str(out), "--folds", "2", "--epochs", "1", "--hidden", "4", *flags])
 
@@ -216,7 +216,7 @@ def stages(seed: int, deals: int = 60) -> list[str]:
 
 
 def test_train_gate_refuses_a_folder_another_run_holds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from gin3_env.training.run.lock import RunLock
+    from gin3_training.run.lock import RunLock
 
     out = tmp_path / "gate"
     with RunLock(out, command="gin3 train-gate", check=()):
@@ -226,7 +226,7 @@ def test_train_gate_refuses_a_folder_another_run_holds(tmp_path: Path, capsys: p
 
 
 def test_train_gate_again_with_other_settings_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from gin3_env.training.gate.train import CONFIG_FILE
+    from gin3_training.gates.train import CONFIG_FILE
 
     out = tmp_path / "gate"
     (out / "labels_1_knock").mkdir(parents=True)

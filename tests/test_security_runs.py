@@ -15,10 +15,10 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from gin3_env import cli
-from gin3_env.training.run.checkpoints import remove_partial_files
-from gin3_env.training.run.folder import MANIFEST, RunFolderError, prepare_run_dir, read_manifest
-from gin3_env.training.run.lock import RunLock
-from gin3_env.training.sb3.selection import checked_candidates, keep_candidate
+from gin3_training.ppo.selection import checked_candidates, keep_candidate
+from gin3_training.run.checkpoints import remove_partial_files
+from gin3_training.run.folder import MANIFEST, RunFolderError, prepare_run_dir, read_manifest
+from gin3_training.run.lock import RunLock
 
 FAST = ["--config", "ppo_quick", "--total-timesteps", "64", "--final-eval-hands", "2", "--eval-hands", "2",
         "--progress-bar", "false"]
@@ -106,7 +106,7 @@ def test_tensorboard_writes_into_the_held_folder_after_a_swap(
 ) -> None:
     """(7) the run folder swapped for a link after the model is built, before PPO starts: TensorBoard's
     first files land in the run's own (moved) folder, not the link's target, and the run stops."""
-    from gin3_env.training.sb3 import train as train_module
+    from gin3_training.ppo import train as train_module
 
     run = tmp_path / "out" / "run"
     outside = tmp_path / "outside"

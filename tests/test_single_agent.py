@@ -21,7 +21,7 @@ from gin3_env.envs.single_agent import ThreeHandedGinEnv
 from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
 from gin3_env.observation import MATCH_OBS_SIZE, OBS_SIZE, encode
 from gin3_env.policies import HeuristicPolicy, RandomPolicy
-from gin3_env.training.sb3.duplicate import DuplicateReward
+from gin3_training.ppo.duplicate import DuplicateReward
 
 GIN_TEAM = "AC 2C 3C 4D 5D 6D 7H 8H 9H KS"
 JUNK_BOX = "2D 8D TD QC 3H JH 4S 6S 8S QS"
@@ -295,8 +295,8 @@ def test_render_without_a_render_mode_warns_and_returns_none_as_gymnasium_does(m
 def test_the_learner_is_either_role_by_default_and_random_is_its_older_spelling_that_warns() -> None:
     import warnings
 
-    from gin3_env.training.sb3.config import TrainConfig
     from gin3_env.vector.learner import LearnerHands
+    from gin3_training.ppo.config import TrainConfig
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the default spelling warns nowhere

@@ -35,12 +35,12 @@ def test_max_minutes_stops_ppo_and_the_run_still_ends_with_its_evaluation(tmp_pa
 
 
 def test_timed_run_refuses_bad_arguments(tmp_path: Path) -> None:
-    done = _run("-m", "gin3_env.training.sb3.timed_run", "--minutes", "0", "--out", str(tmp_path / "x"))
+    done = _run("-m", "gin3_training.ppo.timed_run", "--minutes", "0", "--out", str(tmp_path / "x"))
     assert done.returncode == 2 and "--minutes must be > 0" in done.stderr
     (tmp_path / "file").write_text("")
-    done = _run("-m", "gin3_env.training.sb3.timed_run", "--minutes", "1", "--out", str(tmp_path / "file"))
+    done = _run("-m", "gin3_training.ppo.timed_run", "--minutes", "1", "--out", str(tmp_path / "file"))
     assert done.returncode == 2 and "is not a folder" in done.stderr
-    done = _run("-m", "gin3_env.training.sb3.timed_run", "--minutes", "1", "--out", str(tmp_path / "y"),
+    done = _run("-m", "gin3_training.ppo.timed_run", "--minutes", "1", "--out", str(tmp_path / "y"),
                 "--precision", "fp16")
     assert done.returncode == 2 and "precision" in done.stderr
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
@@ -49,13 +49,13 @@ def test_timed_run_refuses_bad_arguments(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_the_gpu_config_trains_and_evaluates_under_a_time_limit_on_cpu(tmp_path: Path) -> None:
     out = tmp_path / "gpu"
-    done = _run("-m", "gin3_env.training.sb3.timed_run", "--config", "gpu", "--minutes", "0.75", "--out", str(out),
+    done = _run("-m", "gin3_training.ppo.timed_run", "--config", "gpu", "--minutes", "0.75", "--out", str(out),
                 *SMALL, "--device", "cpu")
     assert done.returncode == 0, done.stderr[-3000:]
     summary = json.loads((out / "final_eval.json").read_text())
     assert 0 < summary["num_timesteps"] < 100_000_000  # stopped by the limit, not by total_timesteps
     table = (out / "evaluation.md").read_text()
-    from gin3_env.training.sb3.precision import resolve_precision
+    from gin3_training.ppo.precision import resolve_precision
 
     precision = resolve_precision("auto", "cpu")  # bf16 on a CPU with bf16 instructions, else fp32
     assert f"Config `gpu` on cpu ({precision})" in table and "| heuristic |" in table and "| random |" in table
@@ -63,5 +63,5 @@ def test_the_gpu_config_trains_and_evaluates_under_a_time_limit_on_cpu(tmp_path:
 
     policy = load_policy(str(out / "best.zip"))
     assert policy.obs_dim == 586
-    again = _run("-m", "gin3_env.training.sb3.timed_run", "--config", "gpu", "--minutes", "1", "--out", str(out))
+    again = _run("-m", "gin3_training.ppo.timed_run", "--config", "gpu", "--minutes", "1", "--out", str(out))
     assert again.returncode == 2 and "already holds a run" in again.stderr

@@ -8,8 +8,9 @@ import pytest
 
 pytest.importorskip("yaml")
 
-from gin3_env.training.sb3.config import TrainConfig, load_config, resolve_config_path
-from gin3_env.training.sb3.envs import opponent_pool
+from gin3_training.configs import resolve_config_path
+from gin3_training.ppo.config import TrainConfig, load_config
+from gin3_training.ppo.envs import opponent_pool
 
 
 @pytest.mark.parametrize("name", ["ppo_quick", "default", "selfplay"])
@@ -81,7 +82,7 @@ def test_a_checkout_config_path_works_from_any_folder(tmp_path: Path, monkeypatc
     import subprocess
     import sys
 
-    from gin3_env.training.sb3.config import CONFIG_DIR
+    from gin3_training.configs import CONFIG_DIR
 
     monkeypatch.chdir(tmp_path)  # not the repository root: configs/quick.yaml is not a path from here
     assert resolve_config_path("configs/quick.yaml") == CONFIG_DIR / "quick.yaml"

@@ -27,10 +27,10 @@ from gin3_env import cli
 from gin3_env.policies import load_policy
 from gin3_env.policies.loading import check_model_file
 from gin3_env.policies.model_fields import MissingModelFileError, ModelFileError
-from gin3_env.training.run import checkpoints
-from gin3_env.training.run.checkpoints import RunWriteError, read_checkpoint, remove_partial_files, write_checkpoint
-from gin3_env.training.run.folder import RunExistsError, prepare_run_dir
-from gin3_env.training.run.lock import RunLock, RunLockedError
+from gin3_training.run import checkpoints
+from gin3_training.run.checkpoints import RunWriteError, read_checkpoint, remove_partial_files, write_checkpoint
+from gin3_training.run.folder import RunExistsError, prepare_run_dir
+from gin3_training.run.lock import RunLock, RunLockedError
 
 TINY = [
     "--config", "ppo_quick",
@@ -314,7 +314,7 @@ def test_resuming_twice_from_one_checkpoint_gives_the_same_run(base_run: Path, t
 # -------------------------------------------------------------------- lock
 def test_the_run_lock_refuses_a_second_holder_and_a_dead_one_holds_nothing(tmp_path: Path) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from gin3_env.training.run.lock import RunLock; "
+        [sys.executable, "-c", "import sys, time; from gin3_training.run.lock import RunLock; "
          "RunLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(60)", str(tmp_path)],
         stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
     )

@@ -11,7 +11,7 @@ pytest.importorskip("sb3_contrib")
 
 import torch
 
-from gin3_env.training.sb3.precision import precision_of, resolve_precision, set_precision
+from gin3_training.ppo.precision import precision_of, resolve_precision, set_precision
 
 
 def _model(seed: int = 0):
@@ -35,7 +35,7 @@ def _batch(policy, n: int = 96):
 
 
 def test_resolve_precision(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gin3_env.training.sb3 import precision
+    from gin3_training.ppo import precision
 
     assert precision.cpu_has_bf16() in (True, False)
     monkeypatch.setattr(precision, "cpu_has_bf16", lambda: True)  # a CPU with bf16 instructions

@@ -21,8 +21,8 @@ pytest.importorskip("sb3_contrib")
 if not Path("/proc/self/stat").exists():  # pragma: no cover - the process table is read from /proc
     pytest.skip("needs Linux /proc", allow_module_level=True)
 
-from gin3_env.training.run.checkpoints import read_checkpoint
-from gin3_env.training.run.lock import RunLock
+from gin3_training.run.checkpoints import read_checkpoint
+from gin3_training.run.lock import RunLock
 
 READY = "Ctrl-C (SIGINT) or SIGTERM writes a checkpoint"
 LONG = [

@@ -15,11 +15,11 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import gin3_env
-from gin3_env.training.run.signals import GracefulStop
-from gin3_env.training.sb3 import monitor as monitoring
-from gin3_env.training.sb3 import train as training
-from gin3_env.training.sb3.config import TrainConfig, load_config
-from gin3_env.training.sb3.envs import make_vec_env
+from gin3_training.ppo import monitor as monitoring
+from gin3_training.ppo import train as training
+from gin3_training.ppo.config import TrainConfig, load_config
+from gin3_training.ppo.envs import make_vec_env
+from gin3_training.run.signals import GracefulStop
 
 
 class RecordingStop(GracefulStop):

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from gin3_env.training.threads import ThreadPlan, plan_threads, prefer_passive_wait
+from gin3_training.threads import ThreadPlan, plan_threads, prefer_passive_wait
 
-PROBE = "import os, sys; import gin3_env.training; print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)"
+PROBE = "import os, sys; import gin3_training; print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)"
 
 
 def _probe(**env: str) -> str:
@@ -52,7 +52,7 @@ def test_plan_threads_caps_both_pools_and_says_why() -> None:
 def test_apply_threads_sets_torch_and_the_batched_core() -> None:
     torch = pytest.importorskip("torch")
     from gin3_env.kernels import threads as core_threads
-    from gin3_env.training.threads import apply_threads
+    from gin3_training.threads import apply_threads
 
     before = torch.get_num_threads()
     try:

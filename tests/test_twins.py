@@ -29,7 +29,12 @@ RETYPED = {
     layout.DEADWOOD_INDEX, layout.TURN_INDEX, *(plane * layout.PLANE for plane in range(2, layout.NUM_PLANES)),
 }
 KERNELS = ["hand_kernels", "heuristic_kernels", "belief_kernels", "features", "meld_kernels", "rollout", "decisions",
-           "decision_views", "decision_features", "gates", "decision_labels", "net_features", "policy_belief"]
+           "decision_views", "decision_features", "gates", "net_features", "policy_belief"]
+# the lab's label kernels (compiled too, on the same tables): file -> module
+LAB_KERNELS = {ROOT / "training" / "gates" / "label_kernels.py": "gin3_training.gates.label_kernels",
+               ROOT / "training" / "improve" / "label_kernels.py": "gin3_training.improve.label_kernels"}
+KERNEL_FILES = {**{PACKAGE / "kernels" / f"{name}.py": f"gin3_env.kernels.{name}" for name in KERNELS},
+                **LAB_KERNELS}
 
 
 def twin_lines() -> dict[str, tuple[str, str]]:
@@ -58,9 +63,11 @@ def test_each_compiled_twin_is_named_with_the_test_that_ties_it() -> None:
         assert (ROOT / test).is_file(), f"{module} names {test}, which does not exist"
 
 
-@pytest.mark.parametrize("name", KERNELS)
-def test_kernels_retype_no_action_id_or_observation_offset(name: str) -> None:
-    tree = ast.parse((PACKAGE / "kernels" / f"{name}.py").read_text())
+@pytest.mark.parametrize("path", list(KERNEL_FILES), ids=lambda p: p.stem if p.parent.name == "kernels" else
+                         f"{p.parent.name}/{p.stem}")
+def test_kernels_retype_no_action_id_or_observation_offset(path: Path) -> None:
+    name = path.stem
+    tree = ast.parse(path.read_text())
     literals = sorted(
         {(n.value, n.lineno) for n in ast.walk(tree)
          if isinstance(n, ast.Constant) and type(n.value) is int and n.value in RETYPED}
@@ -77,14 +84,16 @@ def test_no_kernel_passes_a_constant_to_a_large_kernel() -> None:
     with everything it calls (``Literal[int](0)``: kernels/jit.py); the gated player's kernels once took twice their
     compile time that way. Every call from one kernel to another passes variables or ``np.int64(...)``."""
     kernel_names = set()
-    trees = {path: ast.parse(path.read_text()) for path in sorted((PACKAGE / "kernels").glob("*.py"))}
+    paths = {**{path: f"gin3_env.kernels.{path.stem}" for path in sorted((PACKAGE / "kernels").glob("*.py"))},
+             **LAB_KERNELS}
+    trees = {path: ast.parse(path.read_text()) for path in paths}
     for tree in trees.values():
         kernel_names |= {node.name for node in tree.body if isinstance(node, ast.FunctionDef)
                          and any("njit" in ast.unparse(d) for d in node.decorator_list)}
     assert {"act_row", "gated_act_row", "alternatives", "label_deals"} <= kernel_names
     found = []
     for path, tree in trees.items():
-        module = importlib.import_module(f"gin3_env.kernels.{path.stem}")
+        module = importlib.import_module(paths[path])
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue

@@ -11,8 +11,8 @@ from gymnasium.vector import AutoresetMode
 import gin3_env
 from gin3_env.envs.single_agent import ThreeHandedGinEnv
 from gin3_env.policies.heuristic import SIMPLE, HeuristicPolicy
-from gin3_env.training.sb3.duplicate import DuplicateReward
 from gin3_env.vector import HeuristicBatch, LearnerHands, RandomBatch
+from gin3_training.ppo.duplicate import DuplicateReward
 
 LEARNER_OPTIONS = {"outs_weight": 2.0, "danger_weight": 0.0}  # the learner plays unlike its opponent
 

@@ -5,8 +5,8 @@
 - :mod:`gin3_env.benchmarks.envs`: random play through the environment APIs
   against OpenSpiel and PettingZoo's gin_rummy_v4 (imported only when run).
 - :mod:`gin3_env.benchmarks.vector`: the batched core against the scalar envs and OpenSpiel.
-- :mod:`gin3_env.benchmarks.train`: PPO's samples/s against this machine's matmul rate.
-- :mod:`gin3_env.benchmarks.labels`: labelled knock decisions per second (the knock gate's label run), and
+- :mod:`gin3_training.benchmarks.train`: PPO's samples/s against this machine's matmul rate.
+- :mod:`gin3_training.benchmarks.labels`: labelled knock decisions per second (the knock gate's label run), and
   every-action labels of ``net``'s discards per CPU-second (the labels that improve ``net``).
 - :mod:`gin3_env.benchmarks.search`: searched decisions per CPU-second, against ``trained``.
 - :mod:`gin3_env.benchmarks.players`: decisions per second of the heuristic, ``trained`` and ``net``.
@@ -25,13 +25,14 @@ from typing import Any
 
 from ..argparsing import OneLineErrorParser
 from ..files import check_output_file, save_json
+from .suites import SUITE_MODULES
 
-SUITES = ("engine", "envs", "vector", "train", "labels", "search", "players")
+SUITES = tuple(SUITE_MODULES)
 
 
 def _load(name: str) -> Any:
-    """The benchmark module ``name``, or a string saying why it cannot be imported."""
-    module_name = f"{__name__}.{name}"
+    """The benchmark module of suite ``name``, or a string saying why it cannot be imported."""
+    module_name = SUITE_MODULES[name]
     try:
         return importlib.import_module(module_name)
     except ImportError as exc:

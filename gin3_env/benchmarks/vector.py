@@ -9,10 +9,6 @@ in the ``envs`` suite, with numba held to one thread unless a row says otherwise
 - ``learner_vs_heuristic``: ``vector_env(256, opponent="heuristic")``, random learner actions from
   ``action_masks()``; against ``ThreeHandedGinEnv(opponent="heuristic")`` played the same way
   (target >= 30x).
-- ``train``: ``MaskablePPO.learn`` set up as ``gin3 train --config ppo_quick`` (no imitation, no
-  evaluations) on the batched env against ``vec_env: subproc`` (the former default), samples per
-  CPU second of the process and its env workers, sampling and updates together (target >= 10x);
-  wall-clock rates beside them.
 - ``evaluate``: ``evaluate_hands(heuristic, heuristic)`` batched against the scalar loop
   (target: 100,000 duplicate deals in under 60 s).
 - ``memory``: resident memory of a fresh process holding ``vector_env(4096)`` after 50 steps
@@ -20,6 +16,9 @@ in the ``envs`` suite, with numba held to one thread unless a row says otherwise
 - ``scaling``: ``learner_vs_heuristic`` steps per wall-clock second for N = 1, 16, 256, 4096
   hands, with 1 and 2 numba threads.
 - ``compile``: first use in a fresh process with an empty numba cache, then with it warm.
+
+PPO on the batched env against ``vec_env: subproc`` is the lab's ``train`` suite
+(``gin3 bench --only train``).
 """
 
 from __future__ import annotations
@@ -36,11 +35,10 @@ import numpy as np
 
 from .envs import measure_openspiel
 
-TARGETS = {"random_play": 50.0, "learner_vs_heuristic": 30.0, "train": 10.0}  # in the JSON report, not printed
+TARGETS = {"random_play": 50.0, "learner_vs_heuristic": 30.0}  # in the JSON report, not printed
 RATIO_MEANING = {
     "random_play": "VectorHands steps over OpenSpiel gin_rummy's",
     "learner_vs_heuristic": "vector_env steps over ThreeHandedGinEnv's",
-    "train": "gin3 train samples on the batched env over vec_env: subproc's",
 }
 
 
@@ -101,47 +99,6 @@ def learner_scalar(seconds: float) -> dict[str, float]:
         if terminated or truncated:
             env.reset()
     return _rates(steps, time.perf_counter() - wall, time.process_time() - cpu)
-
-
-def train_rate(vec_env: str, timesteps: int) -> dict[str, Any]:
-    """Samples per CPU second (this process and the env workers) of ``MaskablePPO.learn`` as
-    ``gin3 train --config ppo_quick`` sets it up (no imitation, no evaluations): sampling and updates."""
-    try:
-        import sb3_contrib  # noqa: F401  (what quick_ppo builds on)
-    except ImportError as exc:
-        return {"skipped": f"sb3-contrib is not installed ({exc})"}
-    from .train import quick_ppo
-
-    _, env, model = quick_ppo({"vec_env": vec_env})
-    from stable_baselines3.common.callbacks import BaseCallback
-
-    sampling = [0.0, 0.0]
-
-    class Timer(BaseCallback):
-        def _on_rollout_start(self) -> None:
-            sampling[1] = time.perf_counter()
-
-        def _on_rollout_end(self) -> None:
-            sampling[0] += time.perf_counter() - sampling[1]
-
-        def _on_step(self) -> bool:
-            return True
-
-    start, cpu = time.perf_counter(), _cpu_with_children()
-    model.learn(total_timesteps=timesteps, callback=Timer())
-    env.close()  # joins SubprocVecEnv's workers, so their CPU time is counted
-    wall, cpu = time.perf_counter() - start, _cpu_with_children() - cpu
-    return {"steps": model.num_timesteps, "seconds": wall, "cpu_seconds": cpu,
-            "samples_per_s": model.num_timesteps / cpu, "samples_per_wall_s": model.num_timesteps / wall,
-            "sampling_samples_per_wall_s": model.num_timesteps / sampling[0], "n_envs": env.num_envs}
-
-
-def _cpu_with_children() -> float:
-    """CPU seconds of this process and of its children that have ended (SubprocVecEnv's workers)."""
-    import resource
-
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def evaluate_rate(deals: int, scalar_deals: int) -> dict[str, Any]:
@@ -237,8 +194,6 @@ def run(quick: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
     results["random_play"] = {"ours": random_play(seconds), "peer": measure_openspiel(seconds)}
     results["learner_vs_heuristic"] = {"ours": learner_batched(seconds), "peer": learner_scalar(seconds)}
-    b_steps, s_steps = (4096, 1024) if quick else (32768, 4096)
-    results["train"] = {"ours": train_rate("batched", b_steps), "peer": train_rate("subproc", s_steps)}
     results["evaluate"] = evaluate_rate(2000 if quick else 10000, 50 if quick else 200)
     results["memory"] = memory()
     results["scaling"] = scaling(0.5 if quick else 2.0)
@@ -248,8 +203,7 @@ def run(quick: bool = False) -> dict[str, Any]:
         ours, peer = results[row]["ours"], results[row]["peer"]
         if "skipped" in ours or "skipped" in peer:
             continue
-        key = "samples_per_s" if row == "train" else "steps_per_s"
-        ratio = ours[key] / peer[key]
+        ratio = ours["steps_per_s"] / peer["steps_per_s"]
         ratios[row] = {"ratio": ratio, "target": target, "met": ratio >= target}
     ev = results["evaluate"]
     ratios["evaluate_100k_s"] = {"ratio": ev["cpu_seconds_for_100k"], "target": 60.0,
@@ -269,14 +223,6 @@ def format_report(report: dict[str, Any]) -> str:
                  f" OpenSpiel observation_tensor() {rate(r['random_play']['peer'])}")
     lines.append(f"  learner vs heuristic:  vector_env(256) {rate(r['learner_vs_heuristic']['ours'])} steps/s;"
                  f" ThreeHandedGinEnv {rate(r['learner_vs_heuristic']['peer'])}")
-    t = r["train"]
-    lines.append(f"  train (ppo_quick config, per CPU second of the process and its env workers): batched "
-                 f"{rate(t['ours'], 'samples_per_s')} samples/s; subproc {rate(t['peer'], 'samples_per_s')}")
-    if "skipped" not in t["ours"] and "skipped" not in t["peer"]:
-        o, p = t["ours"], t["peer"]
-        lines.append(f"    wall clock: batched {o['samples_per_wall_s']:,.0f} samples/s, subproc "
-                     f"{p['samples_per_wall_s']:,.0f}; rollouts only: batched {o['sampling_samples_per_wall_s']:,.0f}, "
-                     f"subproc {p['sampling_samples_per_wall_s']:,.0f}")
     ev = r["evaluate"]
     lines.append(f"  evaluate heuristic vs heuristic: {ev['deals_per_s']:,.0f} duplicate deals/s batched "
                  f"(100,000 deals: {ev['cpu_seconds_for_100k']:.0f} CPU s, {ev['seconds_for_100k']:.0f} s wall clock), "

@@ -6,9 +6,8 @@
 - ``pettingzoo.make("aec", "gin3/three_handed_gin_match-v0")``: a match (``aec_match.env``);
 - ``gymnasium.make("gin3/ThreeHandedGin-v0", ...)``: the single-agent hand env;
 - ``gymnasium.make("gin3/ThreeHandedGinMatch-v0", ...)``: the single-agent match env;
-- ``gymnasium.make("gin3/ThreeHandedGinKnock-v0", decide="knock")``: the knock learner (the agent
-  makes only the knock decisions, the heuristic the rest; ``gin3_env.vector.knock``), an id the
-  package facade adds with :func:`add_gymnasium_env` because its env is above this layer.
+- an id whose env lives above this layer (a research env of ``experiments/``, say) is added with
+  :func:`add_gymnasium_env` before :func:`register_gymnasium` runs.
 
 ``gymnasium.make_vec("gin3/ThreeHandedGin-v0", num_envs, **kwargs)`` is the batched core
 (``gin3_env.vector.gym_env.make_vec``, the id's ``vector_entry_point``; keywords pass

@@ -29,7 +29,7 @@ Arguments
   config, so a model ``gin3 train`` wrote evaluates with SB3's own tools on
   ``gymnasium.make(id, features=...)`` (docs/training.md). ``gymnasium.make_vec`` takes it too.
 - Duplicate rewards (the learner's points minus a baseline policy's on the same deal) are a
-  training-side wrapper: :class:`gin3_env.training.sb3.duplicate.DuplicateReward`.
+  training-side wrapper: :class:`gin3_training.ppo.duplicate.DuplicateReward`.
 - ``reward_scale`` (default 1.0), ``illegal_penalty`` (default 25.0, game points >= 0),
   ``rules=Rules(...)`` or the rules options as keywords (``knock_limit=5``; the signature lists
   them), ``render_mode`` ``"ansi"``/``"human"`` (the table as text) or ``"rgb_array"`` (a

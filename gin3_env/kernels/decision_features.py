@@ -7,7 +7,7 @@ named from the row's feature names (``K_*`` for the knock, ``D_*`` for the draw,
 decision of ``kind``, its alternatives and writes each one's features on a row of its own. Both read the
 observation row, the legal mask and the game's knock limit (``limit``, what a *knockable* feature counts
 as knockable), nothing else, so the same functions serve the gated player (:mod:`.gates`), the label run
-(:mod:`.decision_labels`) and the continuations of the label run.
+(the lab's gate label kernels) and the continuations of the label run.
 """
 
 from __future__ import annotations

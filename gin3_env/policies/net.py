@@ -18,7 +18,7 @@ inflate past the limit, arrays of the wrong shapes, or weights that are not fini
 line (:class:`~.model_fields.ModelFileError`) naming the file.
 
 A file may also hold an **advantage head** (members ``head_`` + each of :data:`WEIGHTS`, a network
-of the same form, ``head_margin`` and ``head_top``; :mod:`gin3_env.training.improve`): the improved
+of the same form, ``head_margin`` and ``head_top``; :mod:`gin3_training.improve`): the improved
 player. At a discard decision it plays the head's best action among the network's best ``head_top``
 (every legal action with 0) instead of the network's choice where the head predicts that action gains
 more than ``head_margin`` points over it; elsewhere the network plays. The head is read as data like
