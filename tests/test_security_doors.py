@@ -1,4 +1,4 @@
-"""Round 4 of hostile testing (issue 45), the doors that are not run folders: outputs never name an input
+"""Hostile inputs at the doors that are not run folders: outputs never name an input
 (exploit, ladder, evaluate, the files inside a search spec included), the network ``.npz`` file read with
 every check before allocation, the distillation sizes bounded, deep YAML refused at every config door, and
 the AEC env's text render from its ``render_view``'s side. Each refusal is one line, no traceback."""
