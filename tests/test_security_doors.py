@@ -84,6 +84,17 @@ def test_evaluate_json_naming_the_description_of_a_model_inside_a_search_is_refu
     assert description.read_text() == "{}"
 
 
+def test_evaluate_save_logs_over_the_gate_played_is_refused(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    gate = gate_copy(logs, "hand_000_a_team.json")  # the name of the first log --save-logs writes
+    before = gate.read_bytes()
+    code, err = run(capsys, ["evaluate", str(gate), "random", "--hands", "1", "--save-logs", str(logs)])
+    assert code == 2 and "is an input of this command" in one_line(err) and "--save-logs" in err
+    assert gate.read_bytes() == before
+
+
 # ----------------------------------------------------------- (11) the network file
 def tiny_members(head: bool = False) -> dict[str, np.ndarray]:
     from gin3_env.kernels.net_features import ACTION_FEATURES
