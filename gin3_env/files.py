@@ -221,6 +221,8 @@ def _npz_member(zf: Any, info: Any, cap: int) -> Any:
             raise ValueError(f"its member {info.filename!r:.60} has .npy version {version}, not 1.0 or 2.0")
         if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None or dtype.kind not in _NPZ_KINDS:
             raise ValueError(f"its member {info.filename!r:.60} holds {dtype} data, not plain numbers or text")
+        if any(int(n) < 0 for n in shape):
+            raise ValueError(f"its member {info.filename!r:.60} declares a negative size in shape {shape}")
         count = 1
         for n in shape:
             count *= int(n)

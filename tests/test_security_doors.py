@@ -222,6 +222,11 @@ def test_read_npz_checks_headers_before_reading(tmp_path: Path) -> None:
     write_zip(tmp_path / "o.npz", {"o.npy": (tmp_path / "o.npy").read_bytes()})
     with pytest.raises(InputFileError, match="not plain numbers"):
         read_npz(tmp_path / "o.npz", "arrays", 1 << 20)
+    header = io.BytesIO()
+    npy.write_array_header_1_0(header, {"descr": "<f4", "fortran_order": False, "shape": (-1, -1)})
+    write_zip(tmp_path / "n.npz", {"n.npy": header.getvalue() + b"\0" * 4})
+    with pytest.raises(InputFileError, match="negative size"):
+        read_npz(tmp_path / "n.npz", "arrays", 1 << 20)
     short = npy_bytes(np.arange(10.0))[:-8]  # a member that holds less than its header declares
     write_zip(tmp_path / "s.npz", {"s.npy": short})
     with pytest.raises(InputFileError, match="not the data it holds"):
