@@ -1,6 +1,7 @@
 """Files in and out: atomic writes (a reader sees the old file or the complete new one, never half
 of it), writes through a held folder's descriptor (:class:`HeldFolder`), and input files read with caps
-(:func:`read_regular_file`, :func:`read_json`: a regular file only, a size cap, a nesting cap).
+(:func:`read_regular_file`, :func:`read_json`, :func:`read_npz`: a regular file only, a size cap, a nesting
+cap, an array's header checked before its data is read).
 
 The file gets the permissions of any file the user creates (``0o666`` less the
 umask, e.g. ``0644``), the same as the model ``.zip`` files beside it:
@@ -195,6 +196,80 @@ def read_json(path: str | os.PathLike[str], what: str, max_bytes: int = MAX_JSON
     """The JSON file ``path``: :func:`read_regular_file` (a regular file, at most ``max_bytes``) then
     :func:`parse_json`; every refusal an :class:`InputFileError` naming ``what`` and the file."""
     return parse_json(read_regular_file(path, what, max_bytes), f"{what} {os.fspath(path)}", max_depth)
+
+
+MAX_NPZ_MEMBERS = 64  # arrays in one .npz: this package's files hold a few dozen
+_NPZ_KINDS = "biufU"  # bool, int, unsigned, float and text arrays; no objects, no records, no raw bytes
+
+
+def _npz_member(zf: Any, info: Any, cap: int) -> Any:
+    """The array of the ``.npy`` member ``info`` of the open zip ``zf``: its header parsed first (magic,
+    version, dtype, shape), the byte count it declares checked against ``cap`` and against the member's
+    size, and only then that many bytes read; a ``ValueError`` saying what is wrong otherwise."""
+    import numpy as np
+    from numpy.lib import format as npy
+
+    if info.file_size > cap:
+        raise ValueError(f"its member {info.filename!r:.60} inflates past {_size_text(cap)}")
+    with zf.open(info) as fh:
+        version = npy.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = npy.read_array_header_1_0(fh, max_header_size=10_000)
+        elif version == (2, 0):
+            shape, fortran, dtype = npy.read_array_header_2_0(fh, max_header_size=10_000)
+        else:
+            raise ValueError(f"its member {info.filename!r:.60} has .npy version {version}, not 1.0 or 2.0")
+        if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None or dtype.kind not in _NPZ_KINDS:
+            raise ValueError(f"its member {info.filename!r:.60} holds {dtype} data, not plain numbers or text")
+        if any(int(n) < 0 for n in shape):
+            raise ValueError(f"its member {info.filename!r:.60} declares a negative size in shape {shape}")
+        count = 1
+        for n in shape:
+            count *= int(n)
+        size = count * dtype.itemsize  # Python ints: a 2**40-element header is a number here, not an allocation
+        if size > cap or size != info.file_size - fh.tell():
+            raise ValueError(f"its member {info.filename!r:.60} declares shape {shape} of {dtype} ({size:,} bytes), "
+                             f"which {'is over the cap' if size > cap else 'is not the data it holds'}")
+        raw = fh.read(size + 1)  # one byte past: the zip's checksum is tested at the member's end
+    if len(raw) != size:
+        raise ValueError(f"its member {info.filename!r:.60} holds {len(raw):,} bytes, not the {size:,} it declares")
+    array = np.frombuffer(raw, dtype=dtype, count=count)
+    return (array.reshape(shape[::-1]).transpose() if fortran else array.reshape(shape)).copy()  # writable, owned
+
+
+def read_npz(path: str | os.PathLike[str], what: str, max_bytes: int, names: tuple[str, ...] | None = None,
+             max_members: int = MAX_NPZ_MEMBERS) -> dict[str, Any]:
+    """The arrays of the numpy ``.npz`` file ``path`` by member name, or an :class:`InputFileError` naming
+    ``what`` and the file: :func:`read_regular_file` (a regular file, at most ``max_bytes``), then each
+    member's ``.npy`` header parsed and its dtype and shape checked BEFORE its data is read or allocated
+    (no pickles, objects or records; at most ``max_bytes`` inflated; exactly the bytes it declares), at most
+    ``max_members`` members, and (where ``names`` is given) none but those."""
+    import io
+    import zipfile
+    import zlib
+
+    raw = read_regular_file(path, what, max_bytes)
+    where = f"{what} {os.fspath(path)}"
+    out: dict[str, Any] = {}
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            infos = zf.infolist()
+            if len(infos) > max_members:
+                raise ValueError(f"it holds {len(infos)} members, over the {max_members} this reader takes")
+            for info in infos:
+                name = info.filename.removesuffix(".npy")
+                if not info.filename.endswith(".npy") or (names is not None and name not in names):
+                    raise ValueError(f"it holds an unknown member {info.filename!r:.60}")
+                if name in out:
+                    raise ValueError(f"it holds the member {info.filename!r:.60} twice")
+                out[name] = _npz_member(zf, info, max_bytes)
+    except InputFileError:
+        raise
+    except (ValueError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, zlib.error, RuntimeError,
+            NotImplementedError, TypeError, KeyError, OverflowError, SyntaxError) as exc:
+        text = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise InputFileError(where, f"not a numpy .npz file of plain arrays ({text})") from None
+    return out
 
 
 # ---------------------------------------------------------------------- checking outputs

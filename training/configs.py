@@ -18,20 +18,28 @@ MAX_CONFIG_BYTES = 1 << 20
 MAX_CONFIG_DEPTH = 20  # nesting of mappings and lists in a config: the shipped ones nest three levels
 
 
+def check_yaml_depth(data: bytes | str, what: str, max_depth: int = MAX_CONFIG_DEPTH) -> None:
+    """A ``ValueError`` naming ``what`` where the YAML ``data`` nests deeper than ``max_depth``, decided on the
+    parser's events (no recursion, no object built); text that is not YAML raises ``yaml.YAMLError``."""
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(data, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > max_depth:
+                raise ValueError(f"{what} nests more than {max_depth} levels; not read")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def parse_yaml(data: bytes, path: Path) -> Any:
     """A config file's YAML (safe loader: plain data only), refused in one line where it is not YAML or nests
     deeper than :data:`MAX_CONFIG_DEPTH` (checked on the parsed events, before any object is built)."""
     import yaml
 
     try:
-        depth = 0
-        for event in yaml.parse(data, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_CONFIG_DEPTH:
-                    raise ValueError(f"config {path} nests more than {MAX_CONFIG_DEPTH} levels; not read")
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
+        check_yaml_depth(data, f"config {path}")
         return yaml.safe_load(data)
     except yaml.YAMLError as exc:
         raise ValueError(f"config {path} is not valid YAML: {exc}") from None

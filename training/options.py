@@ -99,6 +99,8 @@ def option_overrides(args: argparse.Namespace, record: type) -> dict[str, Any]:
     read as YAML; a value that is not YAML is a ``ValueError`` naming its flag."""
     import yaml
 
+    from gin3_training.configs import check_yaml_depth
+
     types = get_type_hints(record)
     out: dict[str, Any] = {}
     for f in dataclasses.fields(record):
@@ -109,6 +111,7 @@ def option_overrides(args: argparse.Namespace, record: type) -> dict[str, Any]:
             out[f.name] = raw
             continue
         try:
+            check_yaml_depth(raw, f"{flag_name(f.name)} {raw[:40]!r}...")
             out[f.name] = yaml.safe_load(raw)
         except yaml.YAMLError as exc:
             reason = " ".join(str(exc).split())

@@ -120,10 +120,11 @@ def check_match_options(
 
 
 
-def render_text(hand: HandState, **kwargs: Any) -> str:
+def render_text(hand: HandState, viewer: int | None = None, **kwargs: Any) -> str:
+    """The table as text from ``viewer``'s side (None: both hands)."""
     from ..render import render_table  # lazy: the renderer is only needed to render
 
-    return render_table(hand, None, **kwargs)
+    return render_table(hand, viewer, **kwargs)
 
 
 def render_frame(hand: HandState, viewer: int | None = None, **kwargs: Any) -> np.ndarray:

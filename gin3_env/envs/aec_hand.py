@@ -18,9 +18,9 @@ The match to the target score is the sibling env `three_handed_gin_match_v0`.
 `"human"` (prints it after every reset and step) or `"rgb_array"` (`render()` returns
 the table as a `uint8` frame of shape `(640, 960, 3)`, drawn off screen with Pillow).
 
-`render_view`: whose side the `rgb_array` frame shows: `None` (both hands, for
-spectators), `"team_0"` or `"box_0"` (that agent's cards, the other's face down but for
-the cards it took from the pile). `env.unwrapped.frame(agent)` draws any side.
+`render_view`: whose side every rendering shows (the `ansi`/`human` text and the `rgb_array`
+frame): `None` (both hands, for spectators), `"team_0"` or `"box_0"` (that agent's cards, the
+other's face down but for the cards it took from the pile). `env.unwrapped.frame(agent)` draws any side.
 
 `reward_scale`: factor on the game points paid as rewards (e.g. `0.01`).
 
@@ -187,8 +187,9 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     def _state(self) -> np.ndarray:
         return encode_state(require_reset(self.hand))
 
-    def _table(self) -> str:
-        return render_text(require_reset(self.hand))
+    def _table(self) -> str:  # from render_view's side, as the frame: its hidden cards never printed
+        view = None if self.render_view is None else self._index(self.render_view)
+        return render_text(require_reset(self.hand), viewer=view)
 
     def frame(self, agent: str | None = None) -> np.ndarray:
         hand = require_reset(self.hand)

@@ -17,8 +17,8 @@ the hand env `three_handed_gin_v0` (same actions, masks and points).
 
 As the hand env: `render_mode` `None`/`"ansi"`/`"human"`/`"rgb_array"`, `reward_scale`, and
 `rules=Rules(...)` or the rules options as keywords (not both). `render_view` is `None`
-(both hands) or a seat, `"player_0"`..`"player_2"`: the frame then shows what that seat
-sees (the captain and the sitter the team's cards, the box its own).
+(both hands) or a seat, `"player_0"`..`"player_2"`: every rendering (text and frame) then shows
+what that seat sees (the captain and the sitter the team's cards, the box its own).
 
 `reset(seed=None, options=None)`: a seeded reset replays the same match for the
 same actions (deals and, unless given, the drawing of roles come from the
@@ -219,17 +219,22 @@ class raw_env(GinAECEnv):  # PettingZoo names the unwrapped env class raw_env
     def _state(self) -> np.ndarray:
         return encode_match_state(require_reset(self.match))
 
-    def _table(self) -> str:
+    def _side(self, agent: str | None) -> int | None:
+        """The side a seat sees: the captain and the sitter the team's, the box its own (None: both)."""
+        return None if agent is None else (BOX if self._index(agent) == require_reset(self.match).hand_roles.box
+                                           else TEAM)
+
+    def _table(self) -> str:  # from render_view's side, as the frame: its hidden cards never printed
         match = require_reset(self.match)
-        return render_text(match.hand, roles=match.hand_roles, scores=list(match.scores), seat_names=SEATS)
+        return render_text(match.hand, self._side(self.render_view), roles=match.hand_roles,
+                           scores=list(match.scores), seat_names=SEATS)
 
     def frame(self, agent: str | None = None) -> np.ndarray:
         """The frame from a seat's side: the captain's and the sitter's see the team's cards,
         the box's its own; ``None`` shows both hands."""
         match = require_reset(self.match)
-        roles = match.hand_roles
-        viewer = None if agent is None else (BOX if self._index(agent) == roles.box else TEAM)
-        return render_frame(match.hand, viewer, roles=roles, scores=list(match.scores), seat_names=SEATS)
+        return render_frame(match.hand, self._side(agent), roles=match.hand_roles, scores=list(match.scores),
+                            seat_names=SEATS)
 
     # ------------------------------------------------------------- extras
     @property

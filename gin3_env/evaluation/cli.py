@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from typing import Any
 
 from ..argparsing import OneLineErrorParser
 from ..engine.rules import Rules
-from ..files import check_output_file, parse_json, save_json
+from ..files import check_output_file, parse_json, same_file, save_json
 from ..policies import check_policy_spec, policy_spec_files, policy_spec_help
 from ..policies.model_file import add_trust_flag, trust_from_args
 from ..signals import Interrupted, raise_on_stop_signals
@@ -164,16 +165,22 @@ def check_args(args: argparse.Namespace) -> Rules | None:
     vs_openspiel = args.vs_openspiel or args.b == OPPONENT_NAME
     if vs_openspiel and rules is not None:
         raise ValueError("--rules does not apply to OpenSpiel's game (knock 10, gin 25, undercut 10)")
+    inputs = tuple(name for spec in (args.a, args.b) if spec is not None and spec != OPPONENT_NAME
+                   for name in policy_spec_files(spec))
     if args.save_logs:
         if not ours:
             raise ValueError("--save-logs needs a policy B of this package (the logs are of our own game)")
         if args.log_games < 1:
             raise ValueError(f"--log-games must be >= 1, got {args.log_games}")
-        from .logs import check_log_folder
+        from .logs import check_log_folder, log_file_names
 
-        check_log_folder(args.save_logs)
+        folder = check_log_folder(args.save_logs)
+        for name in log_file_names(min(args.log_games, args.hands), min(args.log_games, args.matches)):
+            for source in inputs:  # a log written over a file played: an input is never an output
+                if os.path.lexists(source) and same_file(folder / name, source):
+                    raise ValueError(f"--save-logs {args.save_logs}: its log {name} is an input of this command "
+                                     f"({source}); an input is never overwritten, give another folder")
     if args.json:  # never one of the files played (a gate or model file): an input is never an output
-        inputs = tuple(name for spec in (args.a, args.b) if spec is not None for name in policy_spec_files(spec))
         check_output_file(args.json, "--json", inputs=inputs)
     for spec in (args.a, args.b):  # every spec refused before any is loaded (loading a model takes seconds)
         if spec is not None and spec != OPPONENT_NAME:

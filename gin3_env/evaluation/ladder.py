@@ -220,12 +220,14 @@ def left_out(players: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def check_outputs(json_path: str | None, plot_path: str | None, players: Sequence[str] = ()) -> None:
+def check_outputs(json_path: str | None, plot_path: str | None, players: Sequence[str] = (),
+                  exploit_search: str | None = None) -> None:
     """Refuse output paths that could not be written, before any play: a folder, a place under a
-    file or in a folder that cannot be written in, a name too long, a file of one of ``players`` (a gate
-    file, a model or its description: an input is never an output), a picture not named ``.png``, both
-    the same file, or matplotlib missing when a picture is asked for."""
-    inputs = tuple(name for spec in players for name in policy_spec_files(spec))
+    file or in a folder that cannot be written in, a name too long, a file of one of ``players`` or named in
+    ``exploit_search`` (a gate file, a model or its description: an input is never an output), a picture
+    not named ``.png``, both the same file, or matplotlib missing when a picture is asked for."""
+    specs = [*players, *([f"search:{exploit_search}"] if exploit_search else [])]
+    inputs = tuple(name for spec in specs for name in policy_spec_files(spec))
     if json_path is not None:
         check_output_file(json_path, "--json", create_folders=True, inputs=inputs)
     if plot_path is not None:
@@ -458,7 +460,7 @@ def cli_main(argv: Sequence[str] | None = None) -> int:
                   f"over {pair.deals} deals{eta}", file=sys.stderr, flush=True)
 
     def work() -> Ladder:
-        check_outputs(args.json, plot, players)
+        check_outputs(args.json, plot, players, args.exploit_search)
         exploit_hands = args.exploit_hands
         if exploit_hands is None:
             exploit_hands = args.search_hands if args.search_hands is not None else default_search_hands(args.hands)

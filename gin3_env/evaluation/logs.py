@@ -47,6 +47,12 @@ def check_log_folder(folder: str | Path) -> Path:
     return folder
 
 
+def log_file_names(hands: int, matches: int) -> list[str]:
+    """The names of the logs :func:`save_game_logs` writes for ``hands`` deals and ``matches`` matches."""
+    return [*(f"hand_{i:03d}_a_{side}.json" for i in range(hands) for side in ("team", "box")),
+            *(f"match_{i:03d}_a_seat{i % NUM_SEATS}.json" for i in range(matches))]
+
+
 def save_game_logs(
     folder: str | Path,
     policy_a: Policy,

@@ -13,9 +13,12 @@ The state part ``Ws s`` is computed once per row. Play needs numpy and the compi
 The model file is a numpy ``.npz`` read with ``allow_pickle=False`` (data only, nothing executed):
 the members of :data:`MEMBERS`, ``meta`` a JSON text with ``format`` (:data:`NET_FORMAT`),
 ``version``, the ``state_features`` and ``action_features`` names (which must be this package's) and
-``provenance``. A file over :data:`FILE_LIMIT` bytes, a member that is not in the list or would
-inflate past the limit, arrays of the wrong shapes, or weights that are not finite are refused in one
-line (:class:`~.model_fields.ModelFileError`) naming the file.
+``provenance``. The file is read by :func:`~gin3_env.files.read_npz`: a regular file only (a FIFO, a
+device or a folder is refused unread), at most :data:`FILE_LIMIT` bytes, each member's ``.npy`` header
+parsed and its dtype and shape checked before its data is read (a header declaring 2**40 elements is a
+number, never an allocation). A member that is not in the list or would inflate past the limit, a meta
+nested deeper than :data:`META_DEPTH`, arrays of the wrong shapes, or weights that are not finite are
+refused in one line (:class:`~.model_fields.ModelFileError`) naming the file.
 
 A file may also hold an **advantage head** (members ``head_`` + each of :data:`WEIGHTS`, a network
 of the same form, ``head_margin`` and ``head_top``; :mod:`gin3_training.improve`): the improved
@@ -30,7 +33,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +41,7 @@ import numpy as np
 
 from ..engine.actions import DISCARD_BASE, NUM_ACTIONS
 from ..engine.rules import Rules
-from ..files import atomic_output
+from ..files import InputFileError, atomic_output, parse_json, read_npz
 from ..kernels.net_features import ACTION_FEATURES, NUM_ACTION_FEATURES, NUM_STATE_FEATURES, STATE_FEATURES, net_inputs
 from ..kernels.threads import use_threads
 from ..observation.decoding import check_observation
@@ -51,6 +53,7 @@ __all__ = ["HEAD_MEMBERS", "MEMBERS", "NET_FORMAT", "ActionNet", "NetPolicy", "l
 NET_FORMAT = "gin3-action-net"
 NET_VERSION = 1
 FILE_LIMIT = 8 * 1024 * 1024  # bytes of a model file, and of each member inflated
+META_DEPTH = 32  # nesting of the meta JSON (its provenance nests a few levels)
 STATE_SIZE = OBS_SIZE + NUM_STATE_FEATURES  # the observation, then the state features
 WEIGHTS = ("state_mean", "state_scale", "action_mean", "action_scale", "Ws", "Wa", "b1", "W2", "b2", "w3", "b3")
 HEAD_MEMBERS = (*(f"head_{w}" for w in WEIGHTS), "head_margin", "head_top")
@@ -97,10 +100,13 @@ class ActionNet:
             raise ValueError("provenance must be a JSON object")
         if self.head is not None and (not isinstance(self.head, ActionNet) or self.head.head is not None):
             raise ValueError("head must be an ActionNet without a head of its own")
-        if not np.isfinite(self.margin):
+        if isinstance(self.margin, bool) or not isinstance(self.margin, (int, float, np.number)) \
+                or not np.isfinite(self.margin):
             raise ValueError(f"head_margin must be a finite number, got {self.margin!r}")
         self.margin = float(self.margin)
-        if isinstance(self.top, bool) or not 0 <= int(self.top) <= NUM_ACTIONS or int(self.top) != self.top:
+        top = self.top
+        if isinstance(top, bool) or not isinstance(top, (int, float, np.number)) or not np.isfinite(top) \
+                or not 0 <= top <= NUM_ACTIONS or int(top) != top:
             raise ValueError(f"head_top must be an int in 0..{NUM_ACTIONS}, got {self.top!r}")
         self.top = int(self.top)
 
@@ -147,10 +153,13 @@ def net_from_npz(data: Any, where: str = "the file") -> ActionNet:
     if extra or missing:
         raise ValueError(f"{where} is not an action network: " + (f"unknown members {extra}" if extra
                                                                   else f"it lacks {', '.join(missing)}"))
+    text = data["meta"]
+    if not isinstance(text, np.ndarray) or text.shape != () or text.dtype.kind != "U":
+        raise ValueError(f"{where}'s meta is not one text (dtype {getattr(text, 'dtype', type(text).__name__)})")
     try:
-        meta = json.loads(str(data["meta"]))
-    except (ValueError, TypeError) as exc:
-        raise ValueError(f"{where}'s meta is not JSON ({exc})") from None
+        meta = parse_json(str(text), "its meta", META_DEPTH)
+    except InputFileError as exc:
+        raise ValueError(f"{where}'s meta is not read: {exc.reason}") from None
     if not isinstance(meta, dict) or meta.get("format") != NET_FORMAT:
         got = meta.get("format") if isinstance(meta, dict) else None
         raise ValueError(f"{where} is not an action network (format {got!r}, expected {NET_FORMAT!r})")
@@ -162,14 +171,14 @@ def net_from_npz(data: Any, where: str = "the file") -> ActionNet:
     arrays = {}
     for name in WEIGHTS:
         a = data[name]
-        if a.dtype.kind not in "fiu":
+        if not isinstance(a, np.ndarray) or a.dtype.kind not in "fiu":
             raise ValueError(f"{where}'s {name} is not an array of numbers (dtype {a.dtype})")
         arrays[name] = a
     prov = meta.get("provenance", {})
     head, margin, top = None, 0.0, 0.0
     if has_head:
         for name in HEAD_MEMBERS:
-            if data[name].dtype.kind not in "fiu":
+            if not isinstance(data[name], np.ndarray) or data[name].dtype.kind not in "fiu":
                 raise ValueError(f"{where}'s {name} is not an array of numbers (dtype {data[name].dtype})")
         for name in ("head_margin", "head_top"):
             if data[name].shape != ():
@@ -179,37 +188,25 @@ def net_from_npz(data: Any, where: str = "the file") -> ActionNet:
         except ValueError as exc:
             raise ValueError(f"{where}'s advantage head: {exc}") from None
         margin, top = float(data["head_margin"]), float(data["head_top"])
-        if top != int(top):
+        if not (np.isfinite(top) and top == int(top)):
             raise ValueError(f"{where}'s head_top is not a whole number ({top})")
     return ActionNet(**arrays, provenance=prov if isinstance(prov, dict) else {}, head=head, margin=margin,
                      top=int(top) if has_head else 0)
 
 
 def load_net(path: str | os.PathLike[str]) -> ActionNet:
-    """The network saved at ``path``, or a :class:`ModelFileError` naming the file and the problem."""
+    """The network saved at ``path``, or a :class:`ModelFileError` naming the file and the problem: read by
+    :func:`~gin3_env.files.read_npz` (a regular file of at most :data:`FILE_LIMIT` bytes, each member's
+    header, dtype and shape checked before its data is read), then every member checked here."""
     p = Path(path)
-    if not p.is_file():
+    if not os.path.lexists(p) or (p.is_symlink() and not p.exists()):
         raise MissingModelFileError(p, "does not exist")
     try:
-        raw = p.read_bytes() if p.stat().st_size <= FILE_LIMIT else None
-    except OSError as exc:
-        raise ModelFileError(p, f"cannot be read ({exc.strerror or exc})") from None
-    if raw is None:
-        raise ModelFileError(p, f"is larger than {FILE_LIMIT} bytes: not an action network")
+        data = read_npz(p, "model file", FILE_LIMIT, names=MEMBERS)
+    except InputFileError as exc:
+        raise ModelFileError(p, f"is refused (not an .npz action network): {exc.reason}") from None
     try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
-            for info in zf.infolist():
-                if info.file_size > FILE_LIMIT:
-                    raise ModelFileError(p, f"holds a member {info.filename!r:.60} that inflates past "
-                                            f"{FILE_LIMIT} bytes")
-                if info.filename.removesuffix(".npy") not in MEMBERS:
-                    raise ModelFileError(p, f"holds an unknown member {info.filename!r:.60}: not an action network")
-        with np.load(io.BytesIO(raw), allow_pickle=False) as data:
-            return net_from_npz({k: data[k] for k in data.files}, "the file")
-    except ModelFileError:
-        raise
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise ModelFileError(p, f"is not an .npz action network ({exc})") from None
+        return net_from_npz(data, "the file")
     except ValueError as exc:
         raise ModelFileError(p, str(exc)) from None
 

@@ -68,8 +68,10 @@ def policy_spec_files(spec: str) -> list[str]:
     Names only, whether or not they exist (the caller compares them with its outputs)."""
     if spec.startswith(RLLIB_PREFIX):
         return [spec[len(RLLIB_PREFIX) :]]
-    if spec.startswith("search:"):
-        return [item.partition("=")[2].strip() for item in spec[len("search:") :].split(",") if "=" in item]
+    if spec.startswith("search:"):  # each option's value, and a model file's description beside it
+        values = [item.partition("=")[2].strip() for item in spec[len("search:") :].split(",") if "=" in item]
+        return [name for value in values if value and not value.startswith("search:")
+                for name in dict.fromkeys([value, *policy_spec_files(value)])]
     if spec in BUILTIN_SPECS or spec in ("trained", "ppo"):
         return []
     return [spec, str(Path(spec).with_suffix(".json"))] if spec.endswith(".zip") else [spec]

@@ -15,6 +15,8 @@ from gin3_training.run.folder import check_run_name
 
 PIPELINE = "distill"
 SEED_MAX = 2**32 - 1
+MAX_HIDDEN = 4096  # a hidden layer's size: (4096, 4096) is already 16M weights, far past what a player needs
+MAX_DAGGER_ROUNDS = 1000  # rounds after round 0; each one plays, labels and fits again
 
 
 @dataclass
@@ -59,13 +61,18 @@ class DistillConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"config key {name!r} must be an integer >= 0, got {value!r}")
+        if self.dagger_rounds > MAX_DAGGER_ROUNDS:
+            raise ValueError(f"config key 'dagger_rounds' must be at most {MAX_DAGGER_ROUNDS}, "
+                             f"got {self.dagger_rounds}")
         for name in ("epochs", "learning_rate"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise ValueError(f"config key {name!r} must be a number > 0, got {value!r}")
         if (not isinstance(self.hidden, list) or len(self.hidden) != 2
-                or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in self.hidden)):
-            raise ValueError(f"config key 'hidden' must list two layer sizes > 0, got {self.hidden!r}")
+                or not all(isinstance(h, int) and not isinstance(h, bool) and 0 < h <= MAX_HIDDEN
+                           for h in self.hidden)):
+            raise ValueError(f"config key 'hidden' must list two layer sizes in 1..{MAX_HIDDEN}, "
+                             f"got {str(self.hidden)[:80]}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= SEED_MAX // 4:
             raise ValueError(f"config key 'seed' must be an integer in 0..{SEED_MAX // 4}, got {self.seed!r}")
         for name in ("run_name", "out_dir", "teacher", "resume", "full_config"):

@@ -50,14 +50,17 @@ def add_old_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def old_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The old keys given as flags, each read as YAML."""
+    """The old keys given as flags, each read as YAML (nested at most as deep as a config file)."""
     import yaml
+
+    from gin3_training.configs import check_yaml_depth
 
     out = {}
     for name in OLD_DEFAULTS:
         raw = getattr(args, f"old_{name}", None)
         if raw is not None:
             try:
+                check_yaml_depth(raw, f"--{name.replace('_', '-')} {raw[:40]!r}...")
                 out[name] = yaml.safe_load(raw)
             except yaml.YAMLError:
                 raise ValueError(f"--{name.replace('_', '-')}: {raw!r} is not a YAML value") from None
