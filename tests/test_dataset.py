@@ -174,7 +174,13 @@ def test_a_failed_recording_leaves_nothing(root: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(module, "write_episodes", broken)
     with pytest.raises(RuntimeError, match="boom"):
         record_dataset("random", episodes=2, num_envs=2)
-    assert not (root / "gin3" / "random-v0").exists()
+    assert not (root / "gin3").exists()  # nor the namespace folder it made
+
+
+def test_a_bad_opponent_is_refused_before_anything_is_written(root: Path) -> None:
+    with pytest.raises(ValueError, match="nope"):
+        record_dataset("random", episodes=2, opponent="nope")
+    assert not (root / "gin3").exists()
 
 
 def test_without_minari_the_error_names_the_extra(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:

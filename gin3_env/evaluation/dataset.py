@@ -97,15 +97,16 @@ def load_scalar(spec: Any, seed: int | None) -> Any:
     return load_policy(spec, seed=seed) if _seeded(spec) else load_policy(spec)
 
 
-def load_batched(spec: Any, seed: int | None) -> Any:
-    """The player's batched form (``act(observations, masks)``), or None where it has none."""
+def load_batched(spec: Any, seed: int | None) -> tuple[Any, Any]:
+    """(the player's batched form or None where it has none, the scalar policy loaded on the way or None)."""
     from ..vector.players import as_batch
 
+    scalar = None
     if isinstance(spec, str | os.PathLike):
         spec = os.fspath(spec)
         if spec not in ("random", "heuristic"):
-            spec = load_scalar(spec, seed)
-    return as_batch(spec, seed)
+            spec = scalar = load_scalar(spec, seed)
+    return as_batch(spec, seed), scalar
 
 
 def _player_seed(seed: int | None) -> int | None:
@@ -132,13 +133,18 @@ def batched_episodes(
     import gymnasium as gym
     from gymnasium.vector import AutoresetMode
 
-    policy = batch if batch is not None else load_batched(player, _player_seed(seed))
+    policy = batch if batch is not None else load_batched(player, _player_seed(seed))[0]
     if policy is None:
         raise ValueError(f"the player {player_label(player)!r} has no batched form; use backend='scalar'")
     slots = min(int(num_envs), episodes)
     env = gym.make_vec(ENV_ID, num_envs=slots, opponent=opponent, learner=learner,
                        autoreset_mode=AutoresetMode.SAME_STEP)
-    core = env.unwrapped.core  # type: ignore[attr-defined]
+    return _play_batched(env, policy, episodes, seed)  # made and checked now (a bad opponent fails here)
+
+
+def _play_batched(env: Any, policy: Any, episodes: int, seed: int | None) -> Iterator[Episode]:
+    core = env.unwrapped.core
+    slots = env.num_envs
     try:
         obs, info = env.reset(seed=seed)
         quota = np.full(slots, episodes // slots, dtype=np.int64)
@@ -198,6 +204,11 @@ def scalar_episodes(
 
     policy = policy if policy is not None else load_scalar(player, _player_seed(seed))
     env = gym.make(ENV_ID, opponent=opponent, learner=learner)
+    return _play_scalar(env, policy, episodes, seed, deals)  # made and checked now (a bad opponent fails here)
+
+
+def _play_scalar(env: Any, policy: Any, episodes: int, seed: int | None,
+                 deals: Sequence[tuple[Sequence[int], int]] | None) -> Iterator[Episode]:
     try:
         for k in range(episodes):
             options = None
@@ -205,7 +216,7 @@ def scalar_episodes(
                 deck, role = deals[k]
                 options = {"deck": [int(c) for c in deck], "learner": PLAYER_NAMES[int(role)]}
             obs, info = env.reset(seed=seed if k == 0 else None, options=options)
-            hand = env.unwrapped.hand  # type: ignore[attr-defined]
+            hand = env.unwrapped.hand
             deck_of, role_of = np.asarray(hand.deck, dtype=np.int64), int(info["learner"])
             observations, masks = [obs], [info["action_mask"]]
             actions: list[int] = []
@@ -264,8 +275,11 @@ def datasets_root(root: str | os.PathLike[str] | None) -> Iterator[Path]:
 
 
 def default_dataset_id(player: Any) -> str:
-    """``gin3/NAME-v0`` for a player named NAME (a model file: its file name without the suffix)."""
-    name = Path(player_label(player)).stem if isinstance(player, str | os.PathLike) else player_label(player)
+    """``gin3/NAME-v0`` for a player named NAME (a model file: its file name without the suffix; a spec with
+    options, ``search:samples=8``: its name)."""
+    name = player_label(player)
+    if isinstance(player, str | os.PathLike):
+        name = Path(name).stem if Path(name).suffix or os.sep in name else name.split(":")[0]
     name = re.sub(r"[^\w.-]+", "-", name).strip("-") or "player"
     return f"gin3/{name}-v0"
 
@@ -314,7 +328,8 @@ def record_dataset(
     """Record ``episodes`` episodes of ``player`` against ``opponent`` as the Minari dataset ``dataset_id``
     (default ``gin3/PLAYER-v0``) under ``root`` (default: ``MINARI_DATASETS_PATH``, else
     ``~/.minari/datasets``) and return it (a ``minari.MinariDataset``). See the module doc; an existing id
-    is refused (:class:`DatasetExistsError`) unless ``overwrite``; a recording that fails leaves nothing."""
+    is refused (:class:`DatasetExistsError`) unless ``overwrite`` (which removes it once the players and the env are
+    made, before the new one is written); a recording that fails leaves nothing."""
     from .. import __version__
 
     episodes = check_episodes(episodes)
@@ -328,27 +343,29 @@ def record_dataset(
 
     import gin3_env  # noqa: F401  (registers the Gymnasium ids)
 
-    batch = None
+    batch = policy = None
     if backend != "scalar":
-        batch = load_batched(player, _player_seed(seed))
+        batch, policy = load_batched(player, _player_seed(seed))
         if batch is None and backend == "batched":
             raise ValueError(f"the player {player_label(player)!r} has no batched form; use backend 'scalar'")
     used = "batched" if batch is not None else "scalar"
-    policy = None if batch is not None else load_scalar(player, _player_seed(seed))
+    if batch is None and policy is None:
+        policy = load_scalar(player, _player_seed(seed))
     opponent_name = player_label(opponent)
+    if used == "batched":
+        source = batched_episodes(player, episodes, opponent=opponent, seed=seed, num_envs=num_envs,
+                                  learner=learner, batch=batch)
+    else:
+        source = scalar_episodes(player, episodes, opponent=opponent, seed=seed, learner=learner, policy=policy)
     with datasets_root(root) as folder:
         path = folder / dataset_id
+        made = [p for p in (folder / dataset_id).parents if p != folder and folder in p.parents and not p.exists()]
         if path.exists():
             if not overwrite:
                 raise DatasetExistsError(
                     f"the dataset {dataset_id!r} already exists in {folder}; pass overwrite=True (--overwrite) "
                     "to replace it, or choose another id")
             shutil.rmtree(path)
-        if used == "batched":
-            source = batched_episodes(player, episodes, opponent=opponent, seed=seed, num_envs=num_envs,
-                                      learner=learner, batch=batch)
-        else:
-            source = scalar_episodes(player, episodes, opponent=opponent, seed=seed, learner=learner, policy=policy)
         kwargs = {"opponent": opponent_name, "learner": learner} if isinstance(opponent, str | os.PathLike) \
             else {"learner": learner}
         spec = replace(gym.spec(ENV_ID), kwargs=kwargs)
@@ -366,7 +383,7 @@ def record_dataset(
             storage.update_metadata({"dataset_size": storage.get_size()})
             dataset = minari.MinariDataset(storage.data_path)
         except BaseException:
-            shutil.rmtree(path, ignore_errors=True)
+            shutil.rmtree(made[-1] if made else path, ignore_errors=True)  # the namespace folder too if it is new
             raise
     return dataset
 
@@ -418,6 +435,7 @@ def write_episodes(data_path: Path, episodes: Iterable[Episode], first_id: int =
 def build_parser() -> argparse.ArgumentParser:
     from ..argparsing import OneLineErrorParser
     from ..policies.loading import policy_spec_help
+    from ..policies.model_file import add_trust_flag
 
     parser = OneLineErrorParser(
         prog="gin3 dataset",
@@ -437,14 +455,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
                         help="batched (the compiled core), scalar (gym.make), auto: batched where the player has it")
     parser.add_argument("--overwrite", action="store_true", help="replace a dataset of that id")
+    add_trust_flag(parser)
     return parser
 
 
 def cli_main(argv: Sequence[str] | None = None) -> int:
     import time
 
+    from ..policies.model_file import trust_from_args
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    trust_from_args(args)
     if args.episodes < 1:
         parser.error(f"--episodes must be >= 1, got {args.episodes}")
     if args.num_envs < 1:
