@@ -407,7 +407,8 @@ def write_episodes(data_path: Path, episodes: Iterable[Episode], first_id: int =
     ``episode_{id}`` per episode: ``observations``, ``actions``, ``rewards``, ``terminations``,
     ``truncations``, ``infos/action_mask``; attributes ``id``, ``total_steps``, ``options/deck``,
     ``options/learner``), as Minari's HDF5 storage writes an ``EpisodeBuffer``, but each array stored
-    whole (contiguous, not chunked: a third of the size and twice as fast; tests/test_dataset.py checks
+    whole (contiguous, not chunked: for 2,000 episodes of ``trained`` 25 KB an episode against 39 KB and
+    1.4 CPU-seconds against 2.2 with ``minari.create_dataset_from_buffers``; tests/test_dataset.py checks
     that Minari reads back what its own writer would have written). Returns (episodes, steps) written."""
     import h5py
 
