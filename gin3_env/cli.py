@@ -1,5 +1,5 @@
-"""The ``gin3`` command line: ``train``, ``train-gate``, ``evaluate``, ``ladder``, ``exploit``, ``bench``, ``play``,
-``replay``.
+"""The ``gin3`` command line: ``train``, ``train-gate``, ``evaluate``, ``ladder``, ``exploit``, ``bench``, ``dataset``,
+``play``, ``replay``.
 
 ``train``, ``evaluate``, ``ladder``, ``exploit`` and ``bench`` hand their arguments to
 ``gin3_training.train.main``, ``gin3_env.evaluation.cli_main``,
@@ -41,6 +41,8 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
     "ladder": ("gin3_env.evaluation.ladder", "cli_main", "every pair of a roster of players on the same deals"),
     "exploit": ("gin3_env.evaluation.exploit_cli", "cli_main",
                 "a lower bound on a player's exploitability (a duplicate local best response)"),
+    "dataset": ("gin3_env.evaluation.dataset", "cli_main",
+                "record a Minari dataset of a player's play (needs the 'dataset' extra)"),
     "train-gate": ("gin3_training.gates.train", "main",
                    f"make the 'trained' player ({PLAYERS['trained']}) from labels on the true deal"),
 }
@@ -92,7 +94,7 @@ def _run(command: str, target: tuple[str, str, str], argv: list[str]) -> int:
 
 # the extra each command needs: only that one is named (the 'bench' extra's OpenSpiel and RLCard, say, have
 # no place in the RLlib virtual environment, whose pins the 'train' extra keeps)
-COMMAND_EXTRAS = {"train": "train", "bench": "bench", "train --backend rllib": "rllib"}
+COMMAND_EXTRAS = {"train": "train", "bench": "bench", "dataset": "dataset", "train --backend rllib": "rllib"}
 
 
 def _install_hint(command: str) -> str:

@@ -125,6 +125,7 @@ def test_own_subcommand_help(command: str) -> None:
         ("bench", "gin3_env.benchmarks", "main"),
         ("train-gate", "gin3_training.gates.train", "main"),
         ("exploit", "gin3_env.evaluation.exploit_cli", "cli_main"),
+        ("dataset", "gin3_env.evaluation.dataset", "cli_main"),
     ],
 )
 def test_delegated_subcommand_help(command: str, module: str, function: str) -> None:
