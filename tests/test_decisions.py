@@ -121,7 +121,7 @@ def test_the_old_names_still_work_with_a_deprecation_warning(tmp_path: Path) -> 
 
     model = load_gated(GATE_MODEL)
     with pytest.warns(DeprecationWarning, match="load_gated"):
-        assert gated.load_gate(GATE_MODEL).kind == model.kind
+        assert gated.load_gate(GATE_MODEL).scorers == model.scorers
     knock = model.gates[0]
     with pytest.warns(DeprecationWarning, match="GatedModel"):
         old = gated.KnockGate(knock.mean, knock.scale, knock.W1, knock.b1, knock.w2, knock.b2, knock.threshold,
@@ -161,6 +161,6 @@ def test_the_old_train_gate_keys_and_the_old_model_name_still_work_with_a_warnin
     assert "the config keys ['deals', 'rounds'] are deprecated" in err[0] and "deals must be an int >= 1" in err[-1]
     old_name = ROOT / "gin3_env" / "models" / "knock_gate.json"
     with pytest.warns(DeprecationWarning, match="is now"):
-        assert load_gated(old_name).kind == load_gated(GATE_MODEL).kind
+        assert load_gated(old_name).scorers == load_gated(GATE_MODEL).scorers
     with pytest.warns(DeprecationWarning):
         assert isinstance(load_policy(str(old_name)), GatedPolicy)

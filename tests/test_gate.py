@@ -176,7 +176,7 @@ def test_the_gate_file_round_trips_and_every_bad_file_is_one_clear_error(tmp_pat
     gate = back.gate("knock")
     assert gate is not None and json.loads(path.read_text())["format"] == "gin3-gates"
     np.testing.assert_array_equal(gate.w2, model.gates[0].w2)
-    assert gate.threshold == 0.5 and gate.kind == "ridge" and gate.options == {"min_deadwood": 1}
+    assert gate.threshold == 0.5 and gate.scorer == "ridge" and gate.options == {"min_deadwood": 1}
     with pytest.raises(MissingModelFileError):
         load_gated(tmp_path / "none.json")
     bad = tmp_path / "bad.json"
@@ -204,7 +204,7 @@ def test_the_shipped_trained_player_loads_and_plays_legal_moves() -> None:
 
     policy = load_policy("trained")
     draw = policy.model.gate("draw") if isinstance(policy, GatedPolicy) else None
-    assert draw is not None and draw.options["only_take"] and policy.model.kind.count("mlp") == 3
+    assert draw is not None and draw.options["only_take"] and policy.model.scorers.count("mlp") == 3
     report = evaluate_hands(policy, load_policy("heuristic"), 60, seed=1, batched=True)
     assert report.n_deals == 60
     hands, rows = knock_rows(30, 9)
@@ -375,7 +375,7 @@ def test_the_file_before_still_reads_as_the_same_player_and_its_bad_gates_are_on
     old = json.loads(OLD_FILE.read_text())
     assert old["format"] == "gin3-knock-gate"
     model, shipped = load_gated(OLD_FILE), load_gated(GATE_MODEL)
-    assert model.kind == shipped.kind and model.heuristic == shipped.heuristic
+    assert model.scorers == shipped.scorers and model.heuristic == shipped.heuristic
     for a, b in zip(model.gates, shipped.gates, strict=True):
         assert (a.decision, a.options, a.threshold, a.b2) == (b.decision, b.options, b.threshold, b.b2)
         for k in ("mean", "scale", "W1", "b1", "w2"):
@@ -386,7 +386,7 @@ def test_the_file_before_still_reads_as_the_same_player_and_its_bad_gates_are_on
     assert isinstance(load_policy(str(OLD_FILE)), GatedPolicy)
     alone = tmp_path / "knock_only.json"  # a file of the knock gate alone still loads
     alone.write_text(json.dumps({k: v for k, v in old.items() if k not in ("draw_gate", "discard_gate")}))
-    assert load_gated(alone).kind == "knock-mlp32"
+    assert load_gated(alone).scorers == "knock-mlp32"
     bad = tmp_path / "bad.json"
     for change, match in (({"features": ["a"]}, "draw_gate was fitted on other features"),
                           ({"w2": [1.0]}, "w2 must have"), ({"threshold": None}, "threshold"),
@@ -500,7 +500,7 @@ def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round
     labels = {"feats": X, "D": X[:, 4] - 0.5, "deal": np.repeat(np.arange(50), 4),
               "decision": np.repeat(np.arange(100), 2)}
     disc, report = fit_gate(labels, "discard", ("ridge",), 2)
-    assert disc.decision == "discard" and report.decisions == 100 and report.kinds["ridge"]["cv_gain"] > 0
+    assert disc.decision == "discard" and report.decisions == 100 and report.scorers["ridge"]["cv_gain"] > 0
     gate = with_discard(disc)
     path = tmp_path / "g3.json"
     gate.save(path)
@@ -508,7 +508,7 @@ def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round
     got = back.gate("discard")
     assert got is not None and back.gate("draw") is not None and got.threshold == disc.threshold
     np.testing.assert_array_equal(got.w2, disc.w2)
-    assert "discard-ridge" in back.kind and "discard ridge threshold=" in repr(GatedPolicy(back))
+    assert "discard-ridge" in back.scorers and "discard ridge threshold=" in repr(GatedPolicy(back))
     policy = load_policy(str(path))  # a gated model file is a policy spec
     assert isinstance(policy, GatedPolicy) and policy.model.gate("discard") is not None
     data = json.loads(path.read_text())

@@ -13,7 +13,7 @@ The file (:data:`GATES_FORMAT`, ``"gin3-gates"``, version 1)::
 
     {"format": "gin3-gates", "version": 1, "player": "the heuristic with learnt gates",
      "heuristic": {...the heuristic's options...},
-     "gates": [{"decision": "knock", "kind": "mlp32", "features": [...], "mean": [...], "scale": [...],
+     "gates": [{"decision": "knock", "scorer": "mlp32", "features": [...], "mean": [...], "scale": [...],
                 "W1": [[...]], "b1": [...], "w2": [...], "b2": 0.1, "threshold": 0.5,
                 "options": {"min_deadwood": 1}, "provenance": {...}}, ...],
      "provenance": {...}}
@@ -112,12 +112,12 @@ class Gate:
             self.provenance = {}
 
     @property
-    def kind(self) -> str:
-        """``"ridge"`` or ``"mlpH"`` (H hidden units)."""
+    def scorer(self) -> str:
+        """The scorer's name: ``"ridge"`` or ``"mlpH"`` (H hidden units)."""
         return f"mlp{self.W1.shape[0]}" if self.W1.shape[0] else "ridge"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"decision": self.decision, "kind": self.kind, "features": list(decision(self.decision).features),
+        return {"decision": self.decision, "scorer": self.scorer, "features": list(decision(self.decision).features),
                 **{k: getattr(self, k).tolist() for k in WEIGHTS}, "b2": self.b2, "threshold": self.threshold,
                 "options": dict(self.options), "provenance": self.provenance}
 
@@ -206,9 +206,9 @@ class GatedModel:
                        provenance=dict(self.provenance))
 
     @property
-    def kind(self) -> str:
+    def scorers(self) -> str:
         """``"knock-mlp32+draw-mlp32+discard-mlp32"``: each gate's decision and scorer; ``"none"`` without."""
-        return "+".join(f"{g.decision}-{g.kind}" for g in self.gates) or "none"
+        return "+".join(f"{g.decision}-{g.scorer}" for g in self.gates) or "none"
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": GATES_FORMAT, "version": GATES_VERSION, "player": "the heuristic with learnt gates",

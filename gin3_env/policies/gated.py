@@ -84,7 +84,7 @@ class GatedPolicy:
         return int(self.act_batch(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
 
     def __repr__(self) -> str:
-        parts = ", ".join(f"{g.decision} {g.kind} threshold={g.threshold:g}" for g in self.model.gates)
+        parts = ", ".join(f"{g.decision} {g.scorer} threshold={g.threshold:g}" for g in self.model.gates)
         return f"GatedPolicy({parts or 'no gates'})"
 
 
