@@ -2,7 +2,7 @@
 
 Every YAML key is a field of :class:`TrainConfig`; an unknown key or a value of
 the wrong type is a ``ValueError`` that names it. ``--flag value`` on the command
-line overrides the file (``gin3 train --config quick --total-timesteps 20000``).
+line overrides the file (``gin3 train --config ppo_quick --total-timesteps 20000``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ SEED_MAX = 2**32 - 1  # what numpy's and SB3's seeding accept
 
 OPPONENT_KINDS = ("random", "heuristic", "self")
 QUICK_CONFIG = "ppo_quick"  # the PPO trainer's quick config (``quick`` distils the network player)
+PPO_CONFIGS = (QUICK_CONFIG, "default", "selfplay", "gpu")  # the shipped configs of this pipeline
 
 
 @dataclass
