@@ -33,7 +33,7 @@ to knock/hold) as a full batched player, for evaluation on duplicate deals.
 
 Arguments
 ``decide``: the decisions the agent makes, ``"knock"`` (the only kind so far); ``learner``:
-``"team"``, ``"box"`` or ``"either"`` (a role drawn at each reset); ``reward_scale``; the rules
+``"team"``, ``"box"`` or ``"random"`` (a role drawn at each reset); ``reward_scale``; the rules
 options as keywords (``knock_limit=...``), as in ``gin3/ThreeHandedGin-v0``.
 
 Version history
@@ -151,7 +151,7 @@ def check_decide(decide: str) -> str:
 class KnockHands:
     """``num_envs`` hands, each at a knock decision of the learner (see the module doc)."""
 
-    def __init__(self, num_envs: int, learner: str = "either", decide: str = "knock", reward_scale: float = 1.0,
+    def __init__(self, num_envs: int, learner: str = "random", decide: str = "knock", reward_scale: float = 1.0,
                  seed: int | None = None, rules: Rules | None = None, **rule_options: Any) -> None:
         self.decide = check_decide(decide)
         self.core = LearnerHands(num_envs, learner=learner, opponent="heuristic", reward_baseline="heuristic",
@@ -303,7 +303,7 @@ class KnockLearnerEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, decide: str = "knock", learner: str = "either", reward_scale: float = 1.0,
+    def __init__(self, decide: str = "knock", learner: str = "random", reward_scale: float = 1.0,
                  rules: Rules | None = None, **rule_options: Any) -> None:
         self.core = KnockHands(1, learner=learner, decide=decide, reward_scale=reward_scale, rules=rules,
                                **rule_options)
