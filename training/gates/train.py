@@ -48,7 +48,6 @@ from gin3_env.signals import Interrupted, StopRequest, exit_code
 from gin3_training.configs import read_config
 from gin3_training.gates.fit import fit_gate
 from gin3_training.gates.labels import LabelRun, LabelsStopped, duration, load_labels, run_labels
-from gin3_training.gates.old_config import OLD_DEFAULTS, add_old_flags, old_overrides, read_old_keys
 from gin3_training.options import add_option_flags, option, option_overrides
 from gin3_training.run.lock import LOCK_NAME, RunLock, RunLockedError
 
@@ -342,29 +341,6 @@ def add_gate(model: GatedModel, folder: Path, run: LabelRun, scorers: tuple[str,
     return model.with_gate(gate)
 
 
-@dataclass
-class _AnyKeys(GateConfig):
-    """The keys a config may have: :class:`GateConfig`'s and, for one release, the old ones (:mod:`.old_config`)."""
-
-    seed: Any = None
-    deals: Any = None
-    round_deals: Any = None
-    chunk: Any = None
-    shuffles: Any = None
-    rounds: Any = None
-    min_deadwood: Any = None
-    draw_deals: Any = None
-    draw_seed: Any = None
-    draw_rate: Any = None
-    draw_shuffles: Any = None
-    draw_only_take: Any = None
-    discard_deals: Any = None
-    discard_seed: Any = None
-    discard_rate: Any = None
-    discard_shuffles: Any = None
-    discard_chunk: Any = None
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="gin3 train-gate",
@@ -376,22 +352,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", default="gate", help="a YAML config file or a shipped config name (default gate)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder of the label shards and the model files")
     add_option_flags(parser, GateConfig)
-    add_old_flags(parser)
     return parser
-
-
-assert {f for f in _AnyKeys.__dataclass_fields__} - set(GateConfig.__dataclass_fields__) == set(OLD_DEFAULTS)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        data = read_config(args.config, {**option_overrides(args, GateConfig), **old_overrides(args)}, _AnyKeys)
-        data, deprecated = read_old_keys(data)
-        if deprecated:
-            print(f"gin3 train-gate: {deprecated}", file=sys.stderr)
-        cfg = GateConfig(**data)
+        cfg = GateConfig(**read_config(args.config, option_overrides(args, GateConfig), GateConfig))
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     stop = StopRequest("gin3 train-gate", "the finished shards and the chunk's labelled deals")
