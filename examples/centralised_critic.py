@@ -26,7 +26,7 @@ import gin3_env
 def collect(steps: int, num_envs: int, seed: int) -> dict[str, np.ndarray]:
     """(observation, state + role, return) at each learner decision, the return filled in when the
     slot's episode ends (SAME_STEP autoreset: ``state()`` after a step is of the next decision)."""
-    env: Any = gin3_env.vector_env(num_envs, learner="either", opponent="heuristic", seed=seed, reward_scale=0.01)
+    env: Any = gin3_env.vector_env(num_envs, learner="random", opponent="heuristic", seed=seed, reward_scale=0.01)
     obs, info = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     open_rows: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(num_envs)]

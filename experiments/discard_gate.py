@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=3000, help="seed of the deals and shuffles (default 3000)")
     parser.add_argument("--rate", type=float, default=0.25, help="share of plain discards labelled (default 0.25)")
     parser.add_argument("--shuffles", type=int, default=32, help="continuations per discard (default 32)")
-    parser.add_argument("--kinds", default="ridge,mlp", help="gate models tried (default ridge,mlp)")
+    parser.add_argument("--scorers", default="ridge,mlp", help="gate scorers tried (default ridge,mlp)")
     parser.add_argument("--hidden", type=int, default=32, help="MLP hidden units (default 32)")
     parser.add_argument("--epochs", type=int, default=10, help="MLP epochs (default 10)")
     args = parser.parse_args(list(argv) if argv is not None else None)
@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run = LabelRun(seed=args.seed, deals=args.deals, chunk=args.chunk, shuffles=args.shuffles,
                    gate=player_digest(base), decision="discard", rate=args.rate)
     options = {"ridge_lambda": 1.0, "hidden": args.hidden, "epochs": args.epochs, "seed": args.seed}
-    model = add_gate(base, args.out / "labels_discard", run, tuple(args.kinds.split(",")), 5, options, {},
+    model = add_gate(base, args.out / "labels_discard", run, tuple(args.scorers.split(",")), 5, options, {},
                      lambda s: print(s, file=sys.stderr, flush=True))
     path = args.out / "gated_discard.json"
     model.save(path)

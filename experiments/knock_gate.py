@@ -3,8 +3,8 @@
 Each gate file (``gin3 train-gate`` output) plays as :class:`~gin3_env.policies.gated.GatedPolicy`
 against ``B`` (a policy spec, default the heuristic; ``trained`` for the shipped gated player)
 over the same duplicate deals with the seat baseline (each seat also against B's own play of
-it), on the batched core. The JSON holds, per gate, its kind, threshold, the cross-validated fit
-of its round and of its draw and discard gates (from the file's provenance) and the play report
+it), on the batched core. The JSON holds, per file, its scorers, each gate's scorer, threshold, cross-validated fit and
+labels (from the file's provenance) and the play report
 (:meth:`~gin3_env.evaluation.hands_report.HandsReport.to_dict`).
 """
 
@@ -28,17 +28,10 @@ def measure(paths: Sequence[str], hands: int, seed: int, against: str = "heurist
         gate = load_gated(p)
         report = evaluate_hands(GatedPolicy(gate, name=Path(p).stem), load_policy(against), hands, seed=seed,
                                 seat_baseline=True)
-        rounds = gate.provenance.get("rounds") or [gate.provenance.get("round", {})]
-        out["gates"][p] = {"kind": gate.kind, "threshold": gate.threshold, "fit": rounds[-1].get("fit"),
-                           "labels": rounds[-1].get("labels"), "play": report.to_dict()}
-        if gate.draw is not None:
-            out["gates"][p]["draw"] = {"kind": gate.draw.kind, "threshold": gate.draw.threshold,
-                                       "fit": gate.draw.provenance.get("fit"),
-                                       "labels": gate.draw.provenance.get("labels")}
-        if gate.discard is not None:
-            out["gates"][p]["discard"] = {"kind": gate.discard.kind, "threshold": gate.discard.threshold,
-                                          "fit": gate.discard.provenance.get("fit"),
-                                          "labels": gate.discard.provenance.get("labels")}
+        out["gates"][p] = {"scorers": gate.scorers, "play": report.to_dict(),
+                           **{g.decision: {"scorer": g.scorer, "threshold": g.threshold,
+                                           "fit": g.provenance.get("fit"), "labels": g.provenance.get("labels")}
+                              for g in gate.gates}}
         print(report.to_text(), flush=True)
     return out
 

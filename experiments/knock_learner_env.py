@@ -17,7 +17,7 @@ exactly what its holds gain.
 
 | | |
 |---|---|
-| Observation | ``Box(0, 10, (12,), float32)``: :data:`KNOCK_FEATURES`, from the player's view alone |
+| Observation | ``Box(0, 10, (12,), float32)``: :data:`KNOCK_LEARNER_FEATURES`, from the player's view alone |
 | Actions | ``Discrete(2)``: 0 hold (best plain discard), 1 knock |
 | Action mask | ``env.action_masks()`` / ``info["action_mask"]``: both legal at every decision |
 | Reward | learner points minus the heuristic's on the same deal and seat, at the hand's end |
@@ -25,16 +25,15 @@ exactly what its holds gain.
 
 :class:`KnockHands` is the batched core under it (``num_envs`` hands a call, the same API as
 :class:`~gin3_env.vector.learner.LearnerHands`, so an SB3 learner env can stand on it as on
-that); :class:`KnockChoiceBatch` plays a knock choice (any function from :data:`KNOCK_FEATURES` rows
+that); :class:`KnockChoiceBatch` plays a knock choice (any function from :data:`KNOCK_LEARNER_FEATURES` rows
 to knock/hold) as a full batched player, for evaluation on duplicate deals.
 
-(``KnockGateEnv``, ``KnockGateBatch``, ``sb3_gate``, ``GATE_FEATURES``, ``GATE_SIZE`` and ``gate_features`` are
-the deprecated spellings of ``KnockLearnerEnv``, ``KnockChoiceBatch``, ``sb3_knock_choice``, ``KNOCK_FEATURES``,
-``KNOCK_FEATURES_SIZE`` and ``knock_features``: "gate" names the fitted scorers of the gated player.)
+(The learner's 12 features are :data:`KNOCK_LEARNER_FEATURES`; ``KNOCK_FEATURES`` in
+:mod:`gin3_env.kernels.decisions` names the knock gate's 25, and "gate" names the fitted scorers of the gated player.)
 
 Arguments
 ``decide``: the decisions the agent makes, ``"knock"`` (the only kind so far); ``learner``:
-``"team"``, ``"box"`` or ``"either"`` (a role drawn at each reset); ``reward_scale``; the rules
+``"team"``, ``"box"`` or ``"random"`` (a role drawn at each reset); ``reward_scale``; the rules
 options as keywords (``knock_limit=...``), as in ``gin3/ThreeHandedGin-v0``.
 
 Version history
@@ -71,9 +70,9 @@ from gin3_env.observation.layout import (
 from gin3_env.vector.learner import LearnerHands
 from gin3_env.vector.players import as_batch
 
-DECISIONS = ("knock",)  # the decisions a learner can be given (decide=...)
+LEARNER_DECISIONS = ("knock",)  # the decisions a learner can be given (decide=...)
 HOLD, KNOCK = 0, 1
-KNOCK_FEATURES = (
+KNOCK_LEARNER_FEATURES = (
     "deadwood / 10 (after the best discard: the knock's deadwood)",
     "stock size / 31",
     "turns / max_turns",
@@ -87,15 +86,15 @@ KNOCK_FEATURES = (
     "danger / 5: hand cards that would join the opponent's known cards into a meld",
     "1 if gin (deadwood 0)",
 )
-KNOCK_FEATURES_SIZE = len(KNOCK_FEATURES)
-OBSERVATION_FEATURES = KNOCK_FEATURES  # the meanings the env's documentation page lists, one per entry
+KNOCK_LEARNER_FEATURES_SIZE = len(KNOCK_LEARNER_FEATURES)
+OBSERVATION_FEATURES = KNOCK_LEARNER_FEATURES  # the meanings the env's documentation page lists, one per entry
 _CARD0 = OBS_SIZE  # the augmented per-card planes: deadwood without c, in meld, outs, danger
 _SCALARS = OBS_SIZE + 4 * PLANE
 
 
-def knock_features(observations: np.ndarray) -> np.ndarray:
-    """float32 (k, :data:`KNOCK_FEATURES_SIZE`): :data:`KNOCK_FEATURES` of k observation vectors (374 entries,
-    what the player sees), through the compiled augmented features."""
+def knock_learner_features(observations: np.ndarray) -> np.ndarray:
+    """float32 (k, :data:`KNOCK_LEARNER_FEATURES_SIZE`): :data:`KNOCK_LEARNER_FEATURES` of k observation vectors
+    (374 entries, what the player sees), through the compiled augmented features."""
     from gin3_env.kernels.features import augment_batch
 
     raw = np.asarray(observations, dtype=np.float32)[:, :OBS_SIZE]
@@ -144,22 +143,22 @@ def knock_or_hold(heuristic: Any, observations: np.ndarray, masks: np.ndarray, k
 
 
 def check_decide(decide: str) -> str:
-    if decide not in DECISIONS:
-        raise ValueError(f"decide must be one of {DECISIONS} (the decisions the learner makes), got {decide!r}")
+    if decide not in LEARNER_DECISIONS:
+        raise ValueError(f"decide must be one of {LEARNER_DECISIONS} (the decisions the learner makes), got {decide!r}")
     return decide
 
 
 class KnockHands:
     """``num_envs`` hands, each at a knock decision of the learner (see the module doc)."""
 
-    def __init__(self, num_envs: int, learner: str = "either", decide: str = "knock", reward_scale: float = 1.0,
+    def __init__(self, num_envs: int, learner: str = "random", decide: str = "knock", reward_scale: float = 1.0,
                  seed: int | None = None, rules: Rules | None = None, **rule_options: Any) -> None:
         self.decide = check_decide(decide)
         self.core = LearnerHands(num_envs, learner=learner, opponent="heuristic", reward_baseline="heuristic",
                                  reward_scale=reward_scale, features="plain", seed=seed, rules=rules, **rule_options)
         self.num_envs = self.core.num_envs
         self.rules = self.core.rules
-        self.obs_size = KNOCK_FEATURES_SIZE
+        self.obs_size = KNOCK_LEARNER_FEATURES_SIZE
         self.heuristic = as_batch("heuristic", None)
         self._all = np.arange(self.num_envs, dtype=np.int64)
         self._decided = np.zeros(self.num_envs, dtype=bool)
@@ -177,7 +176,7 @@ class KnockHands:
         return self.core.hands.observe()
 
     def observe(self) -> np.ndarray:
-        return knock_features(self.raw_observations())
+        return knock_learner_features(self.raw_observations())
 
     def action_masks(self) -> np.ndarray:
         return np.ones((self.num_envs, 2), dtype=bool)
@@ -199,7 +198,8 @@ class KnockHands:
 
     def _final(self) -> dict[str, Any]:
         n = self.num_envs
-        return {"final_obs": np.zeros((n, KNOCK_FEATURES_SIZE), dtype=np.float32), "illegal": np.zeros(n, dtype=bool),
+        return {"final_obs": np.zeros((n, KNOCK_LEARNER_FEATURES_SIZE), dtype=np.float32),
+                "illegal": np.zeros(n, dtype=bool),
                 "outcome": np.zeros(n, dtype=np.int64), "learner": self.core.learner_player.copy(),
                 "points": np.zeros(n), "baseline_points": np.zeros(n), "deal": np.full(n, -1, dtype=np.int64)}
 
@@ -240,7 +240,7 @@ class KnockHands:
             terminated[shown] = extra["outcome"][shown] != TRUNCATED
             truncated[shown] = extra["outcome"][shown] == TRUNCATED
             # a plain-feature core's final observation is the raw vector the player saw at the end
-            final["final_obs"][shown] = knock_features(extra["final_obs"][shown])
+            final["final_obs"][shown] = knock_learner_features(extra["final_obs"][shown])
             for key in ("outcome", "learner", "points", "baseline_points", "deal"):
                 final[key][shown] = extra[key][shown]
 
@@ -262,7 +262,7 @@ class KnockHands:
 
 class KnockChoiceBatch:
     """A full batched player: ``choose(features) -> bool (knock)`` at each decision with a legal knock,
-    the heuristic everywhere else. ``choose`` gets :func:`knock_features` of those rows."""
+    the heuristic everywhere else. ``choose`` gets :func:`knock_learner_features` of those rows."""
 
     def __init__(self, choose: Callable[[np.ndarray], np.ndarray], name: str = "knock-choice") -> None:
         self.choose = choose
@@ -279,7 +279,7 @@ class KnockChoiceBatch:
         if (~asked).any():
             acts[~asked] = self.heuristic.act(obs[~asked], m[~asked])
         if asked.any():
-            knock = np.asarray(self.choose(knock_features(obs[asked])), dtype=bool).reshape(-1)
+            knock = np.asarray(self.choose(knock_learner_features(obs[asked])), dtype=bool).reshape(-1)
             self.decisions += len(knock)
             self.holds += int((~knock).sum())
             acts[asked] = knock_or_hold(self.heuristic, obs[asked], m[asked], knock)
@@ -303,11 +303,11 @@ class KnockLearnerEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, decide: str = "knock", learner: str = "either", reward_scale: float = 1.0,
+    def __init__(self, decide: str = "knock", learner: str = "random", reward_scale: float = 1.0,
                  rules: Rules | None = None, **rule_options: Any) -> None:
         self.core = KnockHands(1, learner=learner, decide=decide, reward_scale=reward_scale, rules=rules,
                                **rule_options)
-        self.observation_space = spaces.Box(0.0, 10.0, (KNOCK_FEATURES_SIZE,), np.float32)
+        self.observation_space = spaces.Box(0.0, 10.0, (KNOCK_LEARNER_FEATURES_SIZE,), np.float32)
         self.action_space = spaces.Discrete(2)
         self._started = False
         self._done = False

@@ -40,13 +40,13 @@ def knock_vec_env(num_envs: int = 64, **kwargs: Any) -> Any:
     from gymnasium import spaces
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-    from experiments.knock_learner_env import KNOCK_FEATURES_SIZE, KnockHands
+    from experiments.knock_learner_env import KNOCK_LEARNER_FEATURES_SIZE, KnockHands
     from gin3_env.vector.sb3_env import GinSB3VecEnv
 
     class KnockSB3VecEnv(GinSB3VecEnv):
         def __init__(self) -> None:
             self.core = KnockHands(num_envs, **kwargs)  # type: ignore[assignment]
-            VecEnv.__init__(self, self.core.num_envs, spaces.Box(0.0, 10.0, (KNOCK_FEATURES_SIZE,), np.float32),
+            VecEnv.__init__(self, self.core.num_envs, spaces.Box(0.0, 10.0, (KNOCK_LEARNER_FEATURES_SIZE,), np.float32),
                             spaces.Discrete(2))
             self._actions = None
             self._first_reset = True
@@ -161,13 +161,13 @@ def load_gate_model(path: str | Path) -> Any:
     """A saved gate (``knock_ppo.zip``) read as data, never unpickled (the model-file rules)."""
     from gymnasium import spaces
 
-    from experiments.knock_learner_env import KNOCK_FEATURES_SIZE
+    from experiments.knock_learner_env import KNOCK_LEARNER_FEATURES_SIZE
     from gin3_env.policies.model_fields import EnvFit
     from gin3_env.policies.model_file import load_sb3_model
 
-    shape = {"observation_space": spaces.Box(0.0, 10.0, (KNOCK_FEATURES_SIZE,), np.float32),
+    shape = {"observation_space": spaces.Box(0.0, 10.0, (KNOCK_LEARNER_FEATURES_SIZE,), np.float32),
              "action_space": spaces.Discrete(2)}
-    fit = EnvFit((KNOCK_FEATURES_SIZE,), 2, "the knock learner (gin3/ThreeHandedGinKnock-v0)", "Box(0, 10)")
+    fit = EnvFit((KNOCK_LEARNER_FEATURES_SIZE,), 2, "the knock learner (gin3/ThreeHandedGinKnock-v0)", "Box(0, 10)")
     return load_sb3_model(path, overrides=shape, what="knock gate model file", fit=fit)
 
 

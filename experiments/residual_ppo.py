@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError("--steps and --envs must be >= 1, --eval-hands >= 0")
     out = Path(args.out)
     check_out(out, (MODEL_NAME, REPORT_NAME))
-    env = HeuristicHint(GinSB3VecEnv(args.envs, learner="either", opponent="heuristic", reward_baseline="heuristic",
+    env = HeuristicHint(GinSB3VecEnv(args.envs, learner="random", opponent="heuristic", reward_baseline="heuristic",
                                      reward_scale=args.reward_scale, seed=args.seed))
     model = make_model(env, args.seed, args.bonus)
     started = time.monotonic()

@@ -1,5 +1,5 @@
 """The learnt decisions as data: the table, the kernels that write each row's features at named indices,
-the stacked gate argument, the label run of any row, the rules' knock limit, and the old names' warnings."""
+the stacked gate argument, the label run of any row, the rules' knock limit, and the saved file."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from gin3_env.kernels import decision_features as df
 from gin3_env.kernels.decisions import DECISIONS, DRAW_DECISION, MAX_ALTERNATIVES, MAX_FEATURES, decision, feature_index
 from gin3_env.kernels.gates import NO_GATES, features_rows, stack_gates
 from gin3_env.kernels.heuristic_params import HeuristicConfig, heuristic_params
-from gin3_env.policies import load_policy
-from gin3_env.policies.gate_file import Gate, GatedModel, load_gated
+from gin3_env.policies.gate_file import GatedModel, load_gated
 from gin3_env.policies.gated import GatedPolicy
 from gin3_env.vector import HeuristicBatch, RandomBatch, VectorHands
 from gin3_training.gates.labels import LabelRun, _decks, label_chunk
@@ -116,51 +115,11 @@ def test_the_gated_player_follows_the_rules_it_is_given() -> None:
         GatedPolicy(model, "trained", rules={"knock_limit": 5})  # type: ignore[arg-type]
 
 
-def test_the_old_names_still_work_with_a_deprecation_warning(tmp_path: Path) -> None:
-    from gin3_env.policies import gated
-
+def test_a_gated_model_saves_in_the_gates_format(tmp_path: Path) -> None:
     model = load_gated(GATE_MODEL)
-    with pytest.warns(DeprecationWarning, match="load_gated"):
-        assert gated.load_gate(GATE_MODEL).kind == model.kind
-    knock = model.gates[0]
-    with pytest.warns(DeprecationWarning, match="GatedModel"):
-        old = gated.KnockGate(knock.mean, knock.scale, knock.W1, knock.b1, knock.w2, knock.b2, knock.threshold,
-                              min_deadwood=2)
-    assert isinstance(old, GatedModel) and old.gates[0].options == {"min_deadwood": 2}
-    with pytest.warns(DeprecationWarning):
-        draw = gated.DrawGate(*(getattr(model.gates[1], k) for k in ("mean", "scale", "W1", "b1", "w2", "b2",
-                                                                      "threshold")), only_take=False)
-    assert isinstance(draw, Gate) and draw.options == {"only_take": False}
-    with pytest.warns(DeprecationWarning):
-        assert gated.GATE_FORMAT == "gin3-knock-gate"
-    policy = load_policy("trained")
-    with pytest.warns(DeprecationWarning, match="GatedPolicy.model"):
-        assert policy.gate is policy.model  # type: ignore[attr-defined]
     path = tmp_path / "g.json"
     model.save(path)
     data = json.loads(path.read_text())
     assert data["format"] == "gin3-gates" and [g["decision"] for g in data["gates"]] == ["knock", "draw", "discard"]
+    assert [g["scorer"] for g in data["gates"]] == [g.scorer for g in model.gates]
     assert data["heuristic"] == model.heuristic.to_dict()
-
-
-def test_the_old_train_gate_keys_and_the_old_model_name_still_work_with_a_warning(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from gin3_training.gates.old_config import read_old_keys
-    from gin3_training.gates.train import GateConfig, main
-
-    shipped_before = {"seed": 1000, "deals": 120000, "round_deals": 30000, "chunk": 2000, "shuffles": 64, "rounds": 0,
-                      "min_deadwood": 1, "draw_deals": 24000, "draw_seed": 2000, "draw_rate": 0.25,
-                      "draw_shuffles": 64, "draw_only_take": True, "discard_deals": 21000, "discard_seed": 3000,
-                      "discard_rate": 0.25, "discard_shuffles": 32, "discard_chunk": 1000}  # configs/gate.yaml before
-    with pytest.warns(DeprecationWarning, match="read as stages"):
-        data, line = read_old_keys(dict(shipped_before))
-    assert GateConfig(**data) == GateConfig() and "deprecated" in line  # the same run as the shipped stages
-    with pytest.raises(SystemExit), pytest.warns(DeprecationWarning):
-        main(["--out", str(tmp_path / "run"), "--deals", "0", "--rounds", "0"])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert "the config keys ['deals', 'rounds'] are deprecated" in err[0] and "deals must be an int >= 1" in err[-1]
-    old_name = ROOT / "gin3_env" / "models" / "knock_gate.json"
-    with pytest.warns(DeprecationWarning, match="is now"):
-        assert load_gated(old_name).kind == load_gated(GATE_MODEL).kind
-    with pytest.warns(DeprecationWarning):
-        assert isinstance(load_policy(str(old_name)), GatedPolicy)

@@ -15,11 +15,11 @@ from experiments.knock_learner_env import ENV_ID as KNOCK_ENV_ID
 from experiments.knock_learner_env import (
     HOLD,
     KNOCK,
-    KNOCK_FEATURES_SIZE,
+    KNOCK_LEARNER_FEATURES_SIZE,
     KnockChoiceBatch,
     KnockHands,
     KnockLearnerEnv,
-    knock_features,
+    knock_learner_features,
     knock_or_hold,
 )
 from gin3_env.engine.actions import DISCARD_BASE, KNOCK_BASE
@@ -32,10 +32,10 @@ def test_check_env_and_registered_id() -> None:
     from gymnasium.utils.env_checker import check_env
 
     env = gym.make(KNOCK_ENV_ID, decide="knock")
-    assert env.action_space == gym.spaces.Discrete(2) and env.observation_space.shape == (KNOCK_FEATURES_SIZE,)
+    assert env.action_space == gym.spaces.Discrete(2) and env.observation_space.shape == (KNOCK_LEARNER_FEATURES_SIZE,)
     check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=3)
-    assert info["action_mask"].tolist() == [True, True] and obs.shape == (KNOCK_FEATURES_SIZE,)
+    assert info["action_mask"].tolist() == [True, True] and obs.shape == (KNOCK_LEARNER_FEATURES_SIZE,)
 
 
 def test_bad_use_refused() -> None:
@@ -114,7 +114,7 @@ def test_knock_features_from_the_observation() -> None:
     hands = KnockHands(8, seed=6)
     obs = hands.reset()
     raw = hands.raw_observations()
-    assert obs.shape == (8, KNOCK_FEATURES_SIZE) and np.array_equal(obs, knock_features(raw))
+    assert obs.shape == (8, KNOCK_LEARNER_FEATURES_SIZE) and np.array_equal(obs, knock_learner_features(raw))
     assert ((obs >= 0) & (obs <= 10)).all()
     assert np.allclose(obs[:, 0], raw[:, 372] * 10)  # the knock's deadwood / 10
 

@@ -59,7 +59,7 @@ def test_the_vector_entry_point_survives_many_steps(mode: AutoresetMode) -> None
 def test_next_step_autoreset() -> None:
     """The step that ends an episode returns its last observation and result; the next step
     ignores that slot's action (its mask is all True) and returns the new hand, reward 0."""
-    env = gym.make_vec(HAND_ID, num_envs=16, opponent="heuristic", learner="either")
+    env = gym.make_vec(HAND_ID, num_envs=16, opponent="heuristic", learner="random")
     rng = np.random.default_rng(1)
     obs, info = env.reset(seed=1)
     checked = 0

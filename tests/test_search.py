@@ -18,8 +18,7 @@ from gin3_env.kernels.heuristic_params import HeuristicConfig
 from gin3_env.kernels.rollout import Rollouts
 from gin3_env.observation.encoding import action_mask, encode
 from gin3_env.policies import HeuristicPolicy, load_policy
-from gin3_env.policies.loading import GATE_MODEL
-from gin3_env.policies.search import SHIPPED_GATE_FILE, SearchConfig, SearchPolicy, parse_options
+from gin3_env.policies.search import SearchConfig, SearchPolicy, parse_options
 
 
 def _mask(cards: list[int]) -> int:
@@ -175,7 +174,6 @@ def test_load_policy_search_and_its_options() -> None:
     assert parse_options("rollout_policy=none") == {"rollout_policy": None}
     policy = load_policy("search:rollout_policy=trained", seed=3)
     assert policy.gated_model is not None and policy.rollouts.gated_model is policy.gated_model
-    assert SHIPPED_GATE_FILE == GATE_MODEL  # "trained" names the same gate file for search as for load_policy
     with pytest.raises(ValueError, match="bad search option"):
         load_policy("search:sample=3")
     with pytest.raises(ValueError, match="must be an int"):
@@ -188,24 +186,14 @@ def test_load_policy_search_and_its_options() -> None:
         SearchPolicy(depth=3)
 
 
-def test_rollout_gate_is_the_deprecated_spelling_of_rollout_policy() -> None:
-    """``rollout_gate`` (the search option, ``OpponentModel.gate``, ``Rollouts(gate=)``, ``SearchPolicy.gate``)
-    still works for one release, with a DeprecationWarning, and names the same blueprint as ``rollout_policy``."""
-    assert parse_options("rollout_gate=trained,belief=mcmc")["rollout_gate"] == "trained"
-    with pytest.raises(ValueError, match="rollout_gate"):
-        parse_options("rollout_gate=no/such/gate.json")
-    with pytest.warns(DeprecationWarning, match="rollout_gate is deprecated"):
-        old = load_policy("search:rollout_gate=trained,samples=8", seed=3)
-    new = load_policy("search:rollout_policy=trained,samples=8", seed=3)
-    assert old.config == new.config and old.config.rollout_policy == "trained" and old.config.rollout_gate is None
-    with pytest.warns(DeprecationWarning, match="SearchPolicy.gate"):
-        assert old.gate is old.gated_model is not None
-    with pytest.warns(DeprecationWarning, match="Rollouts.gate"):
-        assert old.rollouts.gate is old.gated_model
-    with pytest.warns(DeprecationWarning, match=r"Rollouts\(gate="):
-        assert Rollouts(gate=old.gated_model).gated_model is old.gated_model
-    with pytest.raises(ValueError, match="both name the blueprint"):
-        SearchConfig(rollout_gate="trained", rollout_policy="heuristic")
+def test_rollout_gate_is_gone_rollout_policy_names_the_blueprint() -> None:
+    """The old spelling ``rollout_gate`` (and ``gate`` for ``gated_model``) is not read any more."""
+    with pytest.raises(ValueError, match="bad search option 'rollout_gate=trained'"):
+        parse_options("rollout_gate=trained")
+    with pytest.raises(ValueError, match="unknown SearchPolicy option"):
+        SearchPolicy(rollout_gate="trained")
+    with pytest.raises(TypeError):
+        Rollouts(gate=None)  # type: ignore[call-arg]
 
 
 def test_search_plays_a_few_evaluated_deals_with_the_seat_baseline() -> None:

@@ -231,12 +231,12 @@ def test_train_gate_again_with_other_settings_is_refused(tmp_path: Path, capsys:
     out = tmp_path / "gate"
     (out / "labels_1_knock").mkdir(parents=True)
     (out / "labels_1_knock" / "x").symlink_to(tmp_path)  # not reached: the config is checked first
-    code, err = gate_cli(capsys, out, *stages(7, 1), "--kinds", "[ridge]")
+    code, err = gate_cli(capsys, out, *stages(7, 1), "--scorers", "[ridge]")
     assert code == 2 and "too few to fit a gate" in last_line(err)  # one deal: the config is recorded all the same
     assert not (out / ".run-manifest.json").exists()
     recorded = json.loads((out / CONFIG_FILE).read_text())["config"]
     assert recorded["stages"][0]["seed"] == 7
-    for flags in ([*stages(8, 1), "--kinds", "[ridge]"], [*stages(7, 1), "--kinds", "[mlp]"]):
+    for flags in ([*stages(8, 1), "--scorers", "[ridge]"], [*stages(7, 1), "--scorers", "[mlp]"]):
         code, err = gate_cli(capsys, out, *flags)
         assert code == 2 and "holds a train-gate run made with" in last_line(err)
     assert json.loads((out / CONFIG_FILE).read_text())["config"] == recorded

@@ -210,14 +210,14 @@ def test_text_render_shows_the_learners_view_and_the_table_on_request() -> None:
         ThreeHandedGinEnv(render_view="both")
 
 
-def test_learner_either_is_a_role_drawn_each_hand_and_the_error_says_so() -> None:
-    env = ThreeHandedGinEnv(opponent="random", learner="either")
+def test_learner_random_is_a_role_drawn_each_hand_and_the_error_says_so() -> None:
+    env = ThreeHandedGinEnv(opponent="random", learner="random")
     roles = set()
     for seed in range(12):
         env.reset(seed=seed)
         roles.add(env.player)
     assert roles == {0, 1}
-    with pytest.raises(ValueError, match="'either' \\(a role drawn at each reset\\), got 'sitter'"):
+    with pytest.raises(ValueError, match="'random' \\(a role drawn at each reset\\), got 'sitter'"):
         ThreeHandedGinEnv(learner="sitter")
 
 
@@ -292,32 +292,27 @@ def test_render_without_a_render_mode_warns_and_returns_none_as_gymnasium_does(m
         assert env.render() is None
 
 
-def test_the_learner_is_either_role_by_default_and_random_is_its_older_spelling_that_warns() -> None:
+def test_the_learner_is_a_role_drawn_each_hand_by_default_spelt_random_as_in_the_match_env() -> None:
     import warnings
 
     from gin3_env.vector.learner import LearnerHands
     from gin3_training.ppo.config import TrainConfig
 
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the default spelling warns nowhere
-        assert ThreeHandedGinEnv().learner_role == "either"
-        assert LearnerHands(2, opponent="random").learner_role == "either"
-        assert TrainConfig().learner == "either"
+        warnings.simplefilter("error")  # the one spelling warns nowhere
+        assert ThreeHandedGinEnv().learner_role == "random"
+        assert LearnerHands(2, opponent="random").learner_role == "random"
+        assert TrainConfig().learner == "random"
+        assert ThreeHandedGinMatchEnv().learner_seat == "random"  # the match env: a seat drawn at each reset
         roles = set()
         env = ThreeHandedGinEnv(opponent="random")
         for seed in range(12):
             env.reset(seed=seed)
             roles.add(env.player)
         assert roles == {0, 1}  # either role is drawn
-    with pytest.warns(FutureWarning, match="learner='random' is the older spelling of learner='either'"):
-        assert ThreeHandedGinEnv(learner="random").learner_role == "either"
-    with pytest.warns(FutureWarning, match="older spelling"):
-        ThreeHandedGinEnv().reset(seed=0, options={"learner": "random"})
-    with pytest.warns(FutureWarning, match="older spelling"):
-        assert LearnerHands(2, learner="random", opponent="random").learner_role == "either"
-    with pytest.warns(FutureWarning, match="older spelling"):
-        assert TrainConfig(learner="random").learner == "either"
-    with pytest.raises(ValueError, match="learner must be 'team', 'box' or 'either'"):
-        ThreeHandedGinEnv(learner="captain")
-    with pytest.raises(ValueError, match="config key 'learner' must be team, box or either"):
-        TrainConfig(learner="captain")
+        env.reset(seed=0, options={"learner": "random"})
+    for gone in ("either", "captain"):  # "either" was the hand envs' other spelling: one spelling now
+        with pytest.raises(ValueError, match="learner must be 'team', 'box' or 'random'"):
+            ThreeHandedGinEnv(learner=gone)
+        with pytest.raises(ValueError, match="config key 'learner' must be team, box or random"):
+            TrainConfig(learner=gone)

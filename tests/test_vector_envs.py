@@ -58,11 +58,11 @@ def test_episodes_match_the_scalar_gymnasium_env(role: str) -> None:
 
 
 def test_gymnasium_vector_env_conventions() -> None:
-    env = gin3_env.vector_env(8, opponent="random", learner="either", seed=3)
+    env = gin3_env.vector_env(8, opponent="random", learner="random", seed=3)
     assert env.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     assert env.observation_space.shape == (8, 374) and env.single_action_space.n == 107
     obs, info = env.reset(seed=3)
-    again, _ = gin3_env.vector_env(8, opponent="random", learner="either").reset(seed=3)
+    again, _ = gin3_env.vector_env(8, opponent="random", learner="random").reset(seed=3)
     assert data_equivalence(obs, again, exact=True)
     assert obs in env.observation_space
     player = RandomBatch(0)
@@ -176,4 +176,4 @@ def test_the_scalar_and_the_batched_learner_take_the_same_roles() -> None:
         with pytest.raises(ValueError) as batched:
             LearnerHands(2, learner=bad)
         assert str(scalar.value) == str(batched.value)
-        assert repr(bad) in str(scalar.value) and "the random policy is opponent='random'" in str(scalar.value)
+        assert repr(bad) in str(scalar.value) and "'random' (a role drawn at each reset)" in str(scalar.value)

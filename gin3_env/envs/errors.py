@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,6 +49,7 @@ from ..errors import (
 )
 
 __all__ = [
+    "DRAWN",
     "LEARNER_ROLES",
     "action_value",
     "agent_index",
@@ -133,25 +133,14 @@ def check_illegal_penalty(illegal_penalty: float) -> float:
 
 
 # The learner's role of the single-agent envs, the scalar ones and the batched ones alike.
-LEARNER_ROLES = ("team", "box", "either")  # "either": a role drawn at each reset (for each hand in the batched envs)
-OLD_EITHER = "random"  # the older spelling of "either", accepted with a FutureWarning
+DRAWN = "random"  # the learner's role (hand envs) or seat (match env) drawn at each reset: one spelling for both
+LEARNER_ROLES = ("team", "box", DRAWN)  # DRAWN: a role drawn at each reset (for each hand in the batched envs)
 
 
-def check_learner_role(role: Any, stacklevel: int = 3) -> str:
-    """The learner's role of the single-agent and batched learner envs: ``"team"``, ``"box"`` or ``"either"``;
-    ``"random"``, the older spelling of ``"either"``, is taken as ``"either"`` with a ``FutureWarning`` (it
-    names a role, not the random policy, which is ``opponent="random"``); anything else is a ``ValueError``."""
-    if isinstance(role, str) and role == OLD_EITHER:
-        warnings.warn(
-            "learner='random' is the older spelling of learner='either' (a role drawn at each reset), and will "
-            "go; write learner='either' (the random policy is opponent='random')",
-            FutureWarning,
-            stacklevel=stacklevel,
-        )
-        return "either"
+def check_learner_role(role: Any) -> str:
+    """The learner's role of the single-agent and batched learner envs: ``"team"``, ``"box"`` or ``"random"``
+    (a role drawn at each reset, as the match env's ``learner="random"`` is a seat drawn at each reset);
+    anything else is a ``ValueError``."""
     if not isinstance(role, str) or role not in LEARNER_ROLES:
-        raise ValueError(
-            f"learner must be 'team', 'box' or 'either' (a role drawn at each reset), got {role!r}; "
-            "the random policy is opponent='random'"
-        )
+        raise ValueError(f"learner must be 'team', 'box' or 'random' (a role drawn at each reset), got {role!r}")
     return role

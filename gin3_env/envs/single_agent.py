@@ -15,10 +15,9 @@ learner's turn again, so the learner only sees its own decisions.
 | Reward | the learner's game points at the end of a hand times ``reward_scale`` |
 
 Arguments
-- ``learner``: ``"team"`` (captain), ``"box"`` or ``"either"`` (a role drawn at each reset; the
-  default). ``"random"``, its older spelling, still means ``"either"`` and warns (``FutureWarning``):
-  it named the learner's role, not the random policy, which is ``opponent="random"``. The match env
-  takes the learner's seat ``0..2`` or ``"random"`` (a seat drawn at each reset).
+- ``learner``: ``"team"`` (captain), ``"box"`` or ``"random"`` (a role drawn at each reset; the
+  default). The match env takes the learner's seat ``0..2`` or ``"random"`` (a seat drawn at each
+  reset, the default): one spelling for a learner drawn at each reset, in both envs.
 - ``opponent``: ``"random"``, ``"heuristic"``, ``"trained"``, a saved model's path, an object with
   ``act(observation_dict) -> int``, or a list of these (one is drawn at each reset).
   ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``); the pool is
@@ -123,7 +122,7 @@ from .aec_base import (
     require_reset,
 )
 from .docstrings import action_ids, fill
-from .errors import check_action_value, check_illegal_penalty, check_learner_role, check_seed
+from .errors import DRAWN, check_action_value, check_illegal_penalty, check_learner_role, check_seed
 from .infos import result_info
 from .keywords import takes_rules_options
 from .opponents import OpponentPool
@@ -253,7 +252,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
     @takes_rules_options("ThreeHandedGin-v0")
     def __init__(
         self,
-        learner: str = "either",
+        learner: str = DRAWN,
         opponent: Any = "heuristic",
         render_mode: str | None = None,
         reward_scale: float = 1.0,
@@ -282,7 +281,7 @@ class ThreeHandedGinEnv(_LearnerEnv):
             deck = check_deck(deck)
         role = check_learner_role(options.get("learner", self.learner_role))
         super().reset(seed=check_seed(seed))
-        if role == "either":
+        if role == DRAWN:
             role = PLAYER_NAMES[int(self.np_random.integers(2))]
         self.player = TEAM if role == "team" else BOX
         self._draw_opponent(seed)

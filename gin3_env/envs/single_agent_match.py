@@ -29,7 +29,7 @@ from .aec_base import (
     render_frame,
     require_reset,
 )
-from .errors import check_action_value, check_seed
+from .errors import DRAWN, check_action_value, check_seed
 from .infos import NOT_APPLICABLE, role_codes
 from .keywords import takes_rules_options
 from .single_agent import _NO_ACTIONS, MAX_REDEALS, _LearnerEnv
@@ -45,7 +45,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
     @takes_rules_options("ThreeHandedGinMatch-v0")
     def __init__(
         self,
-        learner: int | str = "random",
+        learner: int | str = DRAWN,
         opponent: Any = "heuristic",
         render_mode: str | None = None,
         reward_scale: float = 1.0,
@@ -76,7 +76,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
 
     @staticmethod
     def _check_seat(seat: int | str) -> int | str:
-        if seat == "random":
+        if isinstance(seat, str) and seat == DRAWN:
             return seat
         if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat <= 2:
             raise ValueError(
@@ -91,7 +91,7 @@ class ThreeHandedGinMatchEnv(_LearnerEnv):
         # every argument is checked before anything changes: a refused reset leaves the env as it was
         decks, roles, scores = check_match_options(options, self.rules)
         super().reset(seed=check_seed(seed))
-        self.seat = int(self.np_random.integers(3)) if seat == "random" else int(seat)
+        self.seat = int(self.np_random.integers(3)) if seat == DRAWN else int(seat)
         self._draw_opponent(seed)
         # A match the opponents finish before the learner's first decision (it sits out and one
         # hand reaches the target) holds nothing to learn: it is reported and another is started,

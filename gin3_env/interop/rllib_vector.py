@@ -71,7 +71,7 @@ class HandsVectorEnv(VectorEnv):
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         if features not in FEATURE_NAMES:
             raise ValueError(f"env config 'features' must be one of {list(FEATURE_NAMES)}, got {features!r}")
-        self.core = vector_env(num_envs, opponent=opponent, learner="either", features=features,
+        self.core = vector_env(num_envs, opponent=opponent, learner="random", features=features,
                                reward_scale=reward_scale, **dict(rules or {}))
         if self.core.metadata.get("autoreset_mode") != AutoresetMode.SAME_STEP:
             raise RuntimeError(f"HandsVectorEnv needs the core's same-step autoreset, got "

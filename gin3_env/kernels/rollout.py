@@ -22,7 +22,6 @@ a playout is the hand the engine would play with ``HeuristicPolicy`` on both sid
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -143,33 +142,20 @@ class Rollouts:
     layer does not import the policies). The features count a hand within ``rules.knock_limit`` as knockable.
 
     ``other`` (``(policy, gated_model)`` as above) plays the opponent of the player ``me`` that :meth:`run` names
-    instead: ``policy`` and ``gated_model`` then play ``me`` only. (``gate=`` is ``gated_model``'s deprecated
-    spelling.)
+    instead: ``policy`` and ``gated_model`` then play ``me`` only.
 
     Every side plays at ``rules``' knock limit (the heuristic's take-to-knock test), whatever ``policy`` or the
     gated model's heuristic says: the playouts play the game of the rules.
     """
 
     def __init__(self, rules: Rules | None = None, policy: HeuristicConfig | None = None,
-                 gated_model: Any = None, other: tuple[HeuristicConfig | None, Any] | None = None, *,
-                 gate: Any = None) -> None:
-        if gate is not None:
-            warnings.warn("Rollouts(gate=...) is deprecated; use gated_model=", DeprecationWarning, stacklevel=2)
-            if gated_model is not None:
-                raise ValueError("Rollouts: give gated_model or its deprecated spelling gate, not both")
-            gated_model = gate
+                 gated_model: Any = None, other: tuple[HeuristicConfig | None, Any] | None = None) -> None:
         self.rules = rules or Rules()
         self._R = hk.rules_vector(self.rules)
         limit = self.rules.knock_limit
         self.policy, self._fp, self._ip, self._gates = _side(policy, gated_model, limit)
         self.gated_model = gated_model
         self._other = (self._fp, self._ip, self._gates) if other is None else _side(*other, limit)[1:]
-
-    @property
-    def gate(self) -> Any:
-        """Deprecated: :attr:`gated_model`."""
-        warnings.warn("Rollouts.gate is deprecated; use Rollouts.gated_model", DeprecationWarning, stacklevel=2)
-        return self.gated_model
 
     def run(self, states: Sequence[HandState], first_actions: Sequence[int] | np.ndarray, me: int = -1) -> np.ndarray:
         """Team points (float64, one per state) of playing each state's first action, then the

@@ -13,14 +13,12 @@ The file (:data:`GATES_FORMAT`, ``"gin3-gates"``, version 1)::
 
     {"format": "gin3-gates", "version": 1, "player": "the heuristic with learnt gates",
      "heuristic": {...the heuristic's options...},
-     "gates": [{"decision": "knock", "kind": "mlp32", "features": [...], "mean": [...], "scale": [...],
+     "gates": [{"decision": "knock", "scorer": "mlp32", "features": [...], "mean": [...], "scale": [...],
                 "W1": [[...]], "b1": [...], "w2": [...], "b2": 0.1, "threshold": 0.5,
                 "options": {"min_deadwood": 1}, "provenance": {...}}, ...],
      "provenance": {...}}
 
-Each gate's ``features`` must be the names this package computes for its decision. The file of the
-format before (:data:`OLD_FORMAT`, ``"gin3-knock-gate"``: the knock gate's fields at the top, the draw
-and discard gates as ``draw_gate`` and ``discard_gate``) still reads, as the same model. A file that is
+Each gate's ``features`` must be the names this package computes for its decision. A file that is
 missing, not JSON, of another format, or whose arrays do not fit its features is one
 :class:`~.model_fields.ModelFileError` naming the file and the problem.
 """
@@ -29,7 +27,6 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -41,17 +38,14 @@ from ..kernels.decisions import AT_LEAST, DECISIONS, decision
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_config
 from .model_fields import MissingModelFileError, ModelFileError
 
-__all__ = ["GATES_FORMAT", "OLD_FORMAT", "Gate", "GatedModel", "gate_options", "load_gated"]
+__all__ = ["GATES_FORMAT", "Gate", "GatedModel", "gate_options", "load_gated"]
 
 GATES_FORMAT = "gin3-gates"
 GATES_VERSION = 1
-OLD_FORMAT = "gin3-knock-gate"  # the file before: the knock gate at the top, the others beside it
 MAX_GATES_BYTES = 8 << 20  # the shipped file is about 100 KB; a file over this is refused unread
 MAX_GATES_DEPTH = 32  # its provenance nests a few levels
 MAX_MIN_DEADWOOD = 1000  # deadwood is under 100; the kernels read an option as a float
 WEIGHTS = ("mean", "scale", "W1", "b1", "w2")
-MODELS = Path(__file__).resolve().parent.parent / "models"
-RENAMED = {MODELS / "knock_gate.json": MODELS / "gated.json"}  # the shipped file's name before (one release)
 
 
 def _finite_number(v: Any) -> bool:
@@ -112,22 +106,21 @@ class Gate:
             self.provenance = {}
 
     @property
-    def kind(self) -> str:
-        """``"ridge"`` or ``"mlpH"`` (H hidden units)."""
+    def scorer(self) -> str:
+        """The scorer's name: ``"ridge"`` or ``"mlpH"`` (H hidden units)."""
         return f"mlp{self.W1.shape[0]}" if self.W1.shape[0] else "ridge"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"decision": self.decision, "kind": self.kind, "features": list(decision(self.decision).features),
+        return {"decision": self.decision, "scorer": self.scorer, "features": list(decision(self.decision).features),
                 **{k: getattr(self, k).tolist() for k in WEIGHTS}, "b2": self.b2, "threshold": self.threshold,
                 "options": dict(self.options), "provenance": self.provenance}
 
     @classmethod
-    def from_dict(cls, data: Any, where: str = "gate", name: str | None = None) -> Gate:
-        """The gate of a JSON object (``name``: its decision where the object does not say it, as in the
-        file of the format before); a ``ValueError`` naming ``where`` and what is wrong."""
+    def from_dict(cls, data: Any, where: str = "gate") -> Gate:
+        """The gate of a JSON object; a ``ValueError`` naming ``where`` and what is wrong."""
         if not isinstance(data, dict):
             raise ValueError(f"{where} must be a JSON object, got {type(data).__name__}")
-        name = data.get("decision", name)
+        name = data.get("decision")
         if not isinstance(name, str) or name not in [d.name for d in DECISIONS]:
             raise ValueError(f"{where} is of an unknown decision {name!r:.60}; the decisions are "
                              f"{[d.name for d in DECISIONS]}")
@@ -206,9 +199,9 @@ class GatedModel:
                        provenance=dict(self.provenance))
 
     @property
-    def kind(self) -> str:
+    def scorers(self) -> str:
         """``"knock-mlp32+draw-mlp32+discard-mlp32"``: each gate's decision and scorer; ``"none"`` without."""
-        return "+".join(f"{g.decision}-{g.kind}" for g in self.gates) or "none"
+        return "+".join(f"{g.decision}-{g.scorer}" for g in self.gates) or "none"
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": GATES_FORMAT, "version": GATES_VERSION, "player": "the heuristic with learnt gates",
@@ -220,11 +213,11 @@ class GatedModel:
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "gated model") -> GatedModel:
-        """The model of a file's JSON (either format); a ``ValueError`` naming ``where`` and the problem."""
+        """The model of a file's JSON; a ``ValueError`` naming ``where`` and the problem."""
         if not isinstance(data, dict):
             raise ValueError(f"{where} must be a JSON object, got {type(data).__name__}")
         fmt = data.get("format")
-        if fmt not in (GATES_FORMAT, OLD_FORMAT):
+        if fmt != GATES_FORMAT:
             raise ValueError(f"{where} is not a gated player's model (format {fmt!r:.60}, expected "
                              f"{GATES_FORMAT!r})")
         if data.get("version") != GATES_VERSION:
@@ -234,41 +227,18 @@ class GatedModel:
             raise ValueError(f"{where} heuristic must be an object of options")
         prov = data.get("provenance", {})
         prov = prov if isinstance(prov, dict) else {}
-        if fmt == OLD_FORMAT:
-            gates = _old_gates(data, where)
-        else:
-            listed = data.get("gates")
-            if not isinstance(listed, list):
-                raise ValueError(f"{where} gates must be a list of gates")
-            gates = [Gate.from_dict(g, f"{where}'s gate {i + 1}") for i, g in enumerate(listed)]
+        listed = data.get("gates")
+        if not isinstance(listed, list):
+            raise ValueError(f"{where} gates must be a list of gates")
+        gates = [Gate.from_dict(g, f"{where}'s gate {i + 1}") for i, g in enumerate(listed)]
         return cls(tuple(gates), heuristic_config(**heur), prov)
 
 
-def _old_gates(data: dict[str, Any], where: str) -> list[Gate]:
-    """The gates of a file of :data:`OLD_FORMAT`: the knock gate's fields at the top (with
-    ``min_deadwood``), the draw gate (with ``only_take``) and the discard gate beside them."""
-    knock = {k: data[k] for k in ("features", *WEIGHTS, "b2", "threshold") if k in data}
-    knock["options"] = {"min_deadwood": data.get("min_deadwood", 1)}
-    gates = [Gate.from_dict(knock, where, "knock")]
-    for name, key in (("draw", "draw_gate"), ("discard", "discard_gate")):
-        if key in data:
-            sub = data[key]
-            if isinstance(sub, dict) and name == "draw":
-                sub = {**sub, "options": {"only_take": sub.get("only_take", True)}}
-            gates.append(Gate.from_dict(sub, f"{where}'s {key}", name))
-    return gates
-
-
 def load_gated(path: str | os.PathLike[str]) -> GatedModel:
-    """The gated player's model saved at ``path`` (either format), or a :class:`ModelFileError` naming the
+    """The gated player's model saved at ``path``, or a :class:`ModelFileError` naming the
     file and the problem: read once, a regular file of at most :data:`MAX_GATES_BYTES`, JSON nested at
     most :data:`MAX_GATES_DEPTH` deep."""
     p = Path(path)
-    renamed = RENAMED.get(p.resolve())
-    if renamed is not None and not p.exists():
-        warnings.warn(f"{p} is now {renamed} (the old name goes in the next release)", DeprecationWarning,
-                      stacklevel=2)
-        p = renamed
     if not p.is_file():
         raise MissingModelFileError(p, "does not exist")
     try:

@@ -12,14 +12,10 @@ heuristic's second or third best plain discard). The gates were fitted on labels
 
 The player follows the rules it is given (``rules``; default: the usual rules): its features count a hand
 within the rules' knock limit as knockable, and its heuristic judges a take by that knock limit.
-
-The names of the file format before (``KnockGate``, ``DrawGate``, ``DiscardGate``, ``load_gate``,
-``GATE_FORMAT``) still work for one release, with a ``DeprecationWarning``.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -32,12 +28,9 @@ from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
 from ..kernels.threads import use_threads
 from ..observation.decoding import check_observation
 from ..observation.layout import OBS_SIZE
-from .gate_file import MAX_GATES_BYTES, MAX_MIN_DEADWOOD, OLD_FORMAT, Gate, GatedModel, load_gated
+from .gate_file import Gate, GatedModel, load_gated
 
 __all__ = ["Gate", "GatedModel", "GatedPolicy", "load_gated"]
-
-MAX_GATE_BYTES = MAX_GATES_BYTES  # the names the limits had (kept: tests and callers read them)
-__all__ += ["MAX_GATE_BYTES", "MAX_MIN_DEADWOOD"]
 
 
 class GatedPolicy:
@@ -64,13 +57,6 @@ class GatedPolicy:
         self._gates = stack_gates(gates.gates)
         self._limit = int(self.rules.knock_limit)
 
-    @property
-    def gate(self) -> GatedModel:
-        """Deprecated: the model (:attr:`model`); a gate is one decision's switch (``model.gates``)."""
-        warnings.warn("GatedPolicy.gate is deprecated; use GatedPolicy.model (its gates: model.gates)",
-                      DeprecationWarning, stacklevel=2)
-        return self.model
-
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = np.ascontiguousarray(np.asarray(observations)[:, :OBS_SIZE], dtype=np.float32)
         mask = np.ascontiguousarray(masks, dtype=np.int8)
@@ -84,42 +70,6 @@ class GatedPolicy:
         return int(self.act_batch(vector[None, :OBS_SIZE], mask[None, :].astype(np.int8))[0])
 
     def __repr__(self) -> str:
-        parts = ", ".join(f"{g.decision} {g.kind} threshold={g.threshold:g}" for g in self.model.gates)
+        parts = ", ".join(f"{g.decision} {g.scorer} threshold={g.threshold:g}" for g in self.model.gates)
         return f"GatedPolicy({parts or 'no gates'})"
 
-
-def _knock_gate(mean: Any, scale: Any, W1: Any, b1: Any, w2: Any, b2: float, threshold: float,
-                min_deadwood: int = 1, heuristic: HeuristicConfig | None = None,
-                provenance: dict[str, Any] | None = None, draw: Gate | None = None,
-                discard: Gate | None = None) -> GatedModel:
-    gates = [Gate("knock", mean, scale, W1, b1, w2, b2, threshold, {"min_deadwood": min_deadwood})]
-    gates += [g for g in (draw, discard) if g is not None]
-    return GatedModel(tuple(gates), heuristic or HeuristicConfig(), dict(provenance or {}))
-
-
-def _draw_gate(mean: Any, scale: Any, W1: Any, b1: Any, w2: Any, b2: float, threshold: float,
-               only_take: bool = True, provenance: dict[str, Any] | None = None) -> Gate:
-    return Gate("draw", mean, scale, W1, b1, w2, b2, threshold, {"only_take": only_take}, dict(provenance or {}))
-
-
-def _discard_gate(mean: Any, scale: Any, W1: Any, b1: Any, w2: Any, b2: float, threshold: float,
-                  provenance: dict[str, Any] | None = None) -> Gate:
-    return Gate("discard", mean, scale, W1, b1, w2, b2, threshold, {}, dict(provenance or {}))
-
-
-_DEPRECATED = {  # the names before the gates became one type: what each is now
-    "KnockGate": (_knock_gate, "GatedModel (its gates: Gate('knock', ...), ...)"),
-    "DrawGate": (_draw_gate, "Gate('draw', ...)"),
-    "DiscardGate": (_discard_gate, "Gate('discard', ...)"),
-    "load_gate": (load_gated, "load_gated"),
-    "GATE_FORMAT": (OLD_FORMAT, "gate_file.GATES_FORMAT (the file format is now 'gin3-gates')"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _DEPRECATED:
-        value, now = _DEPRECATED[name]
-        warnings.warn(f"gin3_env.policies.gated.{name} is deprecated and goes in the next release; use {now}",
-                      DeprecationWarning, stacklevel=2)
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

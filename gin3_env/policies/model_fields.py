@@ -28,7 +28,6 @@ SERIALIZED = ":serialized:"
 POLICY_CLASSES = {  # (module, class name) as a model file names them -> what is built
     ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"): "mlp",
     ("gin3_env.policies.sb3_network", "CardAwarePolicy"): "card",
-    ("gin3_training.network", "CardAwarePolicy"): "card",  # where the class lived before
 }
 ACTIVATIONS = ("Tanh", "ReLU", "ELU", "LeakyReLU", "SiLU", "GELU")  # torch.nn activations policy_kwargs may name
 INPUT_SIZES = sorted({fs.input_size(base) for fs in FEATURE_SETS.values() for base in (OBS_SIZE, MATCH_OBS_SIZE)})

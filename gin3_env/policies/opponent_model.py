@@ -18,10 +18,8 @@ player is a heuristic or a gated player, ``gated_model``/``heuristic`` for the c
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,11 +28,8 @@ from ..engine.rules import Rules
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
 from ..observation.layout import OBS_SIZE
 
-__all__ = ["OpponentModel", "check_spec", "heuristic_model", "load_rollout_gate", "opponent_model", "set_spec_tools"]
+__all__ = ["OpponentModel", "check_spec", "heuristic_model", "opponent_model", "set_spec_tools"]
 
-SHIPPED_GATE = "trained"  # the deprecated rollout_gate's name of the shipped gated player (the trained player's file)
-# the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports the search)
-SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "gated.json"
 
 # how a spec becomes a policy object and how one is checked without loading it: installed by the package
 # (gin3_env.policies: load_policy and check_policy_spec), which imports this module, not the other way round
@@ -53,46 +48,15 @@ def check_spec(spec: str) -> None:
         check(spec)
 
 
-def load_rollout_gate(name: str | None) -> Any:
-    """Deprecated (the search's ``rollout_gate`` is now ``rollout_policy``): the GatedModel ``name`` names,
-    ``"trained"`` the shipped one, else a gated player's model file read as data
-    (:func:`~gin3_env.policies.gate_file.load_gated`)."""
-    warnings.warn("load_rollout_gate is deprecated; use gate_file.load_gated (or load_policy('trained').model)",
-                  DeprecationWarning, stacklevel=2)
-    if name is None:
-        return None
-    from .gate_file import load_gated
-
-    return load_gated(SHIPPED_GATE_FILE if name == SHIPPED_GATE else name)
-
-
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class OpponentModel:
-    """A player's batched form (see the module doc). ``gate=`` is the deprecated spelling of ``gated_model=``."""
+    """A player's batched form (see the module doc)."""
 
     name: str
     act: Callable[[np.ndarray, np.ndarray], np.ndarray]
     informative: bool = True
     gated_model: Any = None  # the GatedModel of a gated player (for the compiled playouts)
     heuristic: HeuristicConfig | None = None  # the heuristic of a plain heuristic player
-
-    def __init__(self, name: str, act: Callable[[np.ndarray, np.ndarray], np.ndarray], informative: bool = True,
-                 gated_model: Any = None, heuristic: HeuristicConfig | None = None, *, gate: Any = None) -> None:
-        if gate is not None:
-            warnings.warn("OpponentModel(gate=...) is deprecated; use gated_model=", DeprecationWarning, stacklevel=2)
-            if gated_model is not None:
-                raise ValueError("OpponentModel: give gated_model or its deprecated spelling gate, not both")
-            gated_model = gate
-        for key, value in (("name", name), ("act", act), ("informative", informative),
-                           ("gated_model", gated_model), ("heuristic", heuristic)):
-            object.__setattr__(self, key, value)
-
-    @property
-    def gate(self) -> Any:
-        """Deprecated: :attr:`gated_model`."""
-        warnings.warn("OpponentModel.gate is deprecated; use OpponentModel.gated_model", DeprecationWarning,
-                      stacklevel=2)
-        return self.gated_model
 
     @property
     def compiled(self) -> bool:

@@ -19,8 +19,7 @@ With ``rollout_policy=trained`` (the shipped gated player, ``gin3_env/models/gat
 file's path, read as data by :func:`~gin3_env.policies.gate_file.load_gated`) the blueprint is the gated player
 instead of the heuristic: the playouts play it for both players (its gates compiled into the playout kernel), and
 the default move of step 4 is its move, so with a margin no gain passes the search plays exactly the ``trained``
-player. The heuristic's own move stays among the candidates. (``rollout_gate`` is that option's deprecated
-spelling.)
+player. The heuristic's own move stays among the candidates.
 
 Candidates: both moves of a take/pass choice at the opening; both moves of a take/draw
 choice only with ``search_draws=True`` (off by default: measured against the true state, the
@@ -67,9 +66,7 @@ The compiled core (numba) is imported when the policy is built, not with the pac
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -83,13 +80,13 @@ from ..observation.decoding import check_observation, decode, mask_actions
 from ..observation.layout import OBS_SIZE
 from .belief import BeliefConfig, HandTracker
 from .heuristic import HeuristicPolicy
-from .opponent_model import SHIPPED_GATE, SHIPPED_GATE_FILE, check_spec, load_rollout_gate
+from .opponent_model import check_spec
 
 if TYPE_CHECKING:
     from .gated import GatedPolicy
     from .opponent_model import OpponentModel
 
-__all__ = ["SHIPPED_GATE_FILE", "SearchConfig", "SearchPolicy", "load_rollout_gate"]
+__all__ = ["SearchConfig", "SearchPolicy"]
 
 
 @dataclass(frozen=True)
@@ -106,8 +103,6 @@ class SearchConfig:
     search_discards: bool = True  # False: in the discard phase, search only when a knock is legal
     belief: BeliefConfig | None = field(default_factory=BeliefConfig)
     rollout: HeuristicConfig = field(default_factory=HeuristicConfig)
-    # deprecated spelling of rollout_policy for a gated player ("trained" or a gated model file): moved there
-    rollout_gate: str | None = None
     # whom the search faces, as its belief's likelihood (a policy spec with a batched form: policies.opponent_model);
     # None: told by whoever seats it (evaluation, ladder, envs, play: tell_opponents), else the heuristic's kernel
     # model; "kernel": always the heuristic's kernel model (the belief before opponent models)
@@ -122,8 +117,6 @@ class SearchConfig:
     rollout_self: str | None = None
 
     def __post_init__(self) -> None:
-        if self.rollout_gate is not None:
-            self._move_rollout_gate()
         for name in ("samples", "min_samples", "batch", "max_candidates"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -138,20 +131,6 @@ class SearchConfig:
             raise ValueError(f"time_budget must be > 0 seconds or None, got {self.time_budget!r}")
         if not self.margin_z >= 0:
             raise ValueError(f"margin_z must be >= 0, got {self.margin_z!r}")
-
-    def _move_rollout_gate(self) -> None:
-        """The deprecated ``rollout_gate`` becomes ``rollout_policy`` (the same gated player), with a warning."""
-        gate = self.rollout_gate
-        if not isinstance(gate, str) or not gate:
-            raise ValueError(f"search option rollout_gate must be 'trained', a gated model file's path or None, "
-                             f"got {gate!r}")
-        if self.rollout_policy is not None:
-            raise ValueError("search options rollout_gate and rollout_policy both name the blueprint: give one "
-                             "(rollout_gate is deprecated)")
-        warnings.warn("search option rollout_gate is deprecated; use rollout_policy (the same player: 'trained' or "
-                      "a gated model file)", DeprecationWarning, stacklevel=4)
-        object.__setattr__(self, "rollout_policy", gate)
-        object.__setattr__(self, "rollout_gate", None)
 
 
 # the beliefs a spec can name: ``joint`` resamples by weight and swaps one card per particle (keeps the
@@ -189,15 +168,6 @@ def parse_options(text: str) -> dict[str, Any]:
             out[key] = None if value.lower() == "none" else _checked_spec(key, value)
         elif key == "rollout":
             raise ValueError("search option rollout is set in code (a HeuristicConfig), not in a spec")
-        elif key == "rollout_gate":  # deprecated: SearchConfig moves it to rollout_policy, with a warning
-            if value.lower() == "none":
-                out[key] = None
-            elif value == SHIPPED_GATE or Path(value).is_file():
-                out[key] = value
-            else:
-                raise ValueError(f"search option rollout_gate (deprecated: rollout_policy) must be {SHIPPED_GATE!r} "
-                                 f"(the shipped gated player), none or a gated model file's path; {value!r} is none "
-                                 "of these")
         else:
             try:
                 out[key] = int(value)
@@ -291,13 +261,6 @@ class SearchPolicy:
         from .opponent_model import heuristic_model
 
         return self.blueprint if self.blueprint is not None else heuristic_model(self.rules)
-
-    @property
-    def gate(self) -> Any:
-        """Deprecated: :attr:`gated_model` (the blueprint's GatedModel, or None)."""
-        warnings.warn("SearchPolicy.gate is deprecated; use SearchPolicy.gated_model", DeprecationWarning,
-                      stacklevel=2)
-        return self.gated_model
 
     def face(self, opponent: Any) -> None:
         """Model ``opponent`` (a spec or a policy object) in the belief from the next hand on, unless the

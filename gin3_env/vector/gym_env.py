@@ -164,7 +164,7 @@ class GinVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 64,
-        learner: str = "either",
+        learner: str = "random",
         opponent: Any = "heuristic",
         weights: Sequence[float] | None = None,
         reward_baseline: Any = None,

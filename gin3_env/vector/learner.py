@@ -23,7 +23,7 @@ import numpy as np
 from ..engine.hand import PLAYER_NAMES
 from ..engine.result import TRUNCATED
 from ..engine.rules import Rules
-from ..envs.errors import check_illegal_penalty, check_learner_role
+from ..envs.errors import DRAWN, check_illegal_penalty, check_learner_role
 from ..errors import check_seed
 from ..kernels.hands import VectorHands, action_array, check_decks
 from ..observation.features import FEATURE_NAMES, feature_set
@@ -54,7 +54,7 @@ class LearnerHands:
     def __init__(
         self,
         num_envs: int,
-        learner: str = "either",
+        learner: str = DRAWN,
         opponent: Any = "heuristic",
         weights: Sequence[float] | None = None,
         reward_baseline: Any = None,
@@ -66,7 +66,7 @@ class LearnerHands:
         max_episode_steps: int | None = None,
         **rule_options: Any,
     ) -> None:
-        learner = check_learner_role(learner, stacklevel=4)
+        learner = check_learner_role(learner)
         if max_episode_steps is not None and (
             isinstance(max_episode_steps, bool) or not isinstance(max_episode_steps, int | np.integer)
             or max_episode_steps < 1
@@ -128,7 +128,7 @@ class LearnerHands:
 
     def _draw(self, rows: np.ndarray) -> None:
         k = len(rows)
-        if self.learner_role == "either":
+        if self.learner_role == DRAWN:
             self.learner_player[rows] = self._rng.integers(2, size=k)
         else:
             self.learner_player[rows] = 0 if self.learner_role == "team" else 1

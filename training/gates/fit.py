@@ -103,19 +103,19 @@ class FitReport:
     deals: int
     mean_D: float
     oracle_gain: float  # mean max(D, 0): a gate that knew the deal
-    kinds: dict[str, dict[str, Any]]  # per model kind: best threshold, its gain, switch ("hold") rate, r
+    scorers: dict[str, dict[str, Any]]  # per scorer: best threshold, its gain, switch ("hold") rate, r
     chosen: str
 
     def to_dict(self) -> dict[str, Any]:
         return {"decisions": self.decisions, "deals": self.deals, "mean_D": self.mean_D,
-                "oracle_gain": self.oracle_gain, "kinds": self.kinds, "chosen": self.chosen}
+                "oracle_gain": self.oracle_gain, "scorers": self.scorers, "chosen": self.chosen}
 
 
 FITTERS: dict[str, Callable[..., dict[str, Any]]] = {"ridge": fit_ridge, "mlp": fit_mlp}
 
 
-def _fit(kind: str, X: np.ndarray, y: np.ndarray, options: dict[str, Any]) -> dict[str, Any]:
-    if kind == "ridge":
+def _fit(scorer: str, X: np.ndarray, y: np.ndarray, options: dict[str, Any]) -> dict[str, Any]:
+    if scorer == "ridge":
         return fit_ridge(X, y, lam=float(options.get("ridge_lambda", 1.0)))
     return fit_mlp(X, y, hidden=int(options.get("hidden", 32)), epochs=int(options.get("epochs", 30)),
                    seed=int(options.get("seed", 0)))
@@ -144,26 +144,26 @@ def cv_gain(D: np.ndarray, pred: np.ndarray, deal: np.ndarray, folds: int,
     return t, float(gains[k]), float(per.std() / np.sqrt(len(per))), float((pred > t).mean())
 
 
-def _fit_scorer(X: np.ndarray, D: np.ndarray, deal: np.ndarray, kinds: tuple[str, ...], folds: int,
+def _fit_scorer(X: np.ndarray, D: np.ndarray, deal: np.ndarray, scorers: tuple[str, ...], folds: int,
                 options: dict[str, Any], say: Callable[[str], None], what: str,
                 group: np.ndarray | None = None) -> tuple[dict[str, Any], FitReport]:
-    """The model of the kind with the best cross-validated gain, refitted on all of ``X``, and the report."""
+    """The scorer with the best cross-validated gain, refitted on all of ``X``, and the report."""
     if len(D) < 10 * folds:
         raise ValueError(f"only {len(D)} labelled decisions: too few to fit a gate with {folds} folds")
     fold = (deal * 2654435761 % 2**32) % folds
     results: dict[str, dict[str, Any]] = {}
-    for kind in kinds:
-        if kind not in FITTERS:
-            raise ValueError(f"unknown gate model {kind!r}; choose from {sorted(FITTERS)}")
+    for scorer in scorers:
+        if scorer not in FITTERS:
+            raise ValueError(f"unknown gate scorer {scorer!r}; choose from {sorted(FITTERS)}")
         pred = np.zeros(len(D))
         for f in range(folds):
             tr, te = fold != f, fold == f
-            pred[te] = predict(_fit(kind, X[tr], D[tr], options), X[te])
-            say(f"{what} {kind}: fold {f + 1}/{folds}")
+            pred[te] = predict(_fit(scorer, X[tr], D[tr], options), X[te])
+            say(f"{what} {scorer}: fold {f + 1}/{folds}")
         t, gain, se, rate = cv_gain(D, pred, deal, folds, group)
         r = float(np.corrcoef(pred, D)[0, 1])
-        results[kind] = {"threshold": t, "cv_gain": gain, "cv_gain_se": se, "hold_rate": rate, "r": r}
-        say(f"{what} {kind}: cv gain {gain:+.3f} +- {1.96 * se:.3f} per decision at threshold {t:+.1f}, "
+        results[scorer] = {"threshold": t, "cv_gain": gain, "cv_gain_se": se, "hold_rate": rate, "r": r}
+        say(f"{what} {scorer}: cv gain {gain:+.3f} +- {1.96 * se:.3f} per decision at threshold {t:+.1f}, "
             f"switches {100 * rate:.1f}%, r = {r:.3f}")
     chosen = max(results, key=lambda k: results[k]["cv_gain"])
     model = _fit(chosen, X, D, options)
@@ -173,7 +173,7 @@ def _fit_scorer(X: np.ndarray, D: np.ndarray, deal: np.ndarray, kinds: tuple[str
         best = best_per_group(D, group)
         n, oracle = len(best), float(np.maximum(D[best], 0).mean())
     report = FitReport(decisions=n, deals=len(np.unique(deal)), mean_D=float(D.mean()),
-                       oracle_gain=oracle, kinds=results, chosen=chosen)
+                       oracle_gain=oracle, scorers=results, chosen=chosen)
     return {**model, "threshold": results[chosen]["threshold"]}, report
 
 
@@ -196,10 +196,11 @@ def allowed_rows(X: np.ndarray, name: str, gate_options: dict[str, Any]) -> np.n
     return keep
 
 
-def fit_gate(labels: dict[str, np.ndarray], decision_name: str = "knock", kinds: tuple[str, ...] = ("ridge", "mlp"),
+def fit_gate(labels: dict[str, np.ndarray], decision_name: str = "knock",
+             scorers: tuple[str, ...] = ("ridge", "mlp"),
              folds: int = 5, options: dict[str, Any] | None = None, progress: Callable[[str], None] | None = None,
              gate_options: dict[str, Any] | None = None) -> tuple[Gate, FitReport]:
-    """The gate of the decision ``decision_name`` of the kind (``kinds``) with the best cross-validated gain,
+    """The gate of the decision ``decision_name`` of the scorer (of ``scorers``) with the best cross-validated gain,
     refitted on all its labels (the rows its ``gate_options`` let it act on; where a decision has several
     alternatives, ``labels["decision"]`` groups them and the report's ``decisions`` and ``oracle_gain`` are per
     decision, ``mean_D`` per row). ``options``: the fit's (``ridge_lambda``, ``hidden``, ``epochs``, ``seed``)."""
@@ -209,7 +210,7 @@ def fit_gate(labels: dict[str, np.ndarray], decision_name: str = "knock", kinds:
     X, D, deal = labels["feats"], labels["D"], labels["deal"]
     keep = _finite(labels) & allowed_rows(X, decision_name, chosen)
     group = labels["decision"][keep] if row.max_alternatives > 1 and "decision" in labels else None
-    model, report = _fit_scorer(X[keep], D[keep], deal[keep], kinds, folds, options, progress or (lambda s: None),
+    model, report = _fit_scorer(X[keep], D[keep], deal[keep], scorers, folds, options, progress or (lambda s: None),
                                 f"{decision_name} gate", group=group)
     gate = Gate(decision_name, **model, options=chosen, provenance={"fit": report.to_dict(), "options": options})
     return gate, report

@@ -40,8 +40,8 @@ import numpy as np
 
 from gin3_env.engine.rules import Rules
 from gin3_env.files import HeldFolder, atomic_output, relative_parts
-from gin3_env.kernels.decisions import DECISIONS as TABLE
-from gin3_env.kernels.decisions import Decision
+from gin3_env.kernels.decisions import DECISIONS
+from gin3_env.kernels.decisions import decision as decision_row
 from gin3_env.kernels.gates import stack_gates
 from gin3_env.kernels.hands import rules_vector
 from gin3_env.kernels.heuristic_params import heuristic_config, heuristic_params
@@ -49,7 +49,7 @@ from gin3_env.policies.gate_file import GatedModel
 from gin3_training.gates.label_kernels import label_deals
 from gin3_training.run.checkpoints import check_shard_key
 
-__all__ = ["DECISIONS", "LabelRun", "LabelsStopped", "load_labels", "run_labels"]
+__all__ = ["LabelRun", "LabelsStopped", "load_labels", "run_labels"]
 
 BATCH_SECONDS = 2.0  # a batch of a chunk's deals runs about this long: what a stop waits for at most
 PROGRESS_SECONDS = 30.0  # the longest silence between two progress lines of a label run
@@ -57,9 +57,6 @@ PROGRESS_SECONDS = 30.0  # the longest silence between two progress lines of a l
 
 class LabelsStopped(Exception):
     """A label run stopped when asked; its finished shards and the chunk's labelled deals are on disk."""
-
-
-DECISIONS: dict[str, Decision] = {d.name: d for d in TABLE}  # what a label run labels, by name (the table's rows)
 
 
 @dataclass(frozen=True)
@@ -81,8 +78,9 @@ class LabelRun:
                 raise ValueError(f"label run {name} must be an int >= {0 if name == 'seed' else 1}, got {v!r}")
         if self.shuffles < 2:
             raise ValueError(f"label run shuffles must be at least 2, got {self.shuffles}")
-        if self.decision not in DECISIONS:
-            raise ValueError(f"label run decision must be one of {sorted(DECISIONS)}, got {self.decision!r}")
+        names = sorted(d.name for d in DECISIONS)
+        if self.decision not in names:
+            raise ValueError(f"label run decision must be one of {names}, got {self.decision!r}")
         if isinstance(self.rate, bool) or not isinstance(self.rate, int | float) or not 0 < self.rate <= 1:
             raise ValueError(f"label run rate must be a number in (0, 1], got {self.rate!r}")
 
@@ -92,7 +90,7 @@ class LabelRun:
 
     def key(self) -> dict[str, Any]:
         key = {"seed": self.seed, "chunk": self.chunk, "shuffles": self.shuffles, "gate": self.gate,
-               "features": list(DECISIONS[self.decision].features)}
+               "features": list(decision_row(self.decision).features)}
         if self.decision != "knock":  # a knock run's key is the one its shards have always had
             key.update(decision=self.decision, rate=float(self.rate))
         return key
@@ -116,7 +114,7 @@ def label_chunk(run: LabelRun, c: int, gate: GatedModel | None, rules: Rules | N
     seeds = np.random.default_rng([run.seed, c, 1]).integers(0, 2**31 - 1, size=n).astype(np.int64)
     fp, ip = heuristic_params(heuristic_config(gate.heuristic if gate is not None else None))
     gates = stack_gates(gate.gates if gate is not None else ())
-    what = DECISIONS[run.decision]
+    what = decision_row(run.decision)
     m = what.per_deal
     raw = {"feats": np.full((n, m, len(what.features)), np.nan), "alt_v": np.zeros((n, m)),
            "alt_se": np.zeros((n, m)), "base_v": np.zeros((n, m)), "rank": np.zeros((n, m), np.int64),
@@ -245,7 +243,7 @@ def run_labels(folder: str | os.PathLike[str], run: LabelRun, gate: GatedModel |
         if "decision" in arrays:  # a row per alternative
             n = len(np.unique(arrays["decision"]))
         say(f"labels chunk {c + 1}/{run.chunks}: {n} decisions in {dt:.1f}s ({n / dt:.1f} decisions/s, "
-            f"{n * run.shuffles * DECISIONS[run.decision].played_out / dt:.0f} continuations/s); "
+            f"{n * run.shuffles * decision_row(run.decision).played_out / dt:.0f} continuations/s); "
             + _left(run.deals - before - session["deals"], session["deals"], session["seconds"], left_after))
         if stop is not None and stop() and c + 1 < run.chunks:
             raise LabelsStopped(f"after chunk {c + 1}/{run.chunks}")

@@ -48,7 +48,6 @@ from gin3_env.signals import Interrupted, StopRequest, exit_code
 from gin3_training.configs import read_config
 from gin3_training.gates.fit import fit_gate
 from gin3_training.gates.labels import LabelRun, LabelsStopped, duration, load_labels, run_labels
-from gin3_training.gates.old_config import OLD_DEFAULTS, add_old_flags, old_overrides, read_old_keys
 from gin3_training.options import add_option_flags, option, option_overrides
 from gin3_training.run.lock import LOCK_NAME, RunLock, RunLockedError
 
@@ -109,7 +108,8 @@ class StageConfig:
 class GateConfig:
     stages: list[dict[str, Any]] = option(DEFAULT_STAGES, "the gates fitted in order, each a mapping of decision, "
                                           "deals, seed, shuffles, rate, chunk, options and fit_seed (YAML list)")
-    kinds: list[str] = option(["ridge", "mlp"], "gate models tried; the best cross-validated gain is kept")
+    scorers: list[str] = option(["ridge", "mlp"], "gate scorers tried (ridge, mlp); the best cross-validated gain "
+                                "is kept")
     folds: int = option(5, "folds of the cross-validation (by deal)")
     ridge_lambda: float = option(1.0, "ridge penalty on the standardised weights")
     hidden: int = option(32, "hidden units of the MLP")
@@ -127,8 +127,8 @@ class GateConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"train-gate {name} must be an int >= 0, got {v!r}")
-        if not isinstance(self.kinds, list) or not self.kinds or not all(isinstance(k, str) for k in self.kinds):
-            raise ValueError(f"train-gate kinds must be a list of model names, got {self.kinds!r}")
+        if not isinstance(self.scorers, list) or not self.scorers or not all(isinstance(k, str) for k in self.scorers):
+            raise ValueError(f"train-gate scorers must be a list of scorer names, got {self.scorers!r}")
 
     def stage_configs(self) -> list[StageConfig]:
         return [StageConfig.of(s, i) for i, s in enumerate(self.stages)]
@@ -307,7 +307,7 @@ def _train_gate(cfg: GateConfig, folder: Path, held: HeldFolder, say: Any, stop:
         def label(where: Path, run: LabelRun, player: GatedModel | None, i: int = i) -> list[Path]:
             return run_labels(where, run, player, progress=say, stop=stop, left_after=_after(stages, i), held=held)
 
-        model = add_gate(model, folder / shards, run, tuple(cfg.kinds), cfg.folds,
+        model = add_gate(model, folder / shards, run, tuple(cfg.scorers), cfg.folds,
                          {**fit_options, "seed": st.seed if st.fit_seed is None else st.fit_seed}, st.options, say,
                          label)
         _save(model, held, name)
@@ -320,48 +320,25 @@ def _train_gate(cfg: GateConfig, folder: Path, held: HeldFolder, say: Any, stop:
     return final
 
 
-def add_gate(model: GatedModel, folder: Path, run: LabelRun, kinds: tuple[str, ...], folds: int,
+def add_gate(model: GatedModel, folder: Path, run: LabelRun, scorers: tuple[str, ...], folds: int,
              options: dict[str, Any], gate_opts: dict[str, Any], say: Any, label: Any = None) -> GatedModel:
     """``model`` with a gate of ``run.decision`` (in place of any it had) fitted on labels of its own play
     (``run``, shards under ``folder``; ``run.gate`` should be :func:`player_digest` of ``model``, or "" where it
     has no gates)."""
-    state = "the heuristic" if not model.gates else f"the gated player ({model.kind})"
+    state = "the heuristic" if not model.gates else f"the gated player ({model.scorers})"
     share = "" if run.rate >= 1 else f", {100 * run.rate:g}% of its {run.decision} decisions"
     say(f"{run.decision} gate: labelling {run.deals} deals x {run.shuffles} shuffles ({state}{share})")
     t0 = time.perf_counter()
     label = label or (lambda where, run, g: run_labels(where, run, g, progress=say))
     labels = load_labels(label(folder, run, model if model.gates else None))
     t_labels = time.perf_counter() - t0
-    gate, report = fit_gate(labels, run.decision, kinds, folds, options, progress=say, gate_options=gate_opts)
+    gate, report = fit_gate(labels, run.decision, scorers, folds, options, progress=say, gate_options=gate_opts)
     gate.provenance = {"labels": asdict(run), "rows": len(labels["D"]), "decisions": report.decisions,
                        "label_seconds_this_session": round(t_labels, 1), "fit": report.to_dict()}
-    best = report.kinds[report.chosen]
+    best = report.scorers[report.chosen]
     say(f"{run.decision} gate: {report.chosen}, threshold {gate.threshold:+.1f}, cv gain {best['cv_gain']:+.3f} per "
         f"decision, switches {100 * best['hold_rate']:.1f}%")
     return model.with_gate(gate)
-
-
-@dataclass
-class _AnyKeys(GateConfig):
-    """The keys a config may have: :class:`GateConfig`'s and, for one release, the old ones (:mod:`.old_config`)."""
-
-    seed: Any = None
-    deals: Any = None
-    round_deals: Any = None
-    chunk: Any = None
-    shuffles: Any = None
-    rounds: Any = None
-    min_deadwood: Any = None
-    draw_deals: Any = None
-    draw_seed: Any = None
-    draw_rate: Any = None
-    draw_shuffles: Any = None
-    draw_only_take: Any = None
-    discard_deals: Any = None
-    discard_seed: Any = None
-    discard_rate: Any = None
-    discard_shuffles: Any = None
-    discard_chunk: Any = None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -375,22 +352,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", default="gate", help="a YAML config file or a shipped config name (default gate)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder of the label shards and the model files")
     add_option_flags(parser, GateConfig)
-    add_old_flags(parser)
     return parser
-
-
-assert {f for f in _AnyKeys.__dataclass_fields__} - set(GateConfig.__dataclass_fields__) == set(OLD_DEFAULTS)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        data = read_config(args.config, {**option_overrides(args, GateConfig), **old_overrides(args)}, _AnyKeys)
-        data, deprecated = read_old_keys(data)
-        if deprecated:
-            print(f"gin3 train-gate: {deprecated}", file=sys.stderr)
-        cfg = GateConfig(**data)
+        cfg = GateConfig(**read_config(args.config, option_overrides(args, GateConfig), GateConfig))
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     stop = StopRequest("gin3 train-gate", "the finished shards and the chunk's labelled deals")

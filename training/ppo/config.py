@@ -2,7 +2,7 @@
 
 Every YAML key is a field of :class:`TrainConfig`; an unknown key or a value of
 the wrong type is a ``ValueError`` that names it. ``--flag value`` on the command
-line overrides the file (``gin3 train --config quick --total-timesteps 20000``).
+line overrides the file (``gin3 train --config ppo_quick --total-timesteps 20000``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ SEED_MAX = 2**32 - 1  # what numpy's and SB3's seeding accept
 
 OPPONENT_KINDS = ("random", "heuristic", "self")
 QUICK_CONFIG = "ppo_quick"  # the PPO trainer's quick config (``quick`` distils the network player)
+PPO_CONFIGS = (QUICK_CONFIG, "default", "selfplay", "gpu")  # the shipped configs of this pipeline
 
 
 @dataclass
@@ -43,8 +44,7 @@ class TrainConfig:
                           "scaled so that a rollout holds n_steps x n_envs samples as with the scalar envs), "
                           "subproc (one process per env) or dummy (scalar envs in this process)")
     batched_envs: int = option(64, "with vec_env batched: how many hands are stepped together")
-    learner: str = option("either", "the learner's seat: team, box, or either (a role drawn for every hand; "
-                          "random, its older spelling, warns)")
+    learner: str = option("random", "the learner's seat: team, box, or random (a role drawn for every hand)")
     reward_scale: float = option(0.02, "reward per game point")
     duplicate_reward: bool = option(False, "reward = points minus the heuristic's on the same deal (cuts the "
                                     "luck of the cards)")
@@ -181,9 +181,9 @@ def validate(cfg: TrainConfig) -> None:
     if cfg.policy == "card" and cfg.features != "augmented":
         raise ValueError("config key 'policy': 'card' needs features: augmented")
     try:
-        cfg.learner = check_learner_role(cfg.learner, stacklevel=5)
+        cfg.learner = check_learner_role(cfg.learner)
     except ValueError:
-        raise ValueError(f"config key 'learner' must be team, box or either, got {cfg.learner!r}") from None
+        raise ValueError(f"config key 'learner' must be team, box or random, got {cfg.learner!r}") from None
     for name in ("learning_rate", "bc_learning_rate"):
         if not 0 < getattr(cfg, name) < 1:
             raise ValueError(f"config key {name!r} must be in (0, 1), got {getattr(cfg, name)}")
