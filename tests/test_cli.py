@@ -467,7 +467,8 @@ def test_a_json_file_that_is_not_a_gate_is_named_in_a_sentence(tmp_path: Path) -
     bad.write_text('{"a": 1}')
     with pytest.raises(ValueError) as info:
         load_gated(bad)
-    assert str(info.value) == f"model file {bad} is not a gated player's model (it names no format, expected 'gin3-gates')"
+    said = "it names no format, expected 'gin3-gates'"
+    assert str(info.value) == f"model file {bad} is not a gated player's model ({said})"
     assert "None" not in str(info.value)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -354,10 +355,8 @@ def test_a_typo_is_one_line_and_turn_numbers_count_every_turn() -> None:
         return "xyz" if len(asked) == 2 else "1"
 
     io, out = scripted(answer)
-    try:
+    with contextlib.suppress(Quit):
         play_hand(io, state, TEAM, FirstLegal())
-    except Quit:
-        pass
     text = "\n".join(out)
     typo = next(i for i, line in enumerate(out) if line.endswith("xyz"))
     assert out[typo + 1].startswith("Sorry: ") and out[typo + 1].endswith("Enter lists them again.")
