@@ -234,7 +234,7 @@ def test_garbage_input_then_quit() -> None:
     child.sendline("blah blah")
     child.expect(r"Sorry: I don't understand 'blah blah' \(type help\)\. Moves 1 to 2; Enter lists them again\.")
     child.expect(PROMPT)
-    assert "[1]" not in child.before  # one line of refusal, not the menu again (issue 47 item 7)
+    assert "[1]" not in child.before  # one line of refusal, not the menu again
     child.sendline("")
     child.expect(r"\[1\] take \w\w \(the upcard\)")  # Enter lists the moves again
     child.expect(PROMPT)
@@ -473,7 +473,7 @@ def test_a_json_file_that_is_not_a_gate_is_named_in_a_sentence(tmp_path: Path) -
 
 
 def test_an_npz_file_that_is_not_a_network_says_no_format_not_none(tmp_path: Path) -> None:
-    """Issue 47 item 6: a model-file error names what is missing, never "format None"."""
+    """A model-file error names what is missing, never "format None"."""
     import json
 
     import numpy as np

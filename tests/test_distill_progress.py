@@ -1,4 +1,4 @@
-"""The time-left estimate of a distillation run (issue 47 item 3): no figure until the work is measured."""
+"""The time-left estimate of a distillation run: no figure until the work is measured."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def test_mean_ci_known_values() -> None:
 
 
 def test_small_samples_get_student_t_and_no_stated_interval_below_ten() -> None:
-    """Issue 47 item 4: two deals gave "95% CI [-48.96, -20.54]" from a normal interval; the interval is
+    """Two deals gave "95% CI [-48.96, -20.54]" from a normal interval; the interval is
     Student's t with n - 1 degrees of freedom, and below 10 values the reports state none, in one line."""
     from gin3_env.evaluation.stats import MIN_INTERVAL_N, t95, too_few_note
 
@@ -210,7 +210,7 @@ def test_cli_rules_option(capsys) -> None:
 
 
 def test_cli_refuses_hands_0_unless_matches_are_asked_for(capsys) -> None:
-    """Issue 47 item 6: --hands 0 played only the default matches in silence; it is refused like exploit's and
+    """--hands 0 played only the default matches in silence; it is refused like exploit's and
     ladder's 0, unless --matches N asks for only matches in so many words."""
     assert cli_main(["heuristic", "random", "--hands", "0"]) == 2
     err = capsys.readouterr().err
@@ -223,7 +223,7 @@ def test_cli_refuses_hands_0_unless_matches_are_asked_for(capsys) -> None:
 
 
 def test_cli_openspiel_simple_misspelt_gets_a_did_you_mean(capsys) -> None:
-    """Issue 47 item 6: B may be openspiel-simple, so a misspelling of it is answered with it."""
+    """B may be openspiel-simple, so a misspelling of it is answered with it."""
     assert cli_main(["heuristic", "openspiel-simpel", "--hands", "2"]) == 2
     err = capsys.readouterr().err
     assert "(did you mean 'openspiel-simple'?)" in err and "openspiel-simple," in err and err.count("\n") == 1

@@ -133,7 +133,7 @@ def test_a_log_of_this_version_or_without_one_is_read(tmp_path: Path, capsys: py
         assert "Match over: Seat" in capsys.readouterr().out
 
 
-# ------------------------------------------------------------------ issue 47 item 6: the lab's doors
+# ------------------------------------------------------------------ the lab's doors: a config's near miss, the backends
 @pytest.mark.parametrize("argv", [["train", "--config", "quik"], ["train-gate", "--config", "quik", "--out", "x"],
                                   ["train", "--config", "ppo_quik"]])
 def test_a_mistyped_config_gets_a_did_you_mean_at_every_door(argv: list[str],

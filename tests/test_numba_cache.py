@@ -72,7 +72,7 @@ assert popcount(0b1011) == 3
 
 def test_a_cold_compile_is_said_once_and_a_warm_start_says_nothing(tmp_path) -> None:
     """The first use on a fresh install compiles for tens of seconds: one line says so, on a terminal or not
-    (issue 47 item 3: a run logged to a file started with two silent minutes); a start that loads the kernels
+    (a run logged to a file would start with a minute or two of silence); a start that loads the kernels
     from the cache is silent, and GIN3_COMPILE_NOTE=0 silences it."""
     import os
 

@@ -134,7 +134,7 @@ def test_play_hand_knock_shows_showdown() -> None:
     assert "You take 5D from the discard pile" in text
     assert "You knock, discarding 4D" in text
     assert "Result: knock: You score 52 - 5 = 47" in text
-    # a bad entry is one line of refusal: the list of moves is not shown again (issue 47 item 7)
+    # a bad entry is one line of refusal: the list of moves is not shown again
     assert text.count("[11] knock, discard 4D (deadwood 5)") == 1
 
 
@@ -343,7 +343,7 @@ def test_a_sitter_who_asks_for_the_summary_sees_no_moves() -> None:
 
 
 def test_a_typo_is_one_line_and_turn_numbers_count_every_turn() -> None:
-    """Issue 47 item 7: a move not understood is one line of refusal, then the prompt (not the move menu
+    """A move not understood is one line of refusal, then the prompt (not the move menu
     again); the other side's turns carry their numbers, so the numbers the person sees count every turn."""
     state = HandState.deal(rng=np.random.default_rng(1))
     asked: list[str] = []
