@@ -85,3 +85,15 @@ def test_the_small_ladder_states_its_cpu_time_not_a_wall_time_promise() -> None:
     assert "under a minute" not in text
     small = text[text.index("A small ladder"):]
     assert re.match(r"A small ladder.{0,200}?\b\d+ CPU-seconds", small), small[:300]
+
+
+def test_the_libraries_page_covers_the_libraries_users_tried_and_the_dead_hands_of_random() -> None:
+    text = " ".join((DOCS / "libraries.md").read_text().split())
+    for library in ("BenchMARL", "IPPO", "IQL", "RLCard", "DQNAgent", "NFSPAgent", "skrl", "open_spiel.python.pytorch",
+                    "Minari", "DataCollector", "PufferLib", "gin3 dataset"):
+        assert library in text, library
+    assert "no action masking of its own" in text and "ignores action masks" in text and "Gymnasium 1.x" in text
+    assert "dead" in text and "`heuristic`" in text and "967 of its 1,000 hands dead" in text
+    for figure in ("0 illegal actions of 2,753 and of 2,208", "0 illegal actions of 994"):  # a reviewer's, quoted
+        assert figure in text
+        assert "reviewer" in text[max(0, text.index(figure) - 80):text.index(figure)]
