@@ -29,6 +29,11 @@ from gin3_env.engine.rules import Rules
 
 CardsLike = str | Iterable[str | int]
 
+# The cold-compile note (gin3_env.kernels.jit) is said on stderr on a terminal or not: on a fresh install the
+# first test of a process to compile would see it in a command's stderr. The tests are silent about it
+# (their processes inherit this); tests/test_numba_cache.py sets it for its own.
+os.environ.setdefault("GIN3_COMPILE_NOTE", "0")
+
 HYPOTHESIS_PROFILE = os.environ.get("GIN3_HYPOTHESIS", "repeatable")
 WIDE_FACTOR = 10
 settings.register_profile("repeatable", derandomize=True, database=None, print_blob=True)

@@ -233,8 +233,11 @@ def test_garbage_input_then_quit() -> None:
     child = spawn("play", "--opponent", "random", "--seed", "1", "--no-color", "--ascii")
     child.expect(PROMPT)
     child.sendline("blah blah")
-    child.expect(r"Sorry: I don't understand 'blah blah' \(type help\)\.")
-    child.expect(r"\[1\] take \w\w \(the upcard\)")
+    child.expect(r"Sorry: I don't understand 'blah blah' \(type help\)\. Moves 1 to 2; Enter lists them again\.")
+    child.expect(PROMPT)
+    assert "[1]" not in child.before  # one line of refusal, not the menu again
+    child.sendline("")
+    child.expect(r"\[1\] take \w\w \(the upcard\)")  # Enter lists the moves again
     child.expect(PROMPT)
     child.sendline("7x")
     child.expect("Sorry: ")
@@ -355,7 +358,7 @@ def test_match_runs_to_the_end(role: str, tmp_path: Path) -> None:
     assert finish(child) == 0
     assert re.search(r"Match over: (You win|Player \d wins) with \d+ points\.", text)
     if role == "sitter":
-        assert "You sit out this hand" in text
+        assert "You are the sitter this hand" in text
     saved = json.loads(log.read_text())
     assert saved["winner"] is not None and max(saved["scores"]) >= 10
     out = run_cli("replay", str(log), "--all", "--ascii")
@@ -465,7 +468,24 @@ def test_a_json_file_that_is_not_a_gate_is_named_in_a_sentence(tmp_path: Path) -
     bad.write_text('{"a": 1}')
     with pytest.raises(ValueError) as info:
         load_gated(bad)
-    assert str(info.value) == f"model file {bad} is not a gated player's model (format None, expected 'gin3-gates')"
+    said = "it names no format, expected 'gin3-gates'"
+    assert str(info.value) == f"model file {bad} is not a gated player's model ({said})"
+    assert "None" not in str(info.value)
+
+
+def test_an_npz_file_that_is_not_a_network_says_no_format_not_none(tmp_path: Path) -> None:
+    """A model-file error names what is missing, never "format None"."""
+    import json
+
+    import numpy as np
+
+    from gin3_env.policies.net import MEMBERS, net_from_npz
+
+    arrays = {m: np.zeros(1) for m in MEMBERS}
+    arrays["meta"] = np.array(json.dumps({"version": 1}))
+    with pytest.raises(ValueError) as info:
+        net_from_npz(arrays, "bad.npz")
+    assert "None" not in str(info.value) and "names no format" in str(info.value), info.value
 
 
 def test_a_player_whose_extra_is_missing_names_the_extra() -> None:

@@ -34,10 +34,35 @@ def test_mean_ci_known_values() -> None:
     ci = mean_ci([1.0, 2.0, 3.0, 4.0])
     std = math.sqrt(5 / 3)
     assert ci.mean == 2.5 and ci.n == 4 and ci.std == pytest.approx(std)
-    assert ci.half_width == pytest.approx(1.959964 * std / 2, rel=1e-5)
+    assert ci.half_width == pytest.approx(3.182446 * std / 2, rel=1e-5)  # Student t, 3 degrees of freedom
     assert mean_ci([3.0]).half_width == 0.0
     with pytest.raises(ValueError):
         mean_ci([])
+
+
+def test_small_samples_get_student_t_and_no_stated_interval_below_ten() -> None:
+    """Two deals gave "95% CI [-48.96, -20.54]" from a normal interval; the interval is
+    Student's t with n - 1 degrees of freedom, and below 10 values the reports state none, in one line."""
+    from gin3_env.evaluation.stats import MIN_INTERVAL_N, t95, too_few_note
+
+    assert t95(1) == pytest.approx(12.7062, abs=1e-4) and t95(9) == pytest.approx(2.2622, abs=1e-4)
+    assert t95(29) == pytest.approx(2.0452, abs=1e-4) and t95(100_000) == pytest.approx(1.95999, abs=1e-4)
+    two = mean_ci([-30.0, -39.5])
+    assert two.half_width == pytest.approx(12.7062 * two.std / math.sqrt(2), rel=1e-4)
+    assert not two.stated and "no interval" in str(two) and "[" not in str(two)
+    ten = mean_ci([float(v) for v in range(MIN_INTERVAL_N)])
+    assert ten.stated and str(ten).startswith("+4.50 [")
+    note = too_few_note(2)
+    assert "\n" not in note and "2 deals" in note and str(MIN_INTERVAL_N) in note
+
+
+def test_a_report_from_few_deals_states_no_interval() -> None:
+    few = evaluate_hands(HeuristicPolicy(), RandomPolicy(1), 3, seed=0)
+    text = few.to_text()
+    assert "no 95% interval from 3 deals" in text and "(no interval: n < 10)" in text
+    assert "[" not in text.split("\n", 2)[2].split("hands won")[0]  # no bracketed interval in the table
+    enough = evaluate_hands(HeuristicPolicy(), RandomPolicy(1), 10, seed=0).to_text()
+    assert "no 95% interval" not in enough and "no interval" not in enough
 
 
 def test_wilson_known_values() -> None:
@@ -182,6 +207,26 @@ def test_cli_rules_option(capsys) -> None:
     assert cli_main(["heuristic", "random", "--hands", "3", "--matches", "0", "--rules", '{"knock_limit": 0}']) == 0
     assert "a_knock 0" in capsys.readouterr().out  # gin only: every win is a gin
     assert cli_main(["heuristic", "random", "--hands", "1", "--rules", '{"bogus": 1}']) == 2
+
+
+def test_cli_refuses_hands_0_unless_matches_are_asked_for(capsys) -> None:
+    """--hands 0 played only the default matches in silence; it is refused like exploit's and
+    ladder's 0, unless --matches N asks for only matches in so many words."""
+    assert cli_main(["heuristic", "random", "--hands", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--hands must be >= 1, got 0" in err and "--matches N" in err and err.count("\n") == 1
+    assert cli_main(["heuristic", "random", "--hands", "-3", "--matches", "2"]) == 2
+    assert "--hands must be >= 1" in capsys.readouterr().err
+    assert cli_main(["heuristic", "random", "--hands", "0", "--matches", "2", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "2 matches" in out and "deals x 2 seats" not in out
+
+
+def test_cli_openspiel_simple_misspelt_gets_a_did_you_mean(capsys) -> None:
+    """B may be openspiel-simple, so a misspelling of it is answered with it."""
+    assert cli_main(["heuristic", "openspiel-simpel", "--hands", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "(did you mean 'openspiel-simple'?)" in err and "openspiel-simple," in err and err.count("\n") == 1
 
 
 def test_cli_messages_a_new_user_meets(tmp_path, capsys) -> None:

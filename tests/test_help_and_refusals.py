@@ -131,3 +131,29 @@ def test_a_log_of_this_version_or_without_one_is_read(tmp_path: Path, capsys: py
         save_json(path, data)
         assert main(["replay", str(path), "--all", "--ascii"]) == 0
         assert "Match over: Seat" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ the lab's doors: a config's near miss, the backends
+@pytest.mark.parametrize("argv", [["train", "--config", "quik"], ["train-gate", "--config", "quik", "--out", "x"],
+                                  ["train", "--config", "ppo_quik"]])
+def test_a_mistyped_config_gets_a_did_you_mean_at_every_door(argv: list[str],
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    meant = "ppo_quick" if "ppo_quik" in argv else "quick"
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # a door's parser.error
+        status = int(exc.code or 0)
+    assert status == 2
+    err = capsys.readouterr().err.strip()
+    assert f"did you mean {meant!r}?" in err and "\n" not in err, err
+
+
+@pytest.mark.parametrize("config", ["quick", "ppo_quick"])
+def test_train_help_lists_both_backends(config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``gin3 train --help`` listed ``--backend {sb3}`` while its text offered ``--backend rllib``."""
+    pytest.importorskip("torch")
+    with pytest.raises(SystemExit):
+        main(["train", "--config", config, "--help"])
+    text = flat(capsys.readouterr().out)
+    assert "--backend {sb3,rllib}" in text and "rllib: Ray RLlib" in text and "--backend {sb3}" not in text

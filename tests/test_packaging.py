@@ -67,3 +67,17 @@ def test_python_dash_m_gin3_env_is_the_command(installed: Path, tmp_path: Path) 
     assert "--config" in proc.stdout
     proc = run_installed(installed, tmp_path, "-m", "gin3_env", "--help")
     assert proc.returncode == 0 and "train" in proc.stdout and "play" in proc.stdout
+
+
+def test_the_openspiel_extra_brings_what_openspiels_rl_agents_import() -> None:
+    """OpenSpiel's pytorch agents (DQN, NFSP, policy gradients) import ``tree`` (dm-tree), which open-spiel does
+    not declare: the ``openspiel`` extra brings it, so its users' recipes run."""
+    import re
+
+    extra = re.search(r"^openspiel = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
+    assert extra and re.search(r'"dm[-_]tree\b', extra[1]), extra  # Python 3.10 has no tomllib: the line itself
+    pytest.importorskip("open_spiel")
+    pytest.importorskip("tree")  # an environment installed before the extra brought it
+    from open_spiel.python.pytorch import dqn, nfsp, policy_gradient
+
+    assert dqn.DQN and nfsp.NFSP and policy_gradient.PolicyGradient

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -133,8 +134,8 @@ def test_play_hand_knock_shows_showdown() -> None:
     assert "You take 5D from the discard pile" in text
     assert "You knock, discarding 4D" in text
     assert "Result: knock: You score 52 - 5 = 47" in text
-    # after each bad entry the list of moves is shown again
-    assert text.count("[11] knock, discard 4D (deadwood 5)") == 3
+    # a bad entry is one line of refusal: the list of moves is not shown again
+    assert text.count("[11] knock, discard 4D (deadwood 5)") == 1
 
 
 def test_play_hand_as_box_against_policy_and_opponent_moves_shown() -> None:
@@ -208,7 +209,7 @@ def test_play_match_to_the_end(role: str) -> None:
     assert "Match over:" in text
     assert "=== Hand 1:" in text
     if role == "sitter":
-        assert "You sit out this hand" in text
+        assert "You are the sitter this hand" in text
     log = match.log()
     assert log["winner"] == match.winner
     for entry in log["hands"]:
@@ -262,7 +263,7 @@ def test_replay_match_log(tmp_path: Any) -> None:
     io, out = scripted([])
     replay_log(io, load_log(path), step=False)
     text = "\n".join(out)
-    assert "=== Hand 1: Seat 0 in the box, Seat 1 captain, Seat 2 sits out ===" in text
+    assert "=== Hand 1: Seat 0 in the box, Seat 1 captain, Seat 2 sitter ===" in text
     assert f"Match over: Seat {match.winner} wins with {match.scores[match.winner]} points." in text
 
 
@@ -304,7 +305,7 @@ def test_you_sit_out_and_the_role_draw_says_ties_and_cards() -> None:
     from gin3_env.play.console import _roles_text
 
     names = ["You", "Player 1", "Player 2"]
-    assert _roles_text(Roles(box=1, captain=2, sitter=0), names).endswith("You sit out")
+    assert _roles_text(Roles(box=1, captain=2, sitter=0), names).endswith("You sitter")
     # seats 0 and 2 tie on aces and draw again; seat 1's jack made it the box
     c = parse_card
     draws = [[0, c("AH"), 1, c("JD"), 2, c("AS")], [0, c("8C"), 2, c("4S")]]
@@ -312,9 +313,9 @@ def test_you_sit_out_and_the_role_draw_says_ties_and_cards() -> None:
     assert lines[0].startswith("Draw for roles (highest rank is the box")
     assert lines[0].endswith("You AH, Player 1 JD, Player 2 AS")
     assert lines[1] == "Tie: You and Player 2 draw again: You 8C, Player 2 4S"
-    assert lines[2] == "So Player 1 (JD) in the box, You (8C) captain, Player 2 (4S) sits out."
+    assert lines[2] == "So Player 1 (JD) in the box, You (8C) captain, Player 2 (4S) sitter."
     lines = role_draw_text(Roles(box=1, captain=2, sitter=0), draws[:1], names, symbols=False)
-    assert lines[-1].endswith("You (AH) sit out.")
+    assert lines[-1].endswith("You (AH) sitter.")
 
 
 def test_the_only_legal_move_is_played_without_asking() -> None:
@@ -339,3 +340,27 @@ def test_a_sitter_who_asks_for_the_summary_sees_no_moves() -> None:
     assert "Summary: the hand is played out without its moves" in first
     assert not re.search(r"\b(discards|draws|passes|takes)\b", first), first
     assert "== Showdown ==" in first or "Dead hand" in first or "Truncated" in first
+
+
+def test_a_typo_is_one_line_and_turn_numbers_count_every_turn() -> None:
+    """A move not understood is one line of refusal, then the prompt (not the move menu
+    again); the other side's turns carry their numbers, so the numbers the person sees count every turn."""
+    state = HandState.deal(rng=np.random.default_rng(1))
+    asked: list[str] = []
+
+    def answer(out: list[str], prompt: str) -> str:
+        asked.append(prompt)
+        if len(asked) > 12:
+            raise EOFError
+        return "xyz" if len(asked) == 2 else "1"
+
+    io, out = scripted(answer)
+    with contextlib.suppress(Quit):
+        play_hand(io, state, TEAM, FirstLegal())
+    text = "\n".join(out)
+    typo = next(i for i, line in enumerate(out) if line.endswith("xyz"))
+    assert out[typo + 1].startswith("Sorry: ") and out[typo + 1].endswith("Enter lists them again.")
+    assert out[typo + 2].endswith("1"), out[typo:typo + 3]  # the prompt again, no menu between
+    numbers = [int(n) for n in re.findall(r"Turn (\d+) - ", text)]
+    assert numbers and sorted(set(numbers)) == list(range(1, max(numbers) + 1)), numbers  # no turn skipped
+    assert re.search(r"^Turn \d+ - Box draws from the stock", text, re.M), text

@@ -8,6 +8,7 @@ An installed wheel carries the configs as ``gin3_training/configs/`` (``setup.py
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,9 @@ def resolve_config_path(spec: str, folder: Path = CONFIG_DIR, kind: str = "confi
         if rest and (CONFIG_DIR.joinpath(*rest)).is_file():
             return CONFIG_DIR.joinpath(*rest)
     names = sorted(p.stem for p in folder.glob("*.yaml"))
-    raise FileNotFoundError(f"no {kind} file {spec!r} (shipped {kind}s: {', '.join(names)})")
+    close = difflib.get_close_matches(spec, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise FileNotFoundError(f"no {kind} file {spec!r} (shipped {kind}s: {', '.join(names)}){hint}")
 
 
 def read_config(
@@ -102,11 +105,8 @@ def pipeline_of_config(spec: str) -> str:
 
     try:
         path = resolve_config_path(spec)
-    except FileNotFoundError as exc:
-        import difflib
-
-        close = difflib.get_close_matches(spec, sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")), n=1)
-        raise ValueError(f"{exc}{f'; did you mean {close[0]!r}?' if close else ''}") from None
+    except FileNotFoundError as exc:  # its message has the near miss (resolve_config_path)
+        raise ValueError(str(exc)) from None
     data = parse_yaml(read_regular_file(path, "config", MAX_CONFIG_BYTES), path)
     pipeline = data.get("pipeline", "ppo") if isinstance(data, dict) else "ppo"
     return str(pipeline)

@@ -117,3 +117,24 @@ def option_overrides(args: argparse.Namespace, record: type) -> dict[str, Any]:
             reason = " ".join(str(exc).split())
             raise ValueError(f"{flag_name(f.name)} {raw!r}: not a YAML value ({reason})") from None
     return out
+
+
+BACKENDS = ("sb3", "rllib")
+
+
+def add_backend_flag(parser: argparse.ArgumentParser) -> None:
+    """``gin3 train``'s ``--backend {sb3,rllib}``: the ``gin3`` command hands ``rllib`` to the RLlib trainer before
+    a door parses it, so a door's help lists both, honestly (:func:`other_backend` covers a direct call)."""
+    parser.add_argument("--backend", choices=BACKENDS, default="sb3",
+                        help="sb3: this trainer (default); rllib: Ray RLlib instead (the 'rllib' extra, in a virtual "
+                        "environment of its own; gin3 train --backend rllib --help lists its flags)")
+
+
+def other_backend(args: argparse.Namespace, argv: list[str]) -> int | None:
+    """The exit status of ``gin3 train ARGV`` where ``--backend`` names another trainer than this door's (a door
+    called directly, not through the ``gin3`` command); None for ``sb3``."""
+    if args.backend == "sb3":
+        return None
+    from gin3_env.cli import main as gin3_main
+
+    return gin3_main(["train", *argv])

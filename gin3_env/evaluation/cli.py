@@ -58,6 +58,9 @@ class Evaluation:
         return "\n\n".join(r.to_text() for r in self.reports)
 
 
+DEFAULT_MATCHES = 60
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="gin3 evaluate",
@@ -74,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"policy B (same choices), or {OPPONENT_NAME} for OpenSpiel's simple gin bot",
     )
     parser.add_argument("--hands", type=int, default=500, help="deals to play, each twice (default 500)")
-    parser.add_argument("--matches", type=int, default=60, help="matches to play (default 60; 0: none)")
+    parser.add_argument("--matches", type=int, default=None,
+                        help=f"matches to play (default {DEFAULT_MATCHES}; 0: none); --hands 0 --matches N plays only "
+                        "matches")
     parser.add_argument("--seed", type=int, default=0, help="seed of the decks and random policies (default 0)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     parser.add_argument(
@@ -152,8 +157,14 @@ def _labelled(report: Report, a: str, b: str | None) -> Report:
 def check_args(args: argparse.Namespace) -> Rules | None:
     """Every refusal of ``gin3 evaluate`` that its flags alone decide, before anything is loaded or played:
     a ``ValueError`` (or ``ImportError`` for a missing extra) naming the flag; returns the rules."""
-    if args.hands < 0 or args.matches < 0:
-        raise ValueError("--hands and --matches must be >= 0")
+    if args.hands < 0:
+        raise ValueError(f"--hands must be >= 1, got {args.hands}")
+    if args.hands == 0 and args.matches is None:  # only matches: asked for in so many words
+        raise ValueError("--hands must be >= 1, got 0 (to play only matches, give --hands 0 --matches N)")
+    if args.matches is None:
+        args.matches = DEFAULT_MATCHES
+    if args.matches < 0:
+        raise ValueError(f"--matches must be >= 0, got {args.matches}")
     if args.hands == 0 and args.matches == 0:
         raise ValueError("nothing to play: --hands and --matches are both 0")
     if args.b is None and not args.vs_openspiel:
@@ -182,9 +193,9 @@ def check_args(args: argparse.Namespace) -> Rules | None:
                                      f"({source}); an input is never overwritten, give another folder")
     if args.json:  # never one of the files played (a gate or model file): an input is never an output
         check_output_file(args.json, "--json", inputs=inputs)
-    for spec in (args.a, args.b):  # every spec refused before any is loaded (loading a model takes seconds)
+    for spec, also in ((args.a, ()), (args.b, (OPPONENT_NAME,))):  # every spec refused before any is loaded
         if spec is not None and spec != OPPONENT_NAME:
-            check_policy_spec(spec)
+            check_policy_spec(spec, also)
     if vs_openspiel:
         from ..interop.openspiel import import_pyspiel
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .stats import MeanCI, mean_ci, signed
+from .stats import MeanCI, mean_ci, signed, too_few_note
 
 OUTCOMES = ("gin", "knock", "undercut")
 # The text report's notes on keys that do not say who did what to whom (a_undercut: A scored by undercutting).
@@ -125,8 +125,10 @@ class HandsReport:
         ]
         for name, ci in rows:
             lines.append(
-                f"{name:<{width}}  {signed(ci.mean):>7}  [{signed(ci.low):>7}, {signed(ci.high):>7}]  {ci.n:>6}"
+                f"{name:<{width}}  {signed(ci.mean):>7}  {ci.interval(width=7)}  {ci.n:>6}"
             )
+        if not all(ci.stated for _, ci in rows):
+            lines.append(too_few_note(self.n_deals))
         w = self.wins
         lines.append(f"hands won: A {w['a']}, B {w['b']}, none {w['none']}; mean turns {self.mean_turns:.1f}")
         lines.append("outcomes: " + ", ".join(f"{k} {v}{OUTCOME_NOTES.get(k, '')}" for k, v in self.outcomes.items()))

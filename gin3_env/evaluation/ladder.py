@@ -45,7 +45,7 @@ from .cli import add_rules_flag, parse_rules
 from .exploit import DEFAULT_SEARCH, ExploitReport, can_exploit, check_exploit_search, exploit, rules_note
 from .hands import evaluate_hands
 from .hands_report import HandsReport
-from .stats import signed
+from .stats import MIN_INTERVAL_N, signed, too_few_note
 from .util import run_command
 from .vs_openspiel import OPPONENT_NAME
 
@@ -152,13 +152,15 @@ class Ladder:
         for p in self.pairs:
             ci = p.report.overall
             lines.append(f"{p.a:<{wa}}  {p.b:<{wb}}  {p.game:<19}  {p.deals:>6}  {signed(ci.mean):>10}  "
-                         f"[{signed(ci.low):>7}, {signed(ci.high):>7}]")
+                         f"{ci.interval(width=7)}")
         notes = []
         if any(is_search(p.a) or is_search(p.b) for p in self.pairs):
             notes.append(f"pairs with search play the first {self.search_hands} of the deals (--search-hands)")
         if any(p.game == OPENSPIEL_GAME for p in self.pairs):
             notes.append(f"pairs with {OPPONENT_NAME} play OpenSpiel's two-player gin_rummy (knock 10, gin 25, "
                          "undercut 10) on the same deck orders, not this package's game")
+        if not all(p.report.overall.stated for p in self.pairs):
+            notes.append(too_few_note(min(p.deals for p in self.pairs)))
         lines += [f"note: {n}" for n in notes]
         width = max(len(n) for n in self.players)
         cell = max(9, width)
@@ -175,14 +177,15 @@ class Ladder:
             lines.append(f"{'':<{width + 4}}  {'':>7}  {'':<{len('over 0 pairs')}}  exploitability >= (95% interval)")
         for rank, (name, mean, k) in enumerate(self.standing(), start=1):
             bound = bounds.get(name)
-            extra = "" if bound is None else f"  {signed(bound.bound.mean):>7} [{signed(bound.bound.low)}, " \
-                                             f"{signed(bound.bound.high)}]"
+            extra = "" if bound is None else f"  {signed(bound.bound.mean):>7} {bound.bound.interval()}"
             lines.append(f"{rank:>2}. {name:<{width}}  {signed(mean):>7}  over {k} pairs{extra}")
         if bounds:
             search = next(iter(bounds.values())).search
             lines.append(f"exploitability: a lower bound in points per hand over {self.exploit_hands} deals, "
                          f"each in both seats (gin3 exploit PLAYER --hands {self.exploit_hands} --seed {self.seed} "
                          f"--search {search}; docs/exploitability.md)")
+            if self.exploit_hands < MIN_INTERVAL_N:
+                lines.append(f"exploitability: {too_few_note(self.exploit_hands)}")
         return "\n".join(lines)
 
 
@@ -206,7 +209,7 @@ def check_roster(players: Sequence[str]) -> None:
 
             import_pyspiel()
         else:
-            check_policy_spec(spec)
+            check_policy_spec(spec, (OPPONENT_NAME,))
 
 
 def left_out(players: Sequence[str]) -> dict[str, str]:

@@ -23,7 +23,7 @@ from ..engine.match import NUM_SEATS, MatchState
 from ..engine.rules import Rules
 from ..game.driver import run_match
 from ..game.policy import Policy, check_plays_rules, policy_name
-from .stats import MeanCI, RateCI, mean_ci, signed, wilson_ci
+from .stats import MeanCI, RateCI, mean_ci, signed, too_few_note, wilson_ci
 from .util import progress_bar
 
 DEFAULT_MAX_HANDS = 1000
@@ -89,10 +89,9 @@ class MatchesReport:
                 f"{'':<22}  {'value':>7}  {'95% CI':>18}",
                 f"{'A match win rate':<22}  {w.rate:>7.3f}  [{w.low:7.3f}, {w.high:7.3f}]"
                 f"   ({w.successes}/{w.n}; {self.even_rate:.3f} = even)",
-                f"{'A final total':<22}  {unsigned(self.a_score.mean):>7}"
-                f"  [{unsigned(self.a_score.low):>7}, {unsigned(self.a_score.high):>7}]",
-                f"{'B final total':<22}  {unsigned(self.b_score.mean):>7}"
-                f"  [{unsigned(self.b_score.low):>7}, {unsigned(self.b_score.high):>7}]",
+                f"{'A final total':<22}  {unsigned(self.a_score.mean):>7}  {self.a_score.interval(unsigned, 7)}",
+                f"{'B final total':<22}  {unsigned(self.b_score.mean):>7}  {self.b_score.interval(unsigned, 7)}",
+                *([] if self.a_score.stated else [too_few_note(self.n_matches, "matches")]),
                 f"mean hands per match {self.mean_hands:.1f}; unfinished {self.unfinished}",
                 f"({self.seconds:.1f} s)",
             ]

@@ -25,9 +25,9 @@ can type it by its first value). ``tests/test_twins.py`` checks that no kernel p
 The first use on a fresh install (or after an upgrade) compiles the kernels it needs, tens of seconds
 that would otherwise pass in silence. A kernel of this package that numba compiles (a cache miss,
 not a load from the cache) makes :class:`CompileNote` say so once per process on stderr,
-"compiling the kernels, once, about N s", where stderr is a terminal (a person waiting: the
-``gin3`` commands, a Python prompt) or :data:`NOTE_ENV` is ``1`` (``0`` silences it); later runs
-load the kernels from the cache and say nothing.
+"compiling the batched core (first run, about a minute)...", on a terminal or not: a run logged
+to a file or a pipe would otherwise start with a minute or two of silence. :data:`NOTE_ENV` ``0``
+silences it; later runs load the kernels from the cache and say nothing.
 """
 
 from __future__ import annotations
@@ -98,9 +98,10 @@ def _warn_once(exc: RuntimeError) -> None:
     )
 
 
-NOTE_ENV = "GIN3_COMPILE_NOTE"  # "1": say when the kernels compile, also off a terminal; "0": never
+NOTE_ENV = "GIN3_COMPILE_NOTE"  # "0": never say when the kernels compile (by default: once, on a terminal or not)
 # the cold compile of the kernels a command needs, measured on the 2-core development machine: 19 to 59 s
-COLD_COMPILE_SECONDS = (20, 60)
+COMPILE_NOTE_TEXT = ("gin3: compiling the batched core (first run, about a minute; later runs load it from numba's "
+                     "cache)...")
 
 
 class CompileNote(numba_event.Listener):
@@ -116,23 +117,13 @@ class CompileNote(numba_event.Listener):
         module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
         if not module.startswith(__package__ or "gin3_env"):
             return
-        wanted = os.environ.get(NOTE_ENV)
-        if wanted == "0" or (wanted != "1" and not _stderr_is_terminal()):
+        if os.environ.get(NOTE_ENV) == "0" or sys.stderr is None:
             return
         self.said = True
-        low, high = COLD_COMPILE_SECONDS
-        print(f"gin3: compiling the kernels, once, about {low} to {high} s (later runs load them from numba's "
-              "cache)", file=sys.stderr, flush=True)
+        print(COMPILE_NOTE_TEXT, file=sys.stderr, flush=True)
 
     def on_end(self, event: Any) -> None:
         pass
-
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 COMPILE_NOTE = CompileNote()

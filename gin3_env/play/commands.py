@@ -16,7 +16,6 @@ from ..engine.match import MatchState, Roles, draw_roles
 from ..engine.rules import Rules
 from ..files import check_output_file, read_json, save_json
 from ..game.policy import Policy
-from ..render import says
 from ..signals import exit_code
 from .console import Console, Quit, play_hand, play_match
 from .replay import MAX_LOG_BYTES, load_log, replay_log
@@ -130,8 +129,7 @@ def role_draw_text(roles: Roles, draws: list[list[int]], seat_names: list[str], 
         def who(seat: int) -> str:
             return f"{seat_names[seat]} ({card_str(last[seat], symbols)})"
 
-        lines.append(f"So {who(roles.box)} in the box, {who(roles.captain)} captain, "
-                     f"{says(who(roles.sitter), 'sits out')}.")
+        lines.append(f"So {who(roles.box)} in the box, {who(roles.captain)} captain, {who(roles.sitter)} sitter.")
     return lines
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..engine.actions import DISCARD_BASE, PASS
 from ..engine.hand import BOX, TEAM, HandState
 from ..engine.match import MatchState, Roles
+from ..engine.phases import Phase
 from ..engine.result import HandResult
 from ..game.driver import run_hand, run_match
 from ..game.policy import Policy
@@ -77,7 +78,9 @@ def person_turn(
     names: tuple[str, str],
     seat_names: list[str] | None = None,
 ) -> int:
-    """Show the table from the person's side and read a legal move; repeat the list on bad input.
+    """Show the table from the person's side and read a legal move. A move not understood or not legal is
+    one line of refusal, then the prompt again (an empty line shows the table and the moves again; help,
+    the help and the moves).
 
     With only one legal move (drawing from the stock when the discard may not be taken) nothing is
     asked: the table is shown with a line that says the move is played for the person."""
@@ -107,8 +110,15 @@ def person_turn(
         try:
             return parse_move(line, state)
         except ValueError as exc:
-            io.say(f"Sorry: {exc}.")
-            io.say(moves)
+            io.say(f"Sorry: {exc}. Moves 1 to {len(legal)}; Enter lists them again.")
+
+
+def turn_numbered(before: HandState, text: str) -> str:
+    """``"Turn 2 - Box draws from the stock"``: a move of the other side that starts a turn carries the
+    turn's number, as the person's own turns do in the table's heading, so the numbers count every turn."""
+    if before.phase is Phase.DRAW:
+        return f"Turn {before.turns + 1} - {text}"
+    return text
 
 
 def play_hand(
@@ -124,7 +134,8 @@ def play_hand(
 
     def said(before: HandState, action: int) -> None:
         p = before.player
-        io.say(describe_action(before, action, names[p], reveal=p == person, symbols=io.symbols))
+        text = describe_action(before, action, names[p], reveal=p == person, symbols=io.symbols)
+        io.say(text if p == person else turn_numbered(before, text))
 
     while not state.is_over:
         run_hand(state, seats, on_move=said)
@@ -145,14 +156,13 @@ def _hand_names(roles: Roles, seat_names: list[str]) -> tuple[str, str]:
 
 def _roles_text(roles: Roles, seat_names: list[str]) -> str:
     return (
-        f"{seat_names[roles.box]} in the box, {seat_names[roles.captain]} captain, "
-        f"{says(seat_names[roles.sitter], 'sits out')}"
+        f"{seat_names[roles.box]} in the box, {seat_names[roles.captain]} captain, {seat_names[roles.sitter]} sitter"
     )
 
 
 def _ask_sitter_mode(io: Console) -> bool:
     """True to watch move by move, False for a summary."""
-    io.say("You sit out this hand: the captain plays for your team (you see the captain's cards).")
+    io.say("You are the sitter this hand: the captain plays for your team (you see the captain's cards).")
     answer = io.pause("[Enter] watch move by move, s shows just a summary, q quits: ")
     watching = answer not in ("s", "summary")
     if not watching:
@@ -186,7 +196,8 @@ def _play_match_hand(
             style = {"symbols": io.symbols, "color": io.color}
             io.say(render_table(hand, TEAM, roles=roles, scores=scores, names=names, seat_names=seat_names, **style))
         reveal = seat == person or (role == "sitter" and p == TEAM)  # your own draw, or your captain's
-        io.say(describe_action(hand, action, names[p], reveal=reveal, symbols=io.symbols))
+        text = describe_action(hand, action, names[p], reveal=reveal, symbols=io.symbols)
+        io.say(text if reveal else turn_numbered(hand, text))  # where revealed, a table above gave the turn
         ends_turn = action == PASS or action >= DISCARD_BASE
         if role == "sitter" and watching and ends_turn:
             answer = io.pause("[Enter] next move, s skips to the end, q quits: ")

@@ -218,8 +218,8 @@ class GatedModel:
             raise ValueError(f"{where} must be a JSON object, got {type(data).__name__}")
         fmt = data.get("format")
         if fmt != GATES_FORMAT:
-            raise ValueError(f"{where} is not a gated player's model (format {fmt!r:.60}, expected "
-                             f"{GATES_FORMAT!r})")
+            said = "it names no format" if fmt is None else f"format {fmt!r:.60}"
+            raise ValueError(f"{where} is not a gated player's model ({said}, expected {GATES_FORMAT!r})")
         if data.get("version") != GATES_VERSION:
             raise ValueError(f"{where} has version {data.get('version')!r:.60}; this package reads {GATES_VERSION}")
         heur = data.get("heuristic", {})

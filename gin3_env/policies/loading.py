@@ -64,7 +64,7 @@ torch is imported only when a model or an ``rllib:`` checkpoint is loaded,
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -137,11 +137,12 @@ def policy_spec_help() -> str:
     )
 
 
-def unknown_policy(spec: str) -> ValueError:
-    """The one-line refusal of a spec that names nothing, with the closest name ("did you mean")."""
+def unknown_policy(spec: str, also: Sequence[str] = ()) -> ValueError:
+    """The one-line refusal of a spec that names nothing, with the closest name ("did you mean"); ``also``:
+    the names the command accepts besides the players (``openspiel-simple`` for an opponent)."""
     import difflib
 
-    names = list(dict.fromkeys([*PLAYERS, *BUILTIN_SPECS]))
+    names = list(dict.fromkeys([*PLAYERS, *BUILTIN_SPECS, *also]))
     close = difflib.get_close_matches(spec, names, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return ValueError(

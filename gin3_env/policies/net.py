@@ -162,7 +162,8 @@ def net_from_npz(data: Any, where: str = "the file") -> ActionNet:
         raise ValueError(f"{where}'s meta is not read: {exc.reason}") from None
     if not isinstance(meta, dict) or meta.get("format") != NET_FORMAT:
         got = meta.get("format") if isinstance(meta, dict) else None
-        raise ValueError(f"{where} is not an action network (format {got!r}, expected {NET_FORMAT!r})")
+        said = "it names no format" if got is None else f"format {got!r:.60}"
+        raise ValueError(f"{where} is not an action network ({said}, expected {NET_FORMAT!r})")
     if meta.get("version") != NET_VERSION:
         raise ValueError(f"{where} has version {meta.get('version')!r}; this package reads {NET_VERSION}")
     for key, names_ in (("state_features", STATE_FEATURES), ("action_features", ACTION_FEATURES)):

@@ -12,6 +12,7 @@ model file or checkpoint folder a ``FileNotFoundError``, a damaged model file a
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from .loading import (
@@ -27,8 +28,9 @@ from .loading import (
 __all__ = ["check_policy_spec", "policy_spec_files"]
 
 
-def check_policy_spec(spec: str) -> None:
-    """Refuse ``spec`` now, as :func:`~gin3_env.policies.load_policy` would later (see the module doc)."""
+def check_policy_spec(spec: str, also: Sequence[str] = ()) -> None:
+    """Refuse ``spec`` now, as :func:`~gin3_env.policies.load_policy` would later (see the module doc);
+    ``also``: the other names the command accepts there, offered with the players in a refusal."""
     if spec.startswith(RLLIB_PREFIX):
         folder = Path(spec[len(RLLIB_PREFIX) :])
         if not folder.exists():
@@ -59,7 +61,7 @@ def check_policy_spec(spec: str) -> None:
     if spec.endswith(".zip") or os.sep in spec or Path(spec).exists():
         check_model_file(spec, "policy model file", weights=False)
         return
-    raise unknown_policy(spec)
+    raise unknown_policy(spec, also)
 
 
 def policy_spec_files(spec: str) -> list[str]:

@@ -39,7 +39,7 @@ class Step:
 
     state: HandState
     hand_number: int  # 1-based; 1 for a hand log
-    heading: str  # "" in a hand log; "Hand 2: Seat 1 in the box, Seat 0 captain, Seat 2 sits out" in a match
+    heading: str  # "" in a hand log; "Hand 2: Seat 1 in the box, Seat 0 captain, Seat 2 sitter" in a match
     names: tuple[str, str]
     move: str | None  # "#3: Box discards 7♠" (None before the first move)
     roles: Roles | None = None
@@ -173,7 +173,7 @@ def log_steps(data: Mapping[str, Any]) -> list[Step]:
             raise ValueError(f"{where}: 'roles': {exc}") from None
         heading = (
             f"Hand {number}: {seat_names[roles.box]} in the box, {seat_names[roles.captain]} captain, "
-            f"{seat_names[roles.sitter]} sits out"
+            f"{seat_names[roles.sitter]} sitter"
         )
         hand = _hand_steps(
             entry["log"], number=number, heading=heading, roles=roles, scores=scores, where=where,

@@ -14,7 +14,7 @@ from typing import Any
 from gin3_env.argparsing import OneLineErrorParser
 from gin3_training.configs import read_config
 from gin3_training.distill.config import DistillConfig
-from gin3_training.options import add_option_flags, option_overrides
+from gin3_training.options import add_backend_flag, add_option_flags, option_overrides, other_backend
 from gin3_training.run.folder import numbered_run_name
 
 DEFAULT_CONFIG = "quick"
@@ -43,10 +43,12 @@ def main(argv: list[str] | None = None) -> int:
         "distill); the PPO configs (ppo_quick, default, selfplay, gpu) train MaskablePPO instead.",
     )
     parser.add_argument("--config", default=None, help=f"config name or YAML path (default: {DEFAULT_CONFIG})")
-    parser.add_argument("--backend", choices=["sb3"], default="sb3",
-                        help="sb3: this trainer (default); `gin3 train --backend rllib` trains with Ray RLlib instead")
+    add_backend_flag(parser)
     add_option_flags(parser, DistillConfig)
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
+    if (status := other_backend(args, argv)) is not None:
+        return status
     try:
         overrides = option_overrides(args, DistillConfig)
         cfg = load_distill_config(args.config, overrides)

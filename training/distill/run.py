@@ -44,33 +44,46 @@ def shard_seed(seed: int, r: int, i: int) -> int:
 
 
 class Progress:
-    """One line per step with the time spent and an estimate of the time left (from the rates so far)."""
+    """One line per step with the time spent and an estimate of the time left, from the rates measured in this
+    run. A rate counts once a sample of at least :attr:`MIN_SAMPLE_SECONDS` of its work is timed (the first
+    seconds of a fit or of a round's play hold thread start-up and compiling, and made the estimate jump: 12.7
+    and 99.6 minutes at the start of fits that took 1 to 2); until each rate the estimate needs is measured,
+    the line says "estimating time left" instead of a figure."""
+
+    MIN_SAMPLE_SECONDS = 5.0
 
     def __init__(self, cfg: DistillConfig, done_rounds: int) -> None:
         self.cfg = cfg
         self.start = time.monotonic()
-        self.rates = {"gen": 4000.0, "fit": 12000.0}  # decisions/s and decision-passes/s before any is measured
+        self.rates: dict[str, float] = {}  # decisions/s ("gen") and decision-passes/s ("fit"), once measured
         self.done_rounds = done_rounds
         self.last = 0.0
 
     def measured(self, kind: str, work: float, seconds: float) -> None:
-        if seconds > 0.5:
+        if seconds >= self.MIN_SAMPLE_SECONDS and work > 0:
             self.rates[kind] = work / seconds
 
-    def left(self, r: int, gen_left: float, fit_frac_left: float) -> float:
+    def left(self, r: int, gen_left: float, fit_frac_left: float) -> float | None:
+        """Seconds left, or None while a rate it needs is not measured yet."""
         cfg = self.cfg
         gathered = sum(cfg.round_decisions(k) for k in range(r + 1))
-        secs = gen_left / self.rates["gen"] + fit_frac_left * cfg.epochs * gathered / self.rates["fit"]
+        needs_gen = gen_left > 0 or r < cfg.dagger_rounds
+        needs_fit = fit_frac_left > 0 or r < cfg.dagger_rounds
+        if (needs_gen and "gen" not in self.rates) or (needs_fit and "fit" not in self.rates):
+            return None
+        gen, fit = self.rates.get("gen", 1.0), self.rates.get("fit", 1.0)
+        secs = max(0.0, gen_left) / gen + fit_frac_left * cfg.epochs * gathered / fit
         for k in range(r + 1, cfg.dagger_rounds + 1):
             gathered += cfg.round_decisions(k)
-            secs += cfg.round_decisions(k) / self.rates["gen"] + cfg.epochs * gathered / self.rates["fit"]
+            secs += cfg.round_decisions(k) / gen + cfg.epochs * gathered / fit
         return secs + 8.0 * (cfg.final_eval_hands + cfg.choice_deals * (cfg.dagger_rounds + 1 - r)) / 1000
 
-    def say(self, text: str, left: float, force: bool = False) -> None:
+    def say(self, text: str, left: float | None, force: bool = False) -> None:
         now = time.monotonic()
         if force or now - self.last > 10.0:
             self.last = now
-            print(f"[{(now - self.start) / 60:5.1f} min, about {max(0.0, left) / 60:.1f} min left] {text}", flush=True)
+            when = "estimating time left" if left is None else f"about {max(0.0, left) / 60:.1f} min left"
+            print(f"[{(now - self.start) / 60:5.1f} min, {when}] {text}", flush=True)
 
 
 def versus(net: ActionNet, other: str, deals: int, seed: int, name: str = "net") -> Any:

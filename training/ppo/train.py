@@ -40,6 +40,7 @@ from gin3_env.policies.model_fields import ModelFileError
 from gin3_env.policies.model_file import ModelFile, add_trust_flag, load_sb3_model, read_model_file, trust_from_args
 from gin3_env.policies.sb3_network import CardAwarePolicy
 from gin3_env.signals import Interrupted
+from gin3_training.options import add_backend_flag, other_backend
 from gin3_training.ppo.config import QUICK_CONFIG, TrainConfig, add_flags, flag_overrides, load_config
 from gin3_training.ppo.envs import make_vec_env, rollout_steps
 from gin3_training.ppo.imitation import behaviour_clone
@@ -338,12 +339,13 @@ def main(argv: list[str] | None = None) -> int:
         "distil the network player net instead (gin3 train --config quick --help).",
     )
     parser.add_argument("--config", default=QUICK_CONFIG, help=f"config name or YAML path (default: {QUICK_CONFIG})")
-    parser.add_argument("--backend", choices=["sb3"], default="sb3",
-                        help="sb3: this trainer (default); `gin3 train --backend rllib` trains with Ray RLlib "
-                        "instead (see its --help)")
+    add_backend_flag(parser)
     add_flags(parser)
     add_trust_flag(parser)
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    if (status := other_backend(args, argv)) is not None:
+        return status
     trust_from_args(args)
     try:
         overrides = flag_overrides(args)
