@@ -21,7 +21,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,21 +28,26 @@ import numpy as np
 from ..engine.rules import Rules
 from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
 from ..observation.layout import OBS_SIZE
+from .shipped import GATE_MODEL
 
 __all__ = ["OpponentModel", "check_spec", "heuristic_model", "load_rollout_gate", "opponent_model", "set_spec_tools"]
 
 SHIPPED_GATE = "trained"  # the deprecated rollout_gate's name of the shipped gated player (the trained player's file)
-# the file of the "trained" player (loading.GATE_MODEL; not imported from there: loading imports the search)
-SHIPPED_GATE_FILE = Path(__file__).resolve().parent.parent / "models" / "gated.json"
+SHIPPED_GATE_FILE = GATE_MODEL  # the gate file of the "trained" player (its registry row's model file)
 
 # how a spec becomes a policy object and how one is checked without loading it: installed by the package
 # (gin3_env.policies: load_policy and check_policy_spec), which imports this module, not the other way round
 _tools: dict[str, Callable[..., Any]] = {}
 
 
-def set_spec_tools(load: Callable[..., Any], check: Callable[[str], None]) -> None:
-    """Install the spec loader (``load(spec, seed=...)``) and checker the search's options resolve through."""
+def set_spec_tools(load: Callable[..., Any], check: Callable[[str], None],
+                   find: Callable[[str], Any] | None = None) -> None:
+    """Install the spec loader (``load(spec, seed=...)``) and checker the search's options resolve through, and
+    the registry's row lookup (``find(spec)``: :func:`~gin3_env.policies.registry.find_row`), whose row names a
+    spec's batched form."""
     _tools["load"], _tools["check"] = load, check
+    if find is not None:
+        _tools["find"] = find
 
 
 def check_spec(spec: str) -> None:
@@ -147,12 +151,28 @@ def opponent_model(policy: Any, seed: int | None = 0, rules: Rules | None = None
 
     if isinstance(policy, OpponentModel):
         return policy
-    if isinstance(policy, str):
+    if isinstance(policy, str):  # the batched form its registry row names, of the player loaded for the rules
         load = _tools.get("load")
         if load is None:
             raise ValueError(f"no policy loader is installed to load {policy!r}: import gin3_env.policies first")
-        seeded = policy == "random" or policy.startswith("search")
-        policy = load(policy, seed=seed, rules=rules) if seeded else load(policy, rules=rules)
+        find = _tools.get("find")
+        row = find(policy) if find is not None else None
+        seeded = row is not None and row.seeded
+        spec, policy = policy, load(policy, seed=seed, rules=rules) if seeded else load(policy, rules=rules)
+        form = row.batched if row is not None else None
+        if form == "random":  # its own draws, not the player's generator
+            return _random(np.random.default_rng(seed))
+        if form == "heuristic":
+            return _heuristic(policy.config)
+        if form == "model":
+            return _model(policy)
+        if form == "blueprint":
+            return policy.blueprint_model()
+        if form == "rows":
+            if isinstance(policy, GatedPolicy):
+                return _gated(policy)
+            return OpponentModel(str(getattr(policy, "name", spec)), policy.act_batch)
+        raise ValueError(f"{spec!r} has no batched form: it cannot be a belief's opponent model")
     if type(policy) is HeuristicPolicy:
         return _heuristic(policy.config)
     if isinstance(policy, GatedPolicy):
