@@ -113,7 +113,7 @@ class SearchConfig:
     # model; "kernel": always the heuristic's kernel model (the belief before opponent models)
     opponent: str | None = None
     # any player with a batched form as the blueprint (playouts and default move; None: the heuristic): compiled
-    # where it is the heuristic or a gated player ("trained", a gated model file), else played in Python over the
+    # where it is the heuristic or a gated player ("trained", a gate file), else played in Python over the
     # batched core (policies.policy_rollouts)
     rollout_policy: str | None = None
     # the search's own player in its playouts and its default move, where it differs from the opponent's
@@ -143,7 +143,7 @@ class SearchConfig:
         """The deprecated ``rollout_gate`` becomes ``rollout_policy`` (the same gated player), with a warning."""
         gate = self.rollout_gate
         if not isinstance(gate, str) or not gate:
-            raise ValueError(f"search option rollout_gate must be 'trained', a gated model file's path or None, "
+            raise ValueError(f"search option rollout_gate must be 'trained', a gate file's path or None, "
                              f"got {gate!r}")
         if self.rollout_policy is not None:
             raise ValueError("search options rollout_gate and rollout_policy both name the blueprint: give one "
@@ -196,7 +196,7 @@ def parse_options(text: str) -> dict[str, Any]:
                 out[key] = value
             else:
                 raise ValueError(f"search option rollout_gate (deprecated: rollout_policy) must be {SHIPPED_GATE!r} "
-                                 f"(the shipped gated player), none or a gated model file's path; {value!r} is none "
+                                 f"(the shipped gated player), none or a gate file's path; {value!r} is none "
                                  "of these")
         else:
             try:
@@ -237,7 +237,7 @@ class SearchPolicy:
         self.config = config
         self.rules = rules or Rules()
         self.rng = np.random.default_rng(seed)
-        self.heuristic = HeuristicPolicy(knock_limit=self.rules.knock_limit)
+        self.heuristic = HeuristicPolicy(rules=self.rules)
         # a blueprint named by rollout_policy (None: the heuristic): compiled where it is the heuristic or a gated
         # player, whose GatedModel the playouts and the default move play
         self.blueprint: OpponentModel | None = None
