@@ -79,8 +79,8 @@ def test_the_rules_knock_limit_reaches_the_player(tmp_path: Path) -> None:
     tiny_net().save(path)
     assert load_policy(str(path), rules=Rules(knock_limit=4)).knock_limit == 4
     assert load_policy(str(path)).knock_limit == Rules().knock_limit
-    with pytest.raises(ValueError, match="knock_limit"):
-        NetPolicy(tiny_net(), knock_limit=-1)
+    with pytest.raises(ValueError, match="rules must be a Rules"):
+        NetPolicy(tiny_net(), rules=-1)  # type: ignore[arg-type]
 
 
 def test_a_model_file_round_trips(tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ def test_a_player_loaded_for_a_knock_limit_plays_as_one_built_for_it_and_not_as_
     direct = {
         "heuristic": lambda r: HeuristicPolicy(knock_limit=r.knock_limit),
         "trained": lambda r: GatedPolicy(load_gate(GATE_MODEL), name="trained", rules=r),
-        "net": lambda r: NetPolicy(load_net(NET_MODEL), name="net", knock_limit=r.knock_limit),
+        "net": lambda r: NetPolicy(load_net(NET_MODEL), name="net", rules=r),
     }[spec]
     seen = _observations(0)
     if spec == "heuristic":  # one by one (slow): the first 300 decisions and those where its twin's moves differ

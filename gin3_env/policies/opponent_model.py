@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.rules import Rules
-from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
+from ..kernels.heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from ..observation.layout import OBS_SIZE
 from .shipped import GATE_MODEL
 
@@ -192,4 +192,4 @@ def opponent_model(policy: Any, seed: int | None = 0, rules: Rules | None = None
 def heuristic_model(rules: Rules | None = None) -> OpponentModel:
     """The heuristic as a batched player at the knock limit of the game's ``rules`` (None: the default rules):
     a search's blueprint where its ``rollout_policy`` names none."""
-    return _heuristic(HeuristicConfig(knock_limit=(rules or Rules()).knock_limit))
+    return _heuristic(heuristic_config(rules=rules or Rules()))

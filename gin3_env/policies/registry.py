@@ -153,13 +153,7 @@ def _load_heuristic(spec: str, rules: Rules | None, kwargs: dict[str, Any]) -> A
     """The heuristic at the game's knock limit (a ``knock_limit=`` keyword other than the rules' is refused)."""
     from .heuristic import HeuristicPolicy
 
-    if rules is None:
-        return HeuristicPolicy(**kwargs)
-    limit = kwargs.pop("knock_limit", rules.knock_limit)
-    if limit != rules.knock_limit:
-        raise ValueError(f"the player 'heuristic' was given knock_limit={limit!r} but the game's rules have "
-                         f"knock_limit {rules.knock_limit}: give the rules alone")
-    return HeuristicPolicy(**kwargs, knock_limit=rules.knock_limit)
+    return HeuristicPolicy(rules=rules, **kwargs)
 
 
 def _search_options(spec: str) -> str | None:

@@ -76,6 +76,13 @@ class HeuristicBatch:
     def from_policy(cls, policy: HeuristicPolicy) -> HeuristicBatch:
         return cls(replace(policy.config))
 
+    rules_read = HeuristicPolicy.rules_read
+
+    @property
+    def rules(self) -> Rules:
+        """The rules this player was built for (as :attr:`HeuristicPolicy.rules`: the knock limit is the one read)."""
+        return self.scalar.rules
+
     @property
     def knock_limit(self) -> int:
         """The game's knock limit this player was built for (as :attr:`HeuristicPolicy.knock_limit`)."""
