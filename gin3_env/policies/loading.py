@@ -82,8 +82,8 @@ def _spec_forms() -> str:
 def policy_spec_help() -> str:
     """The policy specs every command accepts, in one line (their ``--help`` uses it): the registry's rows."""
     players = "; ".join(f"{name}: {sentence}" for name, sentence in player_sentences().items())
-    options = ", ".join(f"{row.name}:k=v,..." for row in PLAYER_ROWS.values() if row.match == "options")
-    with_options = f" (with options: {options})" if options else ""
+    with_options = "".join(f" ({row.name} takes options: {row.name}:k=v,...)" for row in PLAYER_ROWS.values()
+                           if row.match == "options")
     return f"{players}{with_options}; or {_spec_forms()}"
 
 

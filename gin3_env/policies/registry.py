@@ -16,7 +16,7 @@ The shipped players, each with its one sentence (every command's ``--help`` prin
 - ``search``: a decision-time search over deals consistent with what it has seen, weighted by a belief
   about the hidden cards (:class:`~gin3_env.policies.search.SearchPolicy`: ``seed=``, option keywords;
   ``"search:k=v,..."`` with options, e.g. ``"search:samples=16,time_budget=none"``)
-- ``trained``: the heuristic with three learnt gates (knock, draw and discard), model file models/gated.json
+- ``trained``: the heuristic with three learnt gates (knock, draw and discard), gate file models/gated.json
   (:class:`~gin3_env.policies.gated.GatedPolicy`)
 - ``net``: a network acting alone, distilled from trained: it scores each legal move from that move's own
   inputs, model file models/net.npz (:class:`~gin3_env.policies.net.NetPolicy`)
@@ -290,7 +290,7 @@ _ROWS: tuple[PlayerRow, ...] = (
         _load_search, _check_search, _search_files, batched="blueprint", seeded=True, match="options",
     ),
     PlayerRow(
-        "trained", "the heuristic with three learnt gates (knock, draw and discard), model file models/gated.json",
+        "trained", "the heuristic with three learnt gates (knock, draw and discard), gate file models/gated.json",
         KNOCK_LIMIT, _GATED_RULES,
         _load_gated, _check_gate_file, batched="rows", model_file=GATE_MODEL,
     ),
@@ -310,7 +310,7 @@ _ROWS: tuple[PlayerRow, ...] = (
         _load_rllib, _check_rllib, _rllib_files, needs="torch", match="prefix", shipped=False,
     ),
     PlayerRow(
-        ".json", "a gate file (gin3 train-gate)", KNOCK_LIMIT, _GATED_RULES,
+        ".json", "a gate file, as gin3 train-gate writes", KNOCK_LIMIT, _GATED_RULES,
         _load_gated, _check_gate_file, _the_file, batched="rows", match="suffix", shipped=False,
     ),
     PlayerRow(
