@@ -2,7 +2,8 @@
 
 A dummy row, added by monkeypatching :data:`PLAYER_ROWS`, reaches every place that turns a spec into a
 player: ``load_policy`` (built for the game's rules), ``check_policy_spec``, ``policy_spec_files``, the list
-every ``--help`` prints (``gin3 evaluate --help``'s), the refusal of an unknown name, and both batched-form
+every ``--help`` prints (``gin3 evaluate --help``'s), the refusal of an unknown name, ``gin3 ladder``'s default
+roster (with a ``ladder`` place), and both batched-form
 lookups (``gin3_env.vector.as_batch`` and the belief's ``opponent_model``). The docs' player list is not
 generated: ``tests/test_players_described.py`` holds the README and the docs to the rows' sentences.
 """
@@ -80,6 +81,17 @@ def test_a_new_row_is_listed_in_every_help(dummy: list[str]) -> None:
     assert f"first: {SENTENCE}" in policy_spec_help()
     text = re.sub(r"\s+", " ", build_parser().format_help())  # gin3 evaluate --help
     assert f"first: {SENTENCE}" in text
+
+
+def test_a_new_row_with_a_ladder_place_joins_the_ladders_roster(dummy: list[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from gin3_env.evaluation import ladder
+
+    assert "first" not in ladder.default_roster()
+    monkeypatch.setitem(PLAYER_ROWS, "first", replace(PLAYER_ROWS["first"], ladder=0))
+    roster = ladder.default_roster()
+    assert roster.index("first") < roster.index("heuristic") and roster[-1] == "openspiel-simple"
+    assert ",".join(roster) == ladder.build_parser().parse_args([]).players
 
 
 def test_a_new_row_has_its_batched_form(dummy: list[str]) -> None:

@@ -59,6 +59,7 @@ __all__ = [
     "PPO_SIDECAR",
     "PlayerRow",
     "find_row",
+    "ladder_players",
     "model_path",
     "player_sentences",
     "shipped_names",
@@ -106,6 +107,7 @@ class PlayerRow:
     importing no torch. ``files(spec)``: the files the spec names (a command must never write them).
     ``batched``: its batched form (:data:`BATCHED_FORMS`), None where it has none. ``model_file``: the
     shipped file it plays from (None: none, or the spec's own path). ``seeded``: its loader takes ``seed=``.
+    ``ladder``: its place in ``gin3 ladder``'s default roster, weakest first by expectation (None: not in it).
     ``needs``: the optional module it imports to play (``"torch"``), None for none. ``shipped``: a named
     player (listed with its sentence) rather than a kind of file."""
 
@@ -122,6 +124,7 @@ class PlayerRow:
     needs: str | None = None
     match: Match = "name"
     shipped: bool = True
+    ladder: int | None = None
 
     def __post_init__(self) -> None:
         if self.batched is not None and self.batched not in BATCHED_FORMS:
@@ -275,35 +278,35 @@ _ROWS: tuple[PlayerRow, ...] = (
     PlayerRow(
         "random", "a legal move drawn uniformly at random",
         NO_RULES, "reads no rule: the legal mask is all it needs",
-        _load_random, batched="random", seeded=True,
+        _load_random, batched="random", seeded=True, ladder=0,
     ),
     PlayerRow(
         "heuristic", "the rule-based player: takes the discard when it improves the hand, discards to keep deadwood "
                      "low and melds in reach, knocks well",
         KNOCK_LIMIT, "the game's knock_limit (the one rule it reads: it judges a take that lets it knock at once)",
-        _load_heuristic, batched="heuristic",
+        _load_heuristic, batched="heuristic", ladder=1,
     ),
     PlayerRow(
         "search", "a decision-time search over deals consistent with what it has seen, weighted by a belief about "
                   "the hidden cards",
         ALL_RULES, "all of them: its belief, its playouts and its blueprint play the game's rules",
-        _load_search, _check_search, _search_files, batched="blueprint", seeded=True, match="options",
+        _load_search, _check_search, _search_files, batched="blueprint", seeded=True, match="options", ladder=5,
     ),
     PlayerRow(
         "trained", "the heuristic with three learnt gates (knock, draw and discard), gate file models/gated.json",
         KNOCK_LIMIT, _GATED_RULES,
-        _load_gated, _check_gate_file, batched="rows", model_file=GATE_MODEL,
+        _load_gated, _check_gate_file, batched="rows", model_file=GATE_MODEL, ladder=2,
     ),
     PlayerRow(
         "net", "a network acting alone, distilled from trained: it scores each legal move from that move's own "
                "inputs, model file models/net.npz",
         KNOCK_LIMIT, _NET_RULES,
-        _load_net, _check_net, batched="rows", model_file=NET_MODEL,
+        _load_net, _check_net, batched="rows", model_file=NET_MODEL, ladder=3,
     ),
     PlayerRow(
         "ppo", "the earlier MaskablePPO agent, model file models/ppo.zip",
         NO_RULES, _RULE_BLIND,
-        _load_ppo, _check_ppo, batched="model", model_file=PPO_MODEL, needs="torch",
+        _load_ppo, _check_ppo, batched="model", model_file=PPO_MODEL, needs="torch", ladder=4,
     ),
     PlayerRow(
         RLLIB_PREFIX, "an RLlib checkpoint folder", NO_RULES, _RULE_BLIND,
@@ -361,6 +364,12 @@ def takes_seed(spec: str) -> bool:
 def shipped_names() -> list[str]:
     """The names of the shipped players, in the registry's order."""
     return [row.name for row in PLAYER_ROWS.values() if row.shipped]
+
+
+def ladder_players() -> tuple[str, ...]:
+    """The shipped players of ``gin3 ladder``'s default roster, weakest first by expectation (rows' ``ladder``)."""
+    rows = sorted((row for row in PLAYER_ROWS.values() if row.ladder is not None), key=lambda row: row.ladder or 0)
+    return tuple(row.name for row in rows)
 
 
 def player_sentences() -> dict[str, str]:
