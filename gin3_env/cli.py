@@ -29,8 +29,9 @@ from typing import Any, NoReturn
 from . import __version__
 from .argparsing import OneLineErrorParser
 from .engine.rules import Rules
-from .policies.loading import PLAYERS, policy_spec_help
+from .policies.loading import policy_spec_help
 from .policies.model_file import add_trust_flag, trust_from_args
+from .policies.registry import PLAYER_ROWS
 from .signals import Interrupted, exit_code, stop_signals_after
 
 # subcommand -> (module, function, one-line help)
@@ -44,7 +45,7 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
     "dataset": ("gin3_env.evaluation.dataset", "cli_main",
                 "record a Minari dataset of a player's play (needs the 'dataset' extra)"),
     "train-gate": ("gin3_training.gates.train", "main",
-                   f"make the 'trained' player ({PLAYERS['trained']}) from labels on the true deal"),
+                   f"make the 'trained' player ({PLAYER_ROWS['trained'].description}) from labels on the true deal"),
 }
 ROLES = {"team": 0, "box": 1}
 # gin3 train --backend NAME: the trainers other than the default (sb3) one

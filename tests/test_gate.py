@@ -180,7 +180,7 @@ def test_the_gate_file_round_trips_and_every_bad_file_is_one_clear_error(tmp_pat
         load_gated(tmp_path / "none.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(ModelFileError, match=f"model file {bad} is not a JSON gated model"):
+    with pytest.raises(ModelFileError, match=f"model file {bad} is not a JSON gate file"):
         load_gated(bad)
     data = json.loads(path.read_text())
     g = data["gates"][0]
@@ -462,7 +462,7 @@ def test_the_discard_gate_fit_chooses_per_decision_and_the_three_gate_file_round
     assert got is not None and back.gate("draw") is not None and got.threshold == disc.threshold
     np.testing.assert_array_equal(got.w2, disc.w2)
     assert "discard-ridge" in back.scorers and "discard ridge threshold=" in repr(GatedPolicy(back))
-    policy = load_policy(str(path))  # a gated model file is a policy spec
+    policy = load_policy(str(path))  # a gate file is a policy spec
     assert isinstance(policy, GatedPolicy) and policy.model.gate("discard") is not None
     data = json.loads(path.read_text())
     two = tmp_path / "two.json"  # a file without a discard gate loads

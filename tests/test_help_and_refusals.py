@@ -79,7 +79,7 @@ def test_check_policy_spec_refuses_without_loading(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="bad search option"):
         check_policy_spec("search:nonsense=1")
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        check_policy_spec(str(tmp_path / "gate.json"))  # a gate model file (gin3 train-gate)
+        check_policy_spec(str(tmp_path / "gate.json"))  # a gate file (gin3 train-gate)
     not_zip = tmp_path / "model.zip"
     not_zip.write_text("{}")
     with pytest.raises(policies.ModelFileError, match="not a zip file"):

@@ -464,7 +464,7 @@ def test_the_loader_of_the_shipped_model_is_found() -> None:
     zips = sorted(MODELS.glob("*.zip"))
     assert zips, "no model file is shipped"
     loaders = {m for m, p in MODULES.items() if any(f'"{z.name}"' in p.read_text() for z in zips)}
-    assert "gin3_env.policies.loading" in loaders
+    assert "gin3_env.policies.shipped" in loaders  # the ppo player's row's model file, models/ppo.zip
 
 
 # ---------------------------------------------------------------- the checker on planted graphs

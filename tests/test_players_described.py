@@ -1,5 +1,5 @@
 """One sentence per shipped player, the same everywhere: the table in the code
-(``gin3_env.policies.loading.PLAYERS``) is what the CLI's help prints, and the README, the docs and
+(the rows of ``gin3_env.policies.registry``) is what the CLI's help prints, and the README, the docs and
 the loader's own table state each player with exactly that sentence."""
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gin3_env.policies import loading
-from gin3_env.policies.loading import PLAYERS
+from gin3_env.policies import loading, registry
+from gin3_env.policies.registry import player_sentences
+
+PLAYERS = player_sentences()
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", ROOT / "docs" / "evaluation.md", ROOT / "docs" / "getting_started.md"]
@@ -34,7 +36,7 @@ def test_each_page_states_each_player_with_the_tables_sentence(page: Path) -> No
 
 
 def test_the_loaders_table_uses_the_sentences() -> None:
-    text = flat(loading.__doc__ or "")
+    text = flat(registry.__doc__ or "")
     for name, sentence in PLAYERS.items():
         assert sentence in text, name
 
@@ -69,6 +71,9 @@ def test_no_old_description_is_left() -> None:
 
 
 def test_a_new_player_is_one_more_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(PLAYERS, "net", "a network acting alone")
+    from dataclasses import replace
+
+    monkeypatch.setitem(registry.PLAYER_ROWS, "net", replace(registry.PLAYER_ROWS["net"],
+                                                             description="a network acting alone"))
     assert "net: a network acting alone" in loading.policy_spec_help()
     assert "'net'" in str(loading.unknown_policy("nett"))

@@ -21,7 +21,8 @@ from gin3_env.evaluation.batched_hands import play_deals
 from gin3_env.evaluation.hands import evaluate_hands, play_deal
 from gin3_env.game.policy import check_plays_rules, rules_of
 from gin3_env.policies import HeuristicPolicy, load_policy
-from gin3_env.policies.loading import GATE_MODEL, NET_MODEL, PPO_MODEL, RULES_OF_PLAYERS, importable
+from gin3_env.policies.loading import GATE_MODEL, NET_MODEL, PPO_MODEL, importable
+from gin3_env.policies.registry import PLAYER_ROWS, shipped_names
 from gin3_env.vector import HeuristicBatch
 
 SEARCH = "search:samples=4,min_samples=4,time_budget=none"
@@ -79,7 +80,8 @@ def _actions(policy: Any, seen: tuple[np.ndarray, np.ndarray]) -> list[int]:
 
 
 def test_every_shipped_player_says_how_it_takes_the_rules() -> None:
-    assert set(RULES_OF_PLAYERS) == {"random", "heuristic", "search", "trained", "net", "ppo"}
+    assert set(shipped_names()) == {"random", "heuristic", "search", "trained", "net", "ppo"}
+    assert all(row.rules_note for row in PLAYER_ROWS.values())
 
 
 def _cases() -> list[Any]:
@@ -124,7 +126,7 @@ def test_a_player_loaded_for_a_knock_limit_plays_as_one_built_for_it_and_not_as_
     direct = {
         "heuristic": lambda r: HeuristicPolicy(knock_limit=r.knock_limit),
         "trained": lambda r: GatedPolicy(load_gate(GATE_MODEL), name="trained", rules=r),
-        "net": lambda r: NetPolicy(load_net(NET_MODEL), name="net", knock_limit=r.knock_limit),
+        "net": lambda r: NetPolicy(load_net(NET_MODEL), name="net", rules=r),
     }[spec]
     seen = _observations(0)
     if spec == "heuristic":  # one by one (slow): the first 300 decisions and those where its twin's moves differ

@@ -117,8 +117,9 @@ def _load(spec: str, seed: int, rules: Rules | None = None) -> Any:
     """The player of ``spec`` built for the game's ``rules`` (None: the default rules); ``random`` and
     ``search`` seeded with ``seed``."""
     from ..policies import load_policy
+    from ..policies.registry import takes_seed
 
-    if spec == "random" or spec == "search" or spec.startswith("search:"):
+    if takes_seed(spec):
         return load_policy(spec, seed=seed, rules=rules)
     return load_policy(spec, rules=rules)
 

@@ -41,6 +41,7 @@ from ..files import atomic_output, check_output_file, save_json
 from ..policies import check_policy_spec, policy_spec_files, policy_spec_help
 from ..policies.loading import importable, install_hint, missing_module
 from ..policies.model_file import add_trust_flag, trust_from_args
+from ..policies.registry import find_row, ladder_players
 from .cli import add_rules_flag, parse_rules
 from .exploit import DEFAULT_SEARCH, ExploitReport, can_exploit, check_exploit_search, exploit, rules_note
 from .hands import evaluate_hands
@@ -49,8 +50,14 @@ from .stats import MIN_INTERVAL_N, signed, too_few_note
 from .util import run_command
 from .vs_openspiel import OPPONENT_NAME
 
-# The shipped players, weakest first by expectation: the default roster of ``gin3 ladder``.
-DEFAULT_ROSTER: tuple[str, ...] = ("random", "heuristic", "trained", "net", "ppo", "search", OPPONENT_NAME)
+
+def default_roster() -> tuple[str, ...]:
+    """The default roster of ``gin3 ladder``: the shipped players weakest first by expectation (the registry rows'
+    ``ladder``), then OpenSpiel's simple bot."""
+    return (*ladder_players(), OPPONENT_NAME)
+
+
+DEFAULT_ROSTER: tuple[str, ...] = default_roster()
 DEFAULT_HANDS = 1000
 SEARCH_SHARE = 10  # pairs with a search player play hands // SEARCH_SHARE deals unless told
 GIN3_GAME = "gin3"
@@ -58,7 +65,8 @@ OPENSPIEL_GAME = "openspiel gin_rummy"
 
 
 def is_search(spec: str) -> bool:
-    return spec == "search" or spec.startswith("search:")
+    row = find_row(spec)
+    return row is not None and row.name == "search"
 
 
 def default_search_hands(hands: int) -> int:
@@ -384,9 +392,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--players",
-        default=",".join(DEFAULT_ROSTER),
+        default=",".join(default_roster()),
         metavar="A,B,...",
-        help=f"the roster, comma-separated (default {','.join(DEFAULT_ROSTER)}): {policy_spec_help()}, or "
+        help=f"the roster, comma-separated (default {','.join(default_roster())}): {policy_spec_help()}, or "
         f"{OPPONENT_NAME} (OpenSpiel's simple bot, in OpenSpiel's gin_rummy)",
     )
     parser.add_argument("--hands", type=int, default=DEFAULT_HANDS,

@@ -38,32 +38,29 @@ def check_policy(policy: Any, what: str = "policy") -> Policy:
 
 
 def rules_of(policy: Any) -> _rules.Rules | None:
-    """The rules a player was built for, where it says: its ``rules`` (a :class:`Rules`), else its
-    ``knock_limit`` (an int: the one rule it reads) as the default rules with that knock limit; None for
-    a player that reads no rule (random, an object of unknown kind)."""
+    """The rules a player was built for: its ``rules`` (a :class:`Rules`, the one way a player says them);
+    None for a player that reads no rule (random, a saved model, an object of unknown kind)."""
     own = getattr(policy, "rules", None)
-    if isinstance(own, _rules.Rules):
-        return own
-    limit = getattr(policy, "knock_limit", None)
-    if isinstance(limit, int) and not isinstance(limit, bool):
-        return _rules.Rules(knock_limit=limit)
-    return None
+    return own if isinstance(own, _rules.Rules) else None
+
+
+def rules_read(policy: Any) -> tuple[str, ...]:
+    """The options of its rules a player reads: its ``rules_read`` (the heuristic: ``("knock_limit",)``), else all
+    of them (a player that says its rules and not which it reads is held to every one)."""
+    read = getattr(policy, "rules_read", None)
+    return tuple(read) if read is not None else _rules.Rules.option_names()
 
 
 def check_plays_rules(policy: Any, rules: _rules.Rules | None, what: str | None = None) -> None:
     """Refuse, in one ``ValueError`` line naming the player and the option, a player built for other rules
     than the game's ``rules`` (None: the default rules). A player that says its rules (:func:`rules_of`) must
-    have been built for the game's: one with a ``rules`` attribute for all of them, one with only a
-    ``knock_limit`` for that one; a player that says nothing is taken to read no rule."""
+    have been built for the game's in each option it reads (:func:`rules_read`); a player that says nothing
+    is taken to read no rule."""
     game = rules if rules is not None else _rules.Rules()
-    own = getattr(policy, "rules", None)
-    if isinstance(own, _rules.Rules):
-        options = [k for k in _rules.Rules.option_names() if getattr(own, k) != getattr(game, k)]
-    elif (limit := rules_of(policy)) is not None:
-        own = limit
-        options = ["knock_limit"] if limit.knock_limit != game.knock_limit else []
-    else:
+    own = rules_of(policy)
+    if own is None:
         return
+    options = [k for k in rules_read(policy) if getattr(own, k) != getattr(game, k)]
     if options:
         name = what or policy_name(policy)
         differ = ", ".join(f"{k} {getattr(own, k)!r} (the game's: {getattr(game, k)!r})" for k in options)

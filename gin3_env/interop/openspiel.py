@@ -55,7 +55,10 @@ from ..engine.rules import Rules
 from ..engine.view import PlayerView
 from ..observation.encoding import observe
 
-OPENSPIEL_PARAMS: dict[str, int] = {"knock_card": 10, "gin_bonus": 25, "undercut_bonus": 10}
+_RULE_BOOK = Rules()
+# OpenSpiel's gin_rummy set to the rule book's values (the game's rules are fixed at these)
+OPENSPIEL_PARAMS: dict[str, int] = {"knock_card": _RULE_BOOK.knock_limit, "gin_bonus": _RULE_BOOK.gin_bonus,
+                                    "undercut_bonus": _RULE_BOOK.undercut_bonus}
 OS_DRAW_UPCARD, OS_DRAW_STOCK, OS_PASS, OS_KNOCK, OS_MELD_BASE = 52, 53, 54, 55, 56
 MAX_RUN = 5  # OpenSpiel's meld ids cover runs of 3 to 5 cards
 STOCK_BEFORE_UPCARD = 52 - 20  # stock size when the upcard is dealt (before it is turned)

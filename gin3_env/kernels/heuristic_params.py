@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.rules import Rules
+
 __all__ = ["SIMPLE", "HeuristicConfig", "heuristic_config", "heuristic_params"]
 
 _INTS = ("knock_limit", "knock_early_max", "early_stock", "knock_late_max", "late_stock", "outs_stock_scale")
@@ -28,7 +30,9 @@ class HeuristicConfig:
     Checked when built: each int option an int, each weight a finite number, each switch a
     bool; anything else is a ``ValueError`` naming the option."""
 
-    knock_limit: int = 10  # the rules' knock limit (only used to judge a take)
+    # the game's knock limit (only used to judge a take): not a strategy knob but the one rule the heuristic
+    # reads, set from the game's Rules (load_policy("heuristic", rules=...)); by default the rule book's
+    knock_limit: int = Rules().knock_limit
     outs_weight: float = 4.0  # weight of the one-card look-ahead potential in discards
     danger_weight: float = 5.0  # points per unit chance the opponent melds the discard
     take_on_knock: bool = True  # take the discard when it lets us knock at once
@@ -74,9 +78,18 @@ SIMPLE = HeuristicConfig(simple=True, take_on_knock=False)
 _NAMES = frozenset(f.name for f in fields(HeuristicConfig))
 
 
-def heuristic_config(config: HeuristicConfig | None = None, **overrides: Any) -> HeuristicConfig:
-    """``config`` (default: the tuned player) with ``overrides``; a ``ValueError`` names unknown
-    options, or a ``config`` that is not a :class:`HeuristicConfig`."""
+def heuristic_config(config: HeuristicConfig | None = None, rules: Rules | None = None,
+                     **overrides: Any) -> HeuristicConfig:
+    """``config`` (default: the tuned player) with ``overrides``, at the knock limit of the game's ``rules`` (None:
+    the config's); a ``ValueError`` names unknown options, a ``config`` that is not a :class:`HeuristicConfig`, or a
+    ``knock_limit`` override that contradicts ``rules``."""
+    if rules is not None:
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules (gin3_env.Rules), got {type(rules).__name__}")
+        limit = overrides.setdefault("knock_limit", rules.knock_limit)
+        if limit != rules.knock_limit:
+            raise ValueError(f"the player 'heuristic' was given knock_limit={limit!r} but the game's rules have "
+                             f"knock_limit {rules.knock_limit}: give the rules alone")
     if config is None:
         config = HeuristicConfig()
     elif not isinstance(config, HeuristicConfig):

@@ -12,26 +12,29 @@ of :mod:`gin3_env.observation.layout`, possibly with match features appended),
 - :func:`load_policy`: ``"random"``, ``"heuristic"``, ``"search"``, ``"trained"``, a path to a
   saved MaskablePPO ``.zip`` (an :class:`SB3Policy`), ``"rllib:PATH"``, or a policy object
   passed through; :func:`policy_spec_help` lists the specs in one line, :func:`check_policy_spec`
-  refuses a bad one without loading it.
+  refuses a bad one without loading it. Each spec is a row of :data:`PLAYER_ROWS` (:mod:`.registry`).
 """
 
 from ..kernels.heuristic_params import HeuristicConfig
 from .heuristic import SIMPLE, HeuristicPolicy
-from .loading import BUILTIN_SPECS, SB3Policy, check_model_file, load_model_policy, load_policy, policy_spec_help
+from .loading import SB3Policy, check_model_file, load_model_policy, load_policy, policy_spec_help
 from .model_fields import ModelFileError
 from .opponent_model import set_spec_tools
 from .random_policy import RandomPolicy
+from .registry import PLAYER_ROWS, PlayerRow, find_row
 from .search import SearchConfig, SearchPolicy
 from .specs import check_policy_spec, policy_spec_files
 
-set_spec_tools(load_policy, check_policy_spec)  # the search's opponent=SPEC and rollout_policy=SPEC load through them
+# the search's opponent=SPEC and rollout_policy=SPEC load through them, and a spec's batched form is its row's
+set_spec_tools(load_policy, check_policy_spec, find_row)
 
 __all__ = [
-    "BUILTIN_SPECS",
+    "PLAYER_ROWS",
     "SIMPLE",
     "HeuristicConfig",
     "HeuristicPolicy",
     "ModelFileError",
+    "PlayerRow",
     "RandomPolicy",
     "SB3Policy",
     "SearchConfig",

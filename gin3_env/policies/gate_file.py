@@ -242,9 +242,9 @@ def load_gated(path: str | os.PathLike[str]) -> GatedModel:
     if not p.is_file():
         raise MissingModelFileError(p, "does not exist")
     try:
-        data = read_json(p, "gated model", MAX_GATES_BYTES, MAX_GATES_DEPTH)
+        data = read_json(p, "gate file", MAX_GATES_BYTES, MAX_GATES_DEPTH)
     except InputFileError as exc:
-        raise ModelFileError(p, f"is not a JSON gated model ({exc.reason})") from None
+        raise ModelFileError(p, f"is not a JSON gate file ({exc.reason})") from None
     try:
         return GatedModel.from_dict(data, "the file")
     except ValueError as exc:  # "model file X is not a gated player's model (...)": the file is the subject
@@ -252,5 +252,5 @@ def load_gated(path: str | os.PathLike[str]) -> GatedModel:
         if problem.startswith("the file "):
             problem = problem[len("the file "):]
         else:
-            problem = "is not a usable gated model: " + problem.replace("the file's ", "its ", 1)
+            problem = "is not a usable gate file: " + problem.replace("the file's ", "its ", 1)
         raise ModelFileError(p, problem) from None

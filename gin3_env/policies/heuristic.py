@@ -48,6 +48,7 @@ from ..engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DI
 from ..engine.cards import CARD_POINTS, cards_of
 from ..engine.melds import best_arrangement, deadwood_of_mask, knock_deadwoods
 from ..engine.phases import Phase
+from ..engine.rules import Rules
 from ..engine.view import PlayerView
 from ..kernels.heuristic_params import SIMPLE, HeuristicConfig, heuristic_config
 from ..observation.decoding import check_observation, decode, mask_actions
@@ -84,9 +85,19 @@ class HeuristicPolicy:
     Deterministic: the same observation always gives the same action.
     """
 
-    def __init__(self, config: HeuristicConfig | None = None, **overrides: Any) -> None:
-        self.config = config = heuristic_config(config, **overrides)
+    def __init__(self, config: HeuristicConfig | None = None, rules: Rules | None = None, **overrides: Any) -> None:
+        """``rules``: the game's (the heuristic reads their knock limit; None: the config's, the rule book's by
+        default); ``overrides``: :class:`HeuristicConfig` options."""
+        self.config = config = heuristic_config(config, rules, **overrides)
         self.name = "simple" if config.simple else "heuristic"
+
+    rules_read = ("knock_limit",)  # the one rule it reads (game.policy.check_plays_rules compares only it)
+
+    @property
+    def rules(self) -> Rules:
+        """The rules this player was built for, as it says them (``game.policy.rules_of``): the rule book's but
+        for the knock limit, the one it reads (:attr:`rules_read`)."""
+        return Rules(knock_limit=self.config.knock_limit)
 
     @property
     def knock_limit(self) -> int:

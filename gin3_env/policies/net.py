@@ -212,35 +212,22 @@ def load_net(path: str | os.PathLike[str]) -> ActionNet:
         raise ModelFileError(p, str(exc)) from None
 
 
-def _knock_limit(rules: Rules | None, knock_limit: int | None) -> int:
-    if rules is not None and knock_limit is not None:
-        raise ValueError("give rules= or knock_limit=, not both")
-    if rules is not None:
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be a Rules, got {type(rules).__name__}")
-        return int(rules.knock_limit)
-    if knock_limit is None:
-        return Rules().knock_limit
-    if isinstance(knock_limit, bool) or not isinstance(knock_limit, int) or not 0 <= knock_limit <= 100:
-        raise ValueError(f"knock_limit must be an int in 0..100, got {knock_limit!r}")
-    return knock_limit
-
-
 class NetPolicy:
     """A player of an :class:`ActionNet` (see the module doc): ``act`` takes the observation dict,
-    :meth:`act_batch` rows of observations and masks. ``rules`` (or ``knock_limit``) are the game's:
-    the knock limit is one of the network's inputs."""
+    :meth:`act_batch` rows of observations and masks. ``rules`` are the game's (None: the rule book's):
+    their knock limit is one of the network's inputs."""
 
     description = DESCRIPTION
 
-    def __init__(self, net: ActionNet, name: str = "net", rules: Rules | None = None,
-                 knock_limit: int | None = None) -> None:
+    def __init__(self, net: ActionNet, name: str = "net", rules: Rules | None = None) -> None:
         if not isinstance(net, ActionNet):
             raise ValueError(f"net must be an ActionNet, got {type(net).__name__}")
+        if rules is not None and not isinstance(rules, Rules):
+            raise ValueError(f"rules must be a Rules (gin3_env.Rules), got {type(rules).__name__}")
         self.net = net
         self.name = name
-        self.knock_limit = _knock_limit(rules, knock_limit)
-        self.rules = rules if rules is not None else Rules(knock_limit=self.knock_limit)  # the game's (all options)
+        self.rules = rules if rules is not None else Rules()  # the game's (all options)
+        self.knock_limit = int(self.rules.knock_limit)  # the one the network reads
 
     def inputs(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
         """``(state, actions, start, legal)``: the network's inputs (the observation joined to the state)."""

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.rules import Rules
-from ..kernels.heuristic_params import HeuristicConfig, heuristic_params
+from ..kernels.heuristic_params import HeuristicConfig, heuristic_config, heuristic_params
 from ..observation.layout import OBS_SIZE
 
 __all__ = ["OpponentModel", "check_spec", "heuristic_model", "opponent_model", "set_spec_tools"]
@@ -36,9 +36,14 @@ __all__ = ["OpponentModel", "check_spec", "heuristic_model", "opponent_model", "
 _tools: dict[str, Callable[..., Any]] = {}
 
 
-def set_spec_tools(load: Callable[..., Any], check: Callable[[str], None]) -> None:
-    """Install the spec loader (``load(spec, seed=...)``) and checker the search's options resolve through."""
+def set_spec_tools(load: Callable[..., Any], check: Callable[[str], None],
+                   find: Callable[[str], Any] | None = None) -> None:
+    """Install the spec loader (``load(spec, seed=...)``) and checker the search's options resolve through, and
+    the registry's row lookup (``find(spec)``: :func:`~gin3_env.policies.registry.find_row`), whose row names a
+    spec's batched form."""
     _tools["load"], _tools["check"] = load, check
+    if find is not None:
+        _tools["find"] = find
 
 
 def check_spec(spec: str) -> None:
@@ -111,12 +116,28 @@ def opponent_model(policy: Any, seed: int | None = 0, rules: Rules | None = None
 
     if isinstance(policy, OpponentModel):
         return policy
-    if isinstance(policy, str):
+    if isinstance(policy, str):  # the batched form its registry row names, of the player loaded for the rules
         load = _tools.get("load")
         if load is None:
             raise ValueError(f"no policy loader is installed to load {policy!r}: import gin3_env.policies first")
-        seeded = policy == "random" or policy.startswith("search")
-        policy = load(policy, seed=seed, rules=rules) if seeded else load(policy, rules=rules)
+        find = _tools.get("find")
+        row = find(policy) if find is not None else None
+        seeded = row is not None and row.seeded
+        spec, policy = policy, load(policy, seed=seed, rules=rules) if seeded else load(policy, rules=rules)
+        form = row.batched if row is not None else None
+        if form == "random":  # its own draws, not the player's generator
+            return _random(np.random.default_rng(seed))
+        if form == "heuristic":
+            return _heuristic(policy.config)
+        if form == "model":
+            return _model(policy)
+        if form == "blueprint":
+            return policy.blueprint_model()
+        if form == "rows":
+            if isinstance(policy, GatedPolicy):
+                return _gated(policy)
+            return OpponentModel(str(getattr(policy, "name", spec)), policy.act_batch)
+        raise ValueError(f"{spec!r} has no batched form: it cannot be a belief's opponent model")
     if type(policy) is HeuristicPolicy:
         return _heuristic(policy.config)
     if isinstance(policy, GatedPolicy):
@@ -136,4 +157,4 @@ def opponent_model(policy: Any, seed: int | None = 0, rules: Rules | None = None
 def heuristic_model(rules: Rules | None = None) -> OpponentModel:
     """The heuristic as a batched player at the knock limit of the game's ``rules`` (None: the default rules):
     a search's blueprint where its ``rollout_policy`` names none."""
-    return _heuristic(HeuristicConfig(knock_limit=(rules or Rules()).knock_limit))
+    return _heuristic(heuristic_config(rules=rules or Rules()))

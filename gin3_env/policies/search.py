@@ -108,7 +108,7 @@ class SearchConfig:
     # model; "kernel": always the heuristic's kernel model (the belief before opponent models)
     opponent: str | None = None
     # any player with a batched form as the blueprint (playouts and default move; None: the heuristic): compiled
-    # where it is the heuristic or a gated player ("trained", a gated model file), else played in Python over the
+    # where it is the heuristic or a gated player ("trained", a gate file), else played in Python over the
     # batched core (policies.policy_rollouts)
     rollout_policy: str | None = None
     # the search's own player in its playouts and its default move, where it differs from the opponent's
@@ -207,7 +207,7 @@ class SearchPolicy:
         self.config = config
         self.rules = rules or Rules()
         self.rng = np.random.default_rng(seed)
-        self.heuristic = HeuristicPolicy(knock_limit=self.rules.knock_limit)
+        self.heuristic = HeuristicPolicy(rules=self.rules)
         # a blueprint named by rollout_policy (None: the heuristic): compiled where it is the heuristic or a gated
         # player, whose GatedModel the playouts and the default move play
         self.blueprint: OpponentModel | None = None

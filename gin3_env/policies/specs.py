@@ -11,69 +11,28 @@ model file or checkpoint folder a ``FileNotFoundError``, a damaged model file a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from pathlib import Path
 
-from .loading import (
-    BUILTIN_SPECS,
-    GATE_MODEL,
-    NET_MODEL,
-    PPO_MODEL,
-    RLLIB_PREFIX,
-    check_model_file,
-    unknown_policy,
-)
+from .loading import unknown_policy
+from .registry import find_row
 
 __all__ = ["check_policy_spec", "policy_spec_files"]
 
 
 def check_policy_spec(spec: str, also: Sequence[str] = ()) -> None:
-    """Refuse ``spec`` now, as :func:`~gin3_env.policies.load_policy` would later (see the module doc);
-    ``also``: the other names the command accepts there, offered with the players in a refusal."""
-    if spec.startswith(RLLIB_PREFIX):
-        folder = Path(spec[len(RLLIB_PREFIX) :])
-        if not folder.exists():
-            raise FileNotFoundError(f"RLlib checkpoint not found: {folder}")
-        if not folder.is_dir():
-            raise ValueError(f"an RLlib checkpoint is a folder (RUN_DIR/checkpoint), but {folder} is a file")
-        return
-    if spec.startswith("search:"):
-        from .search import parse_options
-
-        parse_options(spec[len("search:") :])
-        return
-    if spec == "trained" or spec.endswith(".json"):
-        from .gate_file import load_gated
-
-        load_gated(GATE_MODEL if spec == "trained" else spec)
-        return
-    if spec == "net" or spec.endswith(".npz"):
-        from .net import load_net
-
-        load_net(NET_MODEL if spec == "net" else spec)
-        return
-    if spec == "ppo":
-        check_model_file(PPO_MODEL, "shipped model file", weights=False)
-        return
-    if spec in BUILTIN_SPECS:
-        return
-    if spec.endswith(".zip") or os.sep in spec or Path(spec).exists():
-        check_model_file(spec, "policy model file", weights=False)
-        return
-    raise unknown_policy(spec, also)
+    """Refuse ``spec`` now, as :func:`~gin3_env.policies.load_policy` would later (see the module doc): its
+    registry row's check; ``also``: the other names the command accepts there, offered with the players in a
+    refusal."""
+    row = find_row(spec)
+    if row is None:
+        raise unknown_policy(spec, also)
+    row.check(spec)
 
 
 def policy_spec_files(spec: str) -> list[str]:
     """The files a spec names, which a command reads and so must never write: a gate file, a model file and
-    its description (``M.zip`` and ``M.json``), a ``search:`` option's gate file, an RLlib checkpoint folder.
-    Names only, whether or not they exist (the caller compares them with its outputs)."""
-    if spec.startswith(RLLIB_PREFIX):
-        return [spec[len(RLLIB_PREFIX) :]]
-    if spec.startswith("search:"):  # each option's value, and a model file's description beside it
-        values = [item.partition("=")[2].strip() for item in spec[len("search:") :].split(",") if "=" in item]
-        return [name for value in values if value and not value.startswith("search:")
-                for name in dict.fromkeys([value, *policy_spec_files(value)])]
-    if spec in BUILTIN_SPECS or spec in ("trained", "ppo"):
-        return []
-    return [spec, str(Path(spec).with_suffix(".json"))] if spec.endswith(".zip") else [spec]
+    its description (``M.zip`` and ``M.json``), a ``search:`` option's gate file, an RLlib checkpoint folder
+    (its registry row's ``files``). Names only, whether or not they exist (the caller compares them with its
+    outputs)."""
+    row = find_row(spec)
+    return [spec] if row is None else row.files(spec)

@@ -28,6 +28,7 @@ from ..observation.layout import OBS_SIZE
 from ..policies.gated import GatedPolicy
 from ..policies.heuristic import HeuristicPolicy
 from ..policies.net import NetPolicy
+from ..policies.registry import find_row
 
 
 def check_batch(observations: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -75,6 +76,13 @@ class HeuristicBatch:
     def from_policy(cls, policy: HeuristicPolicy) -> HeuristicBatch:
         return cls(replace(policy.config))
 
+    rules_read = HeuristicPolicy.rules_read
+
+    @property
+    def rules(self) -> Rules:
+        """The rules this player was built for (as :attr:`HeuristicPolicy.rules`: the knock limit is the one read)."""
+        return self.scalar.rules
+
     @property
     def knock_limit(self) -> int:
         """The game's knock limit this player was built for (as :attr:`HeuristicPolicy.knock_limit`)."""
@@ -97,7 +105,7 @@ class _PolicyBatch:
     def __init__(self, policy: Any) -> None:
         self.policy = policy
         self.name = policy.name
-        self.rules = policy.rules  # the rules the policy was built for (check_plays_rules reads them)
+        self.rules = getattr(policy, "rules", None)  # the rules the policy was built for (check_plays_rules reads them)
 
     def act(self, observations: Any, masks: Any) -> np.ndarray:
         obs, mask = check_batch(observations, masks)
@@ -154,7 +162,8 @@ def as_batch(policy: Any, seed: int | None = None, rules: Rules | None = None) -
     ``"random"``/``RandomPolicy`` -> :class:`RandomBatch`, ``"heuristic"``/``HeuristicPolicy`` ->
     :class:`HeuristicBatch`, a model path or ``SB3Policy`` -> :class:`ModelBatch`, a
     ``GatedPolicy`` -> :class:`GatedBatch`, a ``NetPolicy`` -> :class:`NetBatch`; objects that
-    already have ``act(observations, masks)`` batched forms are returned as they are. A spec is
+    already have ``act(observations, masks)`` batched forms are returned as they are. A spec's form is its
+    registry row's ``batched`` (:mod:`gin3_env.policies.registry`). A spec is
     loaded for the game's ``rules`` (``load_policy(spec, rules=rules)``; None: the rule book's); with
     ``rules``, an object built for other rules is refused in one line
     (:func:`~gin3_env.game.policy.check_plays_rules`)."""
@@ -164,22 +173,39 @@ def as_batch(policy: Any, seed: int | None = None, rules: Rules | None = None) -
 
     if rules is not None and not isinstance(policy, str):
         check_plays_rules(policy, rules)
-    if isinstance(policy, RandomBatch | HeuristicBatch | ModelBatch | GatedBatch | NetBatch):
+    if isinstance(policy, RandomBatch | HeuristicBatch | ModelBatch | _PolicyBatch):
         return policy
-    if isinstance(policy, str):
-        if policy == "random":
+    if isinstance(policy, str):  # the batched form its registry row names, of the player loaded for the rules
+        row = find_row(policy)
+        loaded = load_policy(policy, rules=rules)
+        form = row.batched if row is not None else None
+        if form == "random":
             return RandomBatch(seed)
-        if policy == "heuristic":
-            return HeuristicBatch() if rules is None else HeuristicBatch(knock_limit=rules.knock_limit)
-        policy = load_policy(policy, rules=rules)
+        if form == "heuristic":
+            return HeuristicBatch.from_policy(loaded)
+        if form == "model":
+            return ModelBatch(loaded)
+        if form == "rows":
+            return _rows_batch(loaded)
+        return None  # "blueprint" (a search) or none: no batched form of its own
     if type(policy) is HeuristicPolicy:
         return HeuristicBatch.from_policy(policy)
     if isinstance(policy, RandomPolicy):
         return RandomBatch(policy.rng)
     if isinstance(policy, SB3Policy):
         return ModelBatch(policy)
+    if isinstance(policy, GatedPolicy | NetPolicy):
+        return _rows_batch(policy)
+    return None
+
+
+def _rows_batch(policy: Any) -> _PolicyBatch:
+    """A player that acts on rows itself (``act_batch``): a gated player, a network, or a new row's player."""
     if isinstance(policy, GatedPolicy):
         return GatedBatch(policy)
     if isinstance(policy, NetPolicy):
         return NetBatch(policy)
-    return None
+    if not callable(getattr(policy, "act_batch", None)):
+        raise ValueError(f"{policy!r} has no act_batch(observations, masks): its registry row's batched form "
+                         "'rows' needs one")
+    return _PolicyBatch(policy)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from gin3_env.engine.rules import Rules
 from gin3_env.kernels.hands import VectorHands
 from gin3_env.kernels.net_features import net_inputs
 from gin3_env.observation.layout import OBS_SIZE
@@ -31,13 +32,15 @@ TEACHER_SEATINGS = ((TEACHER, TEACHER), (TEACHER, HEURISTIC), (HEURISTIC, TEACHE
 DAGGER_SEATINGS = ((NET, NET), (NET, TEACHER), (TEACHER, NET), (NET, HEURISTIC), (HEURISTIC, NET))
 
 
-def play_shard(n: int, seed: int, teacher: Any, heuristic: Any, net: ActionNet | None, knock_limit: int = 10,
+def play_shard(n: int, seed: int, teacher: Any, heuristic: Any, net: ActionNet | None, rules: Rules | None = None,
                num_envs: int = 256) -> dict[str, np.ndarray]:
     """``n`` decisions (at least; whole steps) of hands dealt from ``seed``: with ``net`` None the
     teacher's seatings (:data:`TEACHER_SEATINGS`), else the network's (:data:`DAGGER_SEATINGS`).
-    ``teacher`` and ``heuristic`` are batched players (``act(obs, masks)``)."""
+    ``teacher`` and ``heuristic`` are batched players (``act(obs, masks)``) built for the game's ``rules``
+    (None: the rule book's), which the hands are dealt and the network's inputs made under."""
     seatings = np.array(TEACHER_SEATINGS if net is None else DAGGER_SEATINGS, dtype=np.int64)
-    hands = VectorHands(num_envs, seed=seed)
+    rules = rules if rules is not None else Rules()
+    hands = VectorHands(num_envs, seed=seed, rules=rules)
     seat = seatings[np.arange(num_envs) % len(seatings)]
     parts: dict[str, list[np.ndarray]] = {k: [] for k in SHARD_KEYS}
     total = 0
@@ -46,7 +49,7 @@ def play_shard(n: int, seed: int, teacher: Any, heuristic: Any, net: ActionNet |
         masks = np.ascontiguousarray(hands.action_mask, dtype=np.int8)
         who = seat[np.arange(num_envs), hands.current_player]
         label = teacher.act(obs, masks)
-        state, acts, start, legal = net_inputs(obs, masks, knock_limit)
+        state, acts, start, legal = net_inputs(obs, masks, rules.knock_limit)
         actions = label.copy()
         h = who == HEURISTIC
         if h.any():

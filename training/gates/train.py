@@ -43,7 +43,7 @@ from gin3_env.argparsing import OneLineErrorParser
 from gin3_env.files import HeldFolder, read_json
 from gin3_env.kernels.decisions import decision
 from gin3_env.policies.gate_file import GatedModel, gate_options, load_gated
-from gin3_env.policies.loading import PLAYERS
+from gin3_env.policies.registry import PLAYER_ROWS
 from gin3_env.signals import Interrupted, StopRequest, exit_code
 from gin3_training.configs import read_config
 from gin3_training.gates.fit import fit_gate
@@ -344,10 +344,10 @@ def add_gate(model: GatedModel, folder: Path, run: LabelRun, scorers: tuple[str,
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="gin3 train-gate",
-        description=f"Make the 'trained' player ({PLAYERS['trained']}): label the decisions of each gate on the "
-        "true deal, fit the gates and write the model file (the config's stages name which gates: the shipped "
-        "'gate' all three). Lists its stages with estimates; Ctrl-C stops within seconds keeping the work done, and "
-        "the same command resumes in the same --out.",
+        description=f"Make the 'trained' player ({PLAYER_ROWS['trained'].description}): label the decisions of "
+        "each gate on the true deal, fit the gates and write the gate file (the config's stages name which gates: "
+        "the shipped 'gate' all three). Lists its stages with estimates; Ctrl-C stops within seconds keeping the "
+        "work done, and the same command resumes in the same --out.",
     )
     parser.add_argument("--config", default="gate", help="a YAML config file or a shipped config name (default gate)")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder of the label shards and the model files")

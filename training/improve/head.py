@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from gin3_env.engine.rules import Rules
 from gin3_env.kernels.net_features import net_inputs
 from gin3_env.observation.layout import OBS_SIZE
 from gin3_env.policies.net import STATE_SIZE, ActionNet, ranks
@@ -33,10 +34,10 @@ class Labelled:
     (one per legal action; ``rank`` 0 is ``net``'s choice, 1 its second best by its scores, ...),
     ``values``, ``deal``, ``start``."""
 
-    def __init__(self, shards: dict[str, np.ndarray], net: ActionNet, knock_limit: int = 10) -> None:
+    def __init__(self, shards: dict[str, np.ndarray], net: ActionNet, rules: Rules | None = None) -> None:
         obs = np.ascontiguousarray(shards["obs"].astype(np.float32)[:, :OBS_SIZE])
         mask = np.ascontiguousarray(shards["mask"], dtype=np.int8)
-        state, self.acts, self.start, self.legal = net_inputs(obs, mask, knock_limit)
+        state, self.acts, self.start, self.legal = net_inputs(obs, mask, (rules or Rules()).knock_limit)
         self.state = np.concatenate([obs, state], axis=1)
         self.rows = np.repeat(np.arange(len(obs)), np.diff(self.start))
         self.values = shards["values"].astype(np.float64)

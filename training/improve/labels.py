@@ -93,9 +93,9 @@ def continuation_args(spec: str) -> tuple[Any, ...]:
     model = None
     if spec != "heuristic":
         from gin3_env.policies.gate_file import load_gated
-        from gin3_env.policies.loading import GATE_MODEL
+        from gin3_env.policies.registry import model_path
 
-        model = load_gated(GATE_MODEL if spec == "trained" else spec)
+        model = load_gated(model_path(spec))
     fp, ip = heuristic_params(heuristic_config(model.heuristic if model is not None else None))
     return (fp, ip, stack_gates(model.gates if model is not None else ()))
 

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from gin3_env.argparsing import OneLineErrorParser
-from gin3_env.policies.loading import NET_MODEL
 from gin3_env.policies.net import WEIGHTS, ActionNet, load_net
+from gin3_env.policies.registry import model_path
 from gin3_training.improve.head import Labelled, cross_validate, fit_head
 from gin3_training.improve.labels import ActionLabels, load_shards, run_round
 from gin3_training.options import add_option_flags, option, option_overrides
@@ -136,7 +136,7 @@ def run(cfg: ImproveConfig) -> dict[str, Any]:
     state = json.loads(path.read_text()) if cfg.resume and path.is_file() else {"rounds": []}
     state["config"] = {**asdict(cfg), "resume": ""}
     write_json(path, state)
-    base = load_net(NET_MODEL if cfg.base == "net" else cfg.base)
+    base = load_net(model_path(cfg.base))
     for r in range(len(state["rounds"]), cfg.rounds):
         state["rounds"].append(improve_round(cfg, r, base, state))
         write_json(path, state)
