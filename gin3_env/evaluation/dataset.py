@@ -124,7 +124,7 @@ def batched_episodes(
     opponent: Any = "heuristic",
     seed: int | None = 0,
     num_envs: int = DEFAULT_NUM_ENVS,
-    learner: str = "either",
+    learner: str = "random",
     batch: Any = None,
 ) -> Iterator[Episode]:
     """``episodes`` episodes of ``player`` (its batched form, or ``batch``) on the batched core, in the
@@ -192,7 +192,7 @@ def scalar_episodes(
     *,
     opponent: Any = "heuristic",
     seed: int | None = 0,
-    learner: str = "either",
+    learner: str = "random",
     deals: Sequence[tuple[Sequence[int], int]] | None = None,
     policy: Any = None,
 ) -> Iterator[Episode]:
@@ -322,7 +322,7 @@ def record_dataset(
     overwrite: bool = False,
     num_envs: int = DEFAULT_NUM_ENVS,
     backend: str = "auto",
-    learner: str = "either",
+    learner: str = "random",
     description: str | None = None,
 ) -> Any:
     """Record ``episodes`` episodes of ``player`` against ``opponent`` as the Minari dataset ``dataset_id``
@@ -450,8 +450,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the datasets folder (default: $MINARI_DATASETS_PATH, else ~/.minari/datasets)")
     parser.add_argument("--opponent", default="heuristic", help="the opponent (a player spec; default heuristic)")
     parser.add_argument("--seed", type=int, default=0, help="the seed (the same seed records the same data)")
-    parser.add_argument("--learner", choices=("either", "team", "box"), default="either",
-                        help="the recorded player's role (default either: drawn per hand)")
+    parser.add_argument("--learner", choices=("random", "team", "box"), default="random",
+                        help="the recorded player's role (default random: drawn per hand)")
     parser.add_argument("--num-envs", type=int, default=DEFAULT_NUM_ENVS, help="hands played at once (batched)")
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
                         help="batched (the compiled core), scalar (gym.make), auto: batched where the player has it")
