@@ -15,6 +15,7 @@ from gin3_training.run.folder import check_run_name
 
 PIPELINE = "distill"
 SEED_MAX = 2**32 - 1
+MAX_HIDDEN = 4096  # a layer size: the shipped network has 256 and 128
 
 
 @dataclass
@@ -64,8 +65,9 @@ class DistillConfig:
             if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise ValueError(f"config key {name!r} must be a number > 0, got {value!r}")
         if (not isinstance(self.hidden, list) or len(self.hidden) != 2
-                or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in self.hidden)):
-            raise ValueError(f"config key 'hidden' must list two layer sizes > 0, got {self.hidden!r}")
+                or not all(isinstance(h, int) and not isinstance(h, bool) and 0 < h <= MAX_HIDDEN
+                           for h in self.hidden)):
+            raise ValueError(f"config key 'hidden' must list two layer sizes in 1..{MAX_HIDDEN}, got {self.hidden!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed <= SEED_MAX // 4:
             raise ValueError(f"config key 'seed' must be an integer in 0..{SEED_MAX // 4}, got {self.seed!r}")
         for name in ("run_name", "out_dir", "teacher", "resume", "full_config"):
