@@ -50,12 +50,15 @@ from gin3_training.gates.fit import fit_gate
 from gin3_training.gates.labels import LabelRun, LabelsStopped, duration, load_labels, run_labels
 from gin3_training.gates.old_config import OLD_DEFAULTS, add_old_flags, old_overrides, read_old_keys
 from gin3_training.options import add_option_flags, option, option_overrides
-from gin3_training.run.lock import LOCK_NAME, RunLock, RunLockedError
+from gin3_training.run.lock import LOCK_NAME, RunLockedError
+from gin3_training.run.run import Layout, Run
 
 __all__ = ["GateConfig", "StageConfig", "add_gate", "main", "player_digest", "train_gate"]
 
 CONFIG_FILE = "train-gate.json"  # the config OUT was made with: a run again in OUT must match it
 FINAL = "gated.json"  # the model file of the whole run (the last stage's player)
+# what train-gate writes in OUT (held through the shared Run; its config record checked by check_same_config)
+LAYOUT = Layout("gates", files=(CONFIG_FILE, FINAL, "gated_*.json", "labels_*"), records=False)
 STAGE_KEYS = ("decision", "deals", "seed", "shuffles", "rate", "chunk", "options", "fit_seed")
 
 DEFAULT_STAGES = [  # the shipped player's (configs/gate.yaml)
@@ -227,9 +230,8 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any
     run again in ``OUT`` with other settings is refused (:func:`check_same_config`), not mixed in."""
     folder = Path(out)
     check_out_folder(folder)
-    with RunLock(folder, command="gin3 train-gate", check=(LOCK_NAME, CONFIG_FILE)) as lock:
-        assert lock.folder is not None
-        return _train_gate(cfg, folder, lock.folder, progress or (lambda s: None), stop)
+    with Run(folder, LAYOUT, command="gin3 train-gate", check=(LOCK_NAME, CONFIG_FILE)) as run:
+        return _train_gate(cfg, folder, run.folder, progress or (lambda s: None), stop)
 
 
 def check_out_folder(folder: Path) -> None:

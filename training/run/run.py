@@ -59,6 +59,7 @@ class Layout:
     folders: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()
     resume_only: tuple[str, ...] = ()
+    records: bool = True  # the run's manifest and half-written files are handled here (PPO: by prepare_run_dir)
 
     def is_run_name(self, name: str) -> bool:
         """Whether ``name`` (at the top of the folder) is one this pipeline writes."""
@@ -176,6 +177,8 @@ class Run:
     def __enter__(self) -> Run:
         self.lock.acquire()
         assert self.lock.folder is not None
+        if not self.layout.records:
+            return self
         try:
             self.folder.files = self._manifest()
             self.remove_partials()
