@@ -21,6 +21,8 @@ OS_CALLS = {"remove", "unlink", "rename", "replace", "rmdir", "removedirs"}
 SHUTIL_CALLS = {"rmtree", "move", "copy", "copy2", "copyfile", "copytree"}
 NP_CALLS = {"save", "savez", "savez_compressed", "load", "savetxt", "loadtxt", "fromfile"}
 TORCH_CALLS = {"save", "load"}
+MECHANISM_OBJECTS = {"os", "np", "torch", "json", "shutil", "self", "held", "run", "folder", "zf", "archive", "z",
+                     "zipfile"}
 
 # (module under training/, function name) -> why it may touch a file by path
 # the mechanism itself: every call there goes through a held folder's descriptor (dir_fd, no link followed)
@@ -109,11 +111,9 @@ def _offences(path: Path) -> list[str]:
                     what = f"torch.{func.attr}("
             elif owner == "json" and func.attr == "load":
                 what = "json.load("
-            elif func.attr in PATH_METHODS and owner not in ("os", "np", "torch", "json", "shutil", "self", "held",
-                                                            "run", "folder", "zf", "archive", "z", "zipfile"):
-                # Path-like receivers: a call on anything but the mechanism's own objects
-                if func.attr in ("write_text", "write_bytes", "read_text", "read_bytes", "unlink", "touch"):
-                    what = f".{func.attr}("
+            elif (func.attr in PATH_METHODS and owner not in MECHANISM_OBJECTS
+                  and func.attr in ("write_text", "write_bytes", "read_text", "read_bytes", "unlink", "touch")):
+                what = f".{func.attr}("  # a path-like receiver: anything but the mechanism's own objects
         if what is not None:
             where = function_of(node)
             if (rel, where) not in ALLOWED:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import stat
 import sys
 import time
@@ -230,6 +231,8 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any
     run again in ``OUT`` with other settings is refused (:func:`check_same_config`), not mixed in."""
     folder = Path(out)
     check_out_folder(folder)
+    if not os.path.lexists(folder / CONFIG_FILE):  # no run here: a file at a name the run writes is the user's
+        Run(folder, LAYOUT, command="gin3 train-gate", elsewhere="choose another --out").check_fresh()
     with Run(folder, LAYOUT, command="gin3 train-gate", check=(LOCK_NAME, CONFIG_FILE)) as run:
         return _train_gate(cfg, folder, run.folder, progress or (lambda s: None), stop)
 

@@ -103,8 +103,10 @@ class Run:
     (:meth:`check_fresh`, :meth:`check_resume`) come before, and create nothing."""
 
     def __init__(self, run_dir: str | os.PathLike[str], layout: Layout, command: str = "gin3 train",
-                 check: tuple[str, ...] | None = None) -> None:
+                 check: tuple[str, ...] | None = None, elsewhere: str = "choose another --run-name") -> None:
+        """``elsewhere``: the way out a refusal names (train-gate: another ``--out``)."""
         self.path = Path(run_dir)
+        self.elsewhere = elsewhere
         self.layout = layout
         self.command = command
         self.lock = RunLock(self.path, command, check)
@@ -129,14 +131,14 @@ class Run:
         if not self.path.is_dir():
             return
         if os.path.lexists(self.path / STATE):
-            raise RunFolderError(f"{self.path} holds a run: continue it with --resume {self.path}, or choose "
-                                 "another --run-name")
+            raise RunFolderError(f"{self.path} holds a run: continue it with --resume {self.path}, or "
+                                 f"{self.elsewhere}")
         theirs = sorted(entry.name for entry in self.path.iterdir() if self.layout.is_run_name(entry.name)
                         and entry.name not in (LOCK_NAME, MANIFEST))
         if theirs:
             shown = ", ".join(theirs[:4]) + (", ..." if len(theirs) > 4 else "")
             raise RunFolderError(f"{self.path} holds files gin3 did not write for a run ({shown}) at names a run "
-                                 "writes; move them away or choose another --run-name")
+                                 f"writes; move them away or {self.elsewhere}")
 
     def check_resume(self, config: dict[str, Any] | None = None) -> dict[str, Any]:
         """The state of the run to continue in ``run_dir``: refused (one line, nothing made) where there is no
