@@ -125,9 +125,12 @@ IDS = [p.name for p in PIPELINES]
 
 
 def one_line(capsys: pytest.CaptureFixture[str]) -> str:
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "Traceback" not in err[0], err
-    return err[0]
+    """The refusal: the one line of stderr that starts with ``gin3`` (train-gate's progress lines aside), the
+    last one, no traceback."""
+    err = capsys.readouterr().err.strip()
+    said = [line for line in err.splitlines() if line.startswith("gin3 ")]
+    assert len(said) == 1 and said[0] == err.splitlines()[-1] and "Traceback" not in err, err
+    return said[0]
 
 
 def write_state(run_dir: Path, state: dict[str, Any]) -> None:
@@ -304,8 +307,15 @@ def test_a_shard_that_is_a_fifo_is_refused(pipe: Pipeline, tmp_path: Path, capsy
     if pipe.state is not None:
         write_state(run_dir, pipe.state(run_dir))
         argv = ["--resume", str(run_dir)]
-    else:
+    else:  # train-gate's record of the run, as a first session wrote it
+        from dataclasses import asdict
+
+        from gin3_training.configs import read_config
+        from gin3_training.gates.train import GateConfig
+
         argv = pipe.fresh(out, "fifo")
+        cfg = GateConfig(**read_config(argv[1], {}, GateConfig))
+        (run_dir / "train-gate.json").write_text(json.dumps({"config": asdict(cfg)}))
     with deadline(120):
         assert pipe.run(argv) == 2
     line = one_line(capsys)

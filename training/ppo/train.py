@@ -62,6 +62,7 @@ from gin3_training.run.folder import (
     SIDECARS,
     RunExistsError,
     RunFolderError,
+    check_run_dir,
     left_by_overwrite,
     numbered_run_name,
     prepare_run_dir,
@@ -381,7 +382,8 @@ def run_train(cfg: TrainConfig, argv: list[str]) -> int:
     run or that cannot be used (a link, not writable), 1 a failed write or a dead worker, 130/143
     stopped by SIGINT/SIGTERM."""
     try:
-        check_resume(cfg)
+        check_resume(cfg)  # the refusals first: a refused command leaves no folder, lock or record
+        check_run_dir(cfg.run_dir, resume=cfg.resume, overwrite=cfg.overwrite)
         with Run(cfg.run_dir, LAYOUT), GracefulStop(cfg.run_dir, argv) as stop:
             train(cfg, stop)
     except (RunLockedError, RunExistsError, RunFolderError, ModelFileError) as exc:

@@ -24,6 +24,7 @@ Every refusal is a :class:`~.folder.RunFolderError` (a ``ValueError``) or a
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import io
@@ -177,6 +178,7 @@ class Run:
 
     # -------------------------------------------------------------- holding the folder
     def __enter__(self) -> Run:
+        self.created = not os.path.lexists(self.path)
         self.lock.acquire()
         assert self.lock.folder is not None
         if not self.layout.records:
@@ -203,7 +205,21 @@ class Run:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        """Release the lock; a command refused inside the block (a ``ValueError``) in a folder it made and wrote
+        nothing in leaves no folder behind."""
+        leave = exc_type is not None and issubclass(exc_type, ValueError | RunLockedError) and self.created
+        folder = self.lock.folder
+        names = sorted(os.listdir(folder.fd)) if leave and folder is not None else []
+        if folder is not None and leave and set(names) <= {LOCK_NAME, MANIFEST}:
+            for name in names:  # through the held folder's descriptor
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=folder.fd)
+        else:
+            leave = False
         self.lock.release()
+        if leave:
+            with contextlib.suppress(OSError):
+                os.rmdir(self.path)  # only where empty
 
     @property
     def folder(self) -> RunFolder:
