@@ -9,8 +9,11 @@ After each round the network is fitted by cross-entropy over the legal actions t
 shipped player.
 
 The run folder holds ``shards/`` (the decisions, :mod:`.data`), ``net_rR.npz`` (each round's network),
-``state.json`` (the config and each finished round), ``best.npz`` and ``final.json``; every file is
-written whole or not at all. A run resumed (``--resume RUN_DIR``) skips the shards and rounds it finds.
+``state.json`` (the config and each finished round), ``best.npz``, ``final.json`` and ``curve.png``, held through
+the shared run mechanism (:class:`~gin3_training.run.run.Run`: the lock, every file written whole or not at all
+through the held folder, shards read back through the checked reader). A run resumed (``--resume RUN_DIR``) skips
+the shards and rounds it finds; a finished run removes its shards (only a resume needs them; one with more rounds
+makes them again, the same) and says what it kept.
 """
 
 from __future__ import annotations

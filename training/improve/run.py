@@ -9,8 +9,9 @@ then plays the continuation player and the base network on fresh duplicate deals
 
 The run folder holds ``labels/`` (the shards), ``improved_rR.npz`` and ``state.json`` (the config and each
 finished round: labels, the CPU-minutes of each stage in the session that finished it, the cross-validation
-table, the margin, the play figures); every file is written whole or not at all. ``--resume RUN_DIR`` skips
-the shards and rounds it finds.
+table, the margin, the play figures), held through the shared run mechanism (:class:`~gin3_training.run.run.Run`);
+every file is written whole or not at all. ``--resume RUN_DIR`` skips the shards and rounds it finds and refuses
+settings other than those its labels were made with.
 """
 
 from __future__ import annotations

@@ -136,6 +136,10 @@ class Run:
                                  f"{self.elsewhere}")
         theirs = sorted(entry.name for entry in self.path.iterdir() if self.layout.is_run_name(entry.name)
                         and entry.name not in (LOCK_NAME, MANIFEST))
+        linked = [name for name in theirs if (self.path / name).is_symlink()]
+        if linked:
+            raise RunFolderError(f"{self.path / linked[0]} is a symbolic link; a run writes and deletes only its own "
+                                 f"files inside its folder (remove the link or {self.elsewhere})")
         if theirs:
             shown = ", ".join(theirs[:4]) + (", ..." if len(theirs) > 4 else "")
             raise RunFolderError(f"{self.path} holds files gin3 did not write for a run ({shown}) at names a run "
