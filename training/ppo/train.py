@@ -383,8 +383,10 @@ def run_train(cfg: TrainConfig, argv: list[str]) -> int:
     stopped by SIGINT/SIGTERM."""
     try:
         check_resume(cfg)  # the refusals first: a refused command leaves no folder, lock or record
+        run = Run(cfg.run_dir, LAYOUT, elsewhere="choose another --run-name or --out-dir")
+        run.check_free()  # a folder in use is said so first
         check_run_dir(cfg.run_dir, resume=cfg.resume, overwrite=cfg.overwrite)
-        with Run(cfg.run_dir, LAYOUT), GracefulStop(cfg.run_dir, argv) as stop:
+        with run, GracefulStop(cfg.run_dir, argv) as stop:
             train(cfg, stop)
     except (RunLockedError, RunExistsError, RunFolderError, ModelFileError) as exc:
         print(f"gin3 train: error: {exc}", file=sys.stderr)

@@ -39,7 +39,7 @@ from typing import Any
 
 from gin3_env.files import PARTIAL, InputFileError, parse_json
 from gin3_training.run.folder import LOCK_NAME, MANIFEST, RunFolder, RunFolderError
-from gin3_training.run.lock import RunLock, RunLockedError
+from gin3_training.run.lock import RunLock, RunLockedError, _try_lock
 from gin3_training.run.record import MAX_STATE_BYTES, MAX_STATE_DEPTH, STATE
 
 __all__ = ["REFUSALS", "Layout", "Run", "RunFolderError", "RunLockedError", "fresh_run_name", "size_text"]
@@ -125,12 +125,34 @@ class Run:
         if above.exists() and not above.is_dir():
             raise RunFolderError(f"cannot create the run folder {self.path}: {above} is a file, not a folder")
 
+    def check_free(self) -> None:
+        """A :class:`~.lock.RunLockedError` where another process holds the folder's lock (probed, not taken; a lock
+        file that is a link or no regular file is left to the lock's own refusal)."""
+        if self.lock.folder is not None:  # held by this run
+            return
+        try:
+            fd = os.open(self.path / LOCK_NAME, _OPEN_READ)
+        except OSError:
+            return
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return
+            if not _try_lock(fd):
+                holder = RunLock._holder(fd)
+                who = f" (pid {holder})" if holder else ""
+                raise RunLockedError(
+                    f"{'run folder ' if self.command == 'gin3 train' else ''}{self.path} is in use by another "
+                    f"{self.command}{who}; wait for it to end, or {self.elsewhere}")
+        finally:
+            os.close(fd)  # a lock taken by the probe goes with its descriptor
+
     def check_fresh(self) -> None:
         """Refuse a fresh run into ``run_dir`` if it is a link or a file, holds a run (``--resume`` it), or
         holds a file of the user's at a name this run writes; creates nothing."""
         self._check_not_linked()
         if not self.path.is_dir():
             return
+        self.check_free()
         if os.path.lexists(self.path / STATE):
             raise RunFolderError(f"{self.path} holds a run: continue it with --resume {self.path}, or "
                                  f"{self.elsewhere}")
@@ -152,6 +174,7 @@ class Run:
         if not self.path.exists() and not self.path.is_symlink():
             raise RunFolderError(f"--resume {self.path}: no run there (no such folder)")
         self._check_not_linked()
+        self.check_free()
         if not os.path.lexists(self.path / STATE):
             raise RunFolderError(f"--resume {self.path}: no {self.layout.pipeline} run there (no {STATE})")
         state = self.read_state()
