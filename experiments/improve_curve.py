@@ -25,20 +25,25 @@ def points(run: Path, shards: list[int]) -> list[dict[str, Any]]:
     from gin3_env.policies.net import load_net
     from gin3_training.improve.head import Labelled, cross_validate
     from gin3_training.improve.labels import load_shards
+    from gin3_training.improve.run import LAYOUT
+    from gin3_training.run.run import Run
 
-    config = json.loads((run / "state.json").read_text())["config"]
+    held = Run(run, LAYOUT)
+    config = held.check_resume()["config"]
     net = load_net(NET_MODEL if config["base"] == "net" else config["base"])
-    paths = sorted((run / "labels").glob("shard_00_*.npz"))
     out = []
-    for n in shards:
-        t = time.process_time()
-        data = Labelled(load_shards(paths[:n]), net)
-        cv = cross_validate(data, config["folds"], config["seed"])
-        c = cv["chosen"]
-        out.append({"shards": n, "decisions": len(data), "top": cv["top"], "ridge": cv["lam"], "margin": cv["margin"],
-                    "switch_share": c["switch_share"], "gain_per_decision": c["gain_per_decision"],
-                    "gain_se": c["gain_se"], "cpu_s": time.process_time() - t})
-        print(json.dumps(out[-1]), flush=True)
+    with held:
+        paths = [f"labels/{name}" for name in held.listdir("labels") if name.startswith("shard_00_")]
+        for n in shards:
+            t = time.process_time()
+            data = Labelled(load_shards(held, paths[:n]), net)
+            cv = cross_validate(data, config["folds"], config["seed"])
+            c = cv["chosen"]
+            out.append({"shards": n, "decisions": len(data), "top": cv["top"], "ridge": cv["lam"],
+                        "margin": cv["margin"], "switch_share": c["switch_share"],
+                        "gain_per_decision": c["gain_per_decision"], "gain_se": c["gain_se"],
+                        "cpu_s": time.process_time() - t})
+            print(json.dumps(out[-1]), flush=True)
     return out
 
 

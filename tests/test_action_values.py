@@ -73,20 +73,25 @@ def test_every_action_gets_the_same_reshuffles() -> None:
 
 def test_label_shards_resume_and_refuse_other_settings(tmp_path) -> None:
     run = ActionLabels(seed=2, decisions=4, shard_size=2, shuffles=2, rate=0.5, num_envs=8, continuation="heuristic")
+    from gin3_training.improve.run import LAYOUT
+    from gin3_training.run.run import Run
+
     said: list[str] = []
-    paths = run_round(tmp_path, run, progress=said.append)
-    assert [p.name for p in paths] == ["shard_00_0000.npz", "shard_00_0001.npz"] and len(said) == 2
-    first = dict(np.load(paths[1]))
-    paths[1].unlink()
-    said.clear()
-    run_round(tmp_path, run, progress=said.append)
-    assert "1 of 2 shards found" in said[0] and len(said) == 2
-    again = dict(np.load(paths[1]))
-    assert all(np.array_equal(first[k], again[k], equal_nan=first[k].dtype.kind == "f") for k in first)
-    legal = np.isfinite(again["values"])
-    assert (legal == (again["mask"] == 1)).all() and (again["mask"][np.arange(2), again["played"]] == 1).all()
-    with pytest.raises(ValueError, match="shuffles=2"):
-        run_round(tmp_path, ActionLabels(**{**run.key(), "shuffles": 3}))
+    with Run(tmp_path, LAYOUT) as held:
+        names = run_round(held, run, progress=said.append)
+        paths = [tmp_path / n for n in names]
+        assert [p.name for p in paths] == ["shard_00_0000.npz", "shard_00_0001.npz"] and len(said) == 2
+        first = dict(np.load(paths[1]))
+        paths[1].unlink()
+        said.clear()
+        run_round(held, run, progress=said.append)
+        assert "1 of 2 shards found" in said[0] and len(said) == 2
+        again = dict(np.load(paths[1]))
+        assert all(np.array_equal(first[k], again[k], equal_nan=first[k].dtype.kind == "f") for k in first)
+        legal = np.isfinite(again["values"])
+        assert (legal == (again["mask"] == 1)).all() and (again["mask"][np.arange(2), again["played"]] == 1).all()
+        with pytest.raises(ValueError, match="shuffles=2"):
+            run_round(held, ActionLabels(**{**run.key(), "shuffles": 3}))
 
 
 def test_net_with_an_advantage_head_round_trips_and_switches(tmp_path) -> None:

@@ -229,10 +229,10 @@ def test_train_gate_again_with_other_settings_is_refused(tmp_path: Path, capsys:
     from gin3_training.gates.train import CONFIG_FILE
 
     out = tmp_path / "gate"
-    (out / "labels_1_knock").mkdir(parents=True)
-    (out / "labels_1_knock" / "x").symlink_to(tmp_path)  # not reached: the config is checked first
     code, err = gate_cli(capsys, out, *stages(7, 1), "--scorers", "[ridge]")
     assert code == 2 and "too few to fit a gate" in last_line(err)  # one deal: the config is recorded all the same
+    (out / "labels_1_knock").mkdir(exist_ok=True)
+    (out / "labels_1_knock" / "x").symlink_to(tmp_path)  # not reached: the config is checked first
     assert not (out / ".run-manifest.json").exists()
     recorded = json.loads((out / CONFIG_FILE).read_text())["config"]
     assert recorded["stages"][0]["seed"] == 7
@@ -248,11 +248,11 @@ def test_train_gate_never_follows_a_link_planted_in_out(tmp_path: Path, capsys: 
     outside.mkdir()
     (out / "labels_1_knock").symlink_to(outside)
     code, err = gate_cli(capsys, out, *stages(1))
-    assert code == 2 and "labels_1_knock is not a real folder" in last_line(err)
+    assert code == 2 and "labels_1_knock is a symbolic link" in last_line(err)  # refused before the folder is held
     (out / "labels_1_knock").unlink()
     (out / "gated_1_knock.json").symlink_to(GATE_MODEL)
     code, err = gate_cli(capsys, out, *stages(1))
-    assert code == 2 and "gated_1_knock.json is not a regular file" in last_line(err)
+    assert code == 2 and "gated_1_knock.json is a symbolic link" in last_line(err)
     assert list(outside.iterdir()) == []
 
 

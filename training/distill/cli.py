@@ -6,7 +6,6 @@ or ``--resume`` of a distillation run folder.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from gin3_env.argparsing import OneLineErrorParser
 from gin3_training.configs import read_config
 from gin3_training.distill.config import DistillConfig
 from gin3_training.options import add_backend_flag, add_option_flags, option_overrides, other_backend
-from gin3_training.run.folder import numbered_run_name
+from gin3_training.run.run import REFUSALS, Run, fresh_run_name
 
 DEFAULT_CONFIG = "quick"
 
@@ -23,20 +22,17 @@ DEFAULT_CONFIG = "quick"
 def load_distill_config(spec: str | None, overrides: dict[str, Any]) -> DistillConfig:
     """The config ``spec`` (a shipped name or a path) with ``overrides``; on ``resume`` without a config,
     the resumed run's own config."""
+    from gin3_training.distill.run import LAYOUT
+
     resume = overrides.get("resume")
-    if resume and spec is None:
-        path = Path(resume) / "state.json"
-        try:
-            saved = json.loads(path.read_text())["config"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path} does not hold a distillation run's config ({exc})") from None
-        return DistillConfig(**{**saved, **overrides})
+    if resume and spec is None:  # the run's own config, read through the checked readers, its pipeline checked
+        saved = Run(Path(resume), LAYOUT).check_resume()["config"]
+        known = set(DistillConfig.__dataclass_fields__)
+        return DistillConfig(**{**{k: v for k, v in saved.items() if k in known}, **overrides})
     return DistillConfig(**read_config(spec or DEFAULT_CONFIG, overrides, DistillConfig))
 
 
 def main(argv: list[str] | None = None) -> int:
-    from gin3_training.distill.run import main_distill
-
     parser = OneLineErrorParser(
         prog="gin3 train",
         description="Distil the strongest shipped player into `net`, a network acting alone (configs quick and "
@@ -54,22 +50,31 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load_distill_config(args.config, overrides)
     except (ValueError, FileNotFoundError, TypeError) as exc:
         parser.error(str(exc))
-    if not cfg.resume:
-        if (cfg.run_dir / "state.json").exists() and "run_name" in overrides:
-            parser.error(f"{cfg.run_dir} holds a run: continue it with --resume {cfg.run_dir}, or name another")
-        name = numbered_run_name(Path(cfg.out_dir), cfg.run_name)
-        if (Path(cfg.out_dir) / name / "state.json").exists():
-            name = _free_name(Path(cfg.out_dir), cfg.run_name)
-        if name != cfg.run_name:
-            print(f"{cfg.run_dir} holds a run: this run goes to {Path(cfg.out_dir) / name}", flush=True)
-            cfg.run_name = name
-    elif not (cfg.run_dir / "state.json").is_file():
-        parser.error(f"--resume {cfg.resume}: not a distillation run folder (no state.json)")
-    return main_distill(cfg)
+    return start(cfg, "run_name" in overrides)
 
 
-def _free_name(out_dir: Path, name: str) -> str:
-    n = 2
-    while (out_dir / f"{name}_{n}").exists():
-        n += 1
-    return f"{name}_{n}"
+def start(cfg: DistillConfig, named: bool) -> int:
+    """Check the run folder (a fresh run: numbered where not ``named``; a resume: a distillation run with the same
+    settings, not complete) and the teacher, then run; every refusal one line, exit 2, nothing made before."""
+    from gin3_training.distill.run import LAYOUT, is_complete, main_distill, teacher_of
+
+    try:
+        if cfg.resume:
+            state = Run(cfg.run_dir, LAYOUT).check_resume(cfg.to_dict())
+            if is_complete(state, cfg):
+                print(f"{cfg.run_dir} is a complete run ({len(state['rounds'])} round(s), final evaluation in "
+                      f"{cfg.run_dir / 'final.json'}); nothing to do (more rounds: --dagger-rounds "
+                      f"{cfg.dagger_rounds + 1})", flush=True)
+                return 0
+        else:
+            if not named:
+                name = fresh_run_name(Path(cfg.out_dir), cfg.run_name)
+                if name != cfg.run_name:
+                    print(f"{cfg.run_dir} is taken: this run goes to {Path(cfg.out_dir) / name}", flush=True)
+                    cfg.run_name = name
+            Run(cfg.run_dir, LAYOUT).check_fresh()
+        teacher = teacher_of(cfg)
+    except (*REFUSALS, ValueError) as exc:
+        print(f"gin3 train: error: {exc}", file=sys.stderr)
+        return 2
+    return main_distill(cfg, teacher)

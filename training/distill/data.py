@@ -12,7 +12,6 @@ decision), ``legal`` (the actions), ``label`` (the teacher's action) and ``actor
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,7 @@ from gin3_env.kernels.hands import VectorHands
 from gin3_env.kernels.net_features import net_inputs
 from gin3_env.observation.layout import OBS_SIZE
 from gin3_env.policies.net import ActionNet, choose
-from gin3_training.run.checkpoints import write_bytes
+from gin3_training.run.run import Run
 
 TEACHER, HEURISTIC, NET = 0, 1, 2
 ACTOR_NAMES = ("teacher", "heuristic", "net")
@@ -69,15 +68,24 @@ def play_shard(n: int, seed: int, teacher: Any, heuristic: Any, net: ActionNet |
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 
-def save_shard(path: Path, shard: dict[str, np.ndarray]) -> None:
-    buffer = io.BytesIO()
-    np.savez(buffer, allow_pickle=False, **shard)
-    write_bytes(path, buffer.getvalue())
+MAX_SHARD_BYTES = 4 << 30  # a shard of the full config is about 60 MB
 
 
-def load_shard(path: Path) -> dict[str, np.ndarray]:
-    """A shard this run wrote (read with ``allow_pickle=False``); ValueError where it is not one."""
-    with np.load(path, allow_pickle=False) as data:
+def save_shard(run: Run, rel: str, shard: dict[str, np.ndarray]) -> None:
+    """``shard`` as ``rel`` in the held run folder (whole or not at all, no link followed)."""
+    run.write_npz(rel, shard)
+
+
+def load_shard(run: Run, rel: str) -> dict[str, np.ndarray]:
+    """A shard this run wrote, read through the run's checked reader (a regular file, no link, no FIFO) with
+    ``allow_pickle=False``; ValueError where it is not one."""
+    path = run.path / rel
+    raw = run.read(rel, "shard of decisions", MAX_SHARD_BYTES)
+    try:
+        data = np.load(io.BytesIO(raw), allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"{path} is not a shard of decisions ({exc})") from None
+    with data:
         if sorted(data.files) != sorted(SHARD_KEYS):
             raise ValueError(f"{path} is not a shard of decisions (members {sorted(data.files)})")
         shard = {k: data[k] for k in SHARD_KEYS}

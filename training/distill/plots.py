@@ -3,21 +3,20 @@ distilled so far and the CPU-minutes spent (``curve.png`` in the run folder)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 
-def plot_curve(rounds: list[dict[str, Any]], path: Path, title: str = "net distilled from trained",
-               minutes: str = "cpu_minutes") -> None:
+def plot_curve(rounds: list[dict[str, Any]], title: str = "net distilled from trained",
+               minutes: str = "cpu_minutes") -> bytes:
     """Each round's pair mean against the heuristic (95% interval) on the choice deals, by decisions
     gathered (bottom axis), each point labelled with the minutes spent up to it (the rounds' ``minutes``
-    key: ``cpu_minutes`` or ``wall_minutes``)."""
+    key: ``cpu_minutes`` or ``wall_minutes``). Returns the PNG's bytes (the run writes them through its held folder)."""
+    import io
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from gin3_env.files import atomic_output
 
     x = [r["decisions"] for r in rounds]
     y = [r["choice"]["pair_mean"][0] for r in rounds]
@@ -37,6 +36,7 @@ def plot_curve(rounds: list[dict[str, Any]], path: Path, title: str = "net disti
     ax.set_title(title)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    with atomic_output(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
     plt.close(fig)
+    return buffer.getvalue()

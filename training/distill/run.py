@@ -9,8 +9,11 @@ After each round the network is fitted by cross-entropy over the legal actions t
 shipped player.
 
 The run folder holds ``shards/`` (the decisions, :mod:`.data`), ``net_rR.npz`` (each round's network),
-``state.json`` (the config and each finished round), ``best.npz`` and ``final.json``; every file is
-written whole or not at all. A run resumed (``--resume RUN_DIR``) skips the shards and rounds it finds.
+``state.json`` (the config and each finished round), ``best.npz``, ``final.json`` and ``curve.png``, held through
+the shared run mechanism (:class:`~gin3_training.run.run.Run`: the lock, every file written whole or not at all
+through the held folder, shards read back through the checked reader). A run resumed (``--resume RUN_DIR``) skips
+the shards and rounds it finds; a finished run removes its shards (only a resume needs them; one with more rounds
+makes them again, the same) and says what it kept.
 """
 
 from __future__ import annotations
@@ -32,11 +35,16 @@ from gin3_env.vector.players import HeuristicBatch, NetBatch, as_batch
 from gin3_training.distill.config import DistillConfig
 from gin3_training.distill.data import Decisions, load_shard, play_shard, save_shard
 from gin3_training.distill.fit import fit, new_net
-from gin3_training.run.checkpoints import write_bytes, write_json
+from gin3_training.run.run import Layout, Run, size_text
 
 CHOICE_SEED_OFFSET = 1_000_000  # the choice deals: seed + this
 FINAL_SEED_OFFSET = 2_000_000  # the final evaluation: seed + this (heuristic), + this + 1 (the strongest)
 STRONGEST = "trained"  # the strongest shipped player, named in the last lines
+# what a distillation run writes; the settings that made its shards and networks (a resume must keep them)
+LAYOUT = Layout("distill", files=("net_r*.npz", "best.npz", "final.json", "curve.png"), folders=("shards",),
+                settings=("seed", "teacher", "hidden", "teacher_decisions", "dagger_decisions", "shard_size",
+                          "num_envs", "epochs", "learning_rate", "batch_size", "choice_deals"),
+                resume_only=("shards",))
 
 
 def shard_seed(seed: int, r: int, i: int) -> int:
@@ -105,26 +113,32 @@ def _ci(values: list[float]) -> str:
     return f"{signed(values[0])} [{signed(values[1])}, {signed(values[2])}]"
 
 
-def round_paths(cfg: DistillConfig, r: int) -> list[Path]:
-    """The shard files of round ``r``."""
+def round_paths(cfg: DistillConfig, r: int) -> list[str]:
+    """The shard files of round ``r``, inside the run folder."""
     n = math.ceil(cfg.round_decisions(r) / cfg.shard_size)
-    return [cfg.run_dir / "shards" / f"r{r:02d}_{i:04d}.npz" for i in range(n)]
+    return [f"shards/r{r:02d}_{i:04d}.npz" for i in range(n)]
 
 
-def play_round(cfg: DistillConfig, r: int, teacher: Any, heuristic: Any, prog: Progress) -> list[Path]:
+def run_net(run: Run, rel: str) -> ActionNet:
+    """The network ``rel`` this run wrote (a regular file inside the held folder, no link)."""
+    if not run.exists(rel):
+        raise ValueError(f"{run.path / rel} is missing: the run folder is not the one its state describes")
+    return load_net(run.path / rel)
+
+
+def play_round(run: Run, cfg: DistillConfig, r: int, teacher: Any, heuristic: Any, prog: Progress) -> list[str]:
     """Round ``r``'s shards, made where missing (the network of round ``r - 1`` plays from round 1 on)."""
-    (cfg.run_dir / "shards").mkdir(parents=True, exist_ok=True)
-    net = load_net(cfg.run_dir / f"net_r{r - 1}.npz") if r > 0 else None
+    net = run_net(run, f"net_r{r - 1}.npz") if r > 0 else None
     total = cfg.round_decisions(r)
     paths = round_paths(cfg, r)
     n = len(paths)
     for i, path in enumerate(paths):
-        if path.exists():
+        if run.exists(path):
             continue
         size = min(cfg.shard_size, total - i * cfg.shard_size)
         t0 = time.monotonic()
-        save_shard(path, play_shard(size, shard_seed(cfg.seed, r, i), teacher, heuristic, net,
-                                    num_envs=min(cfg.num_envs, size)))
+        save_shard(run, path, play_shard(size, shard_seed(cfg.seed, r, i), teacher, heuristic, net,
+                                         num_envs=min(cfg.num_envs, size)))
         prog.measured("gen", size, time.monotonic() - t0)
         prog.say(f"round {r}: shard {i + 1}/{n} of decisions ({'the teacher' if net is None else 'the network'} "
                  "playing, the teacher labelling)", prog.left(r, total - (i + 1) * cfg.shard_size, 1.0),
@@ -132,10 +146,10 @@ def play_round(cfg: DistillConfig, r: int, teacher: Any, heuristic: Any, prog: P
     return paths
 
 
-def fit_round(cfg: DistillConfig, r: int, paths: list[Path], prog: Progress) -> tuple[ActionNet, dict[str, Any]]:
-    data = Decisions([load_shard(p) for p in paths])
-    net = new_net(data, (cfg.hidden[0], cfg.hidden[1]), cfg.seed) if r == 0 else load_net(
-        cfg.run_dir / f"net_r{r - 1}.npz")
+def fit_round(run: Run, cfg: DistillConfig, r: int, paths: list[str],
+              prog: Progress) -> tuple[ActionNet, dict[str, Any]]:
+    data = Decisions([load_shard(run, p) for p in paths])
+    net = new_net(data, (cfg.hidden[0], cfg.hidden[1]), cfg.seed) if r == 0 else run_net(run, f"net_r{r - 1}.npz")
     t0 = time.monotonic()
 
     def report(done: float, loss: float) -> None:
@@ -149,25 +163,55 @@ def fit_round(cfg: DistillConfig, r: int, paths: list[Path], prog: Progress) -> 
     return fitted, info
 
 
-def run(cfg: DistillConfig) -> dict[str, Any]:
-    """The whole run (see the module doc); returns ``final.json``'s content."""
-    run_dir = cfg.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    state_path = run_dir / "state.json"
-    state = _read_state(state_path) if cfg.resume else {"rounds": []}
-    state["config"] = {**cfg.to_dict(), "resume": ""}  # what a resumed run reads (with its flags on top)
-    if cfg.resume:
-        print(f"resuming {run_dir}: {len(state['rounds'])} round(s) done", flush=True)
-    write_json(state_path, state)
-    teacher = as_batch(load_policy(cfg.teacher))
+def teacher_of(cfg: DistillConfig) -> Any:
+    """The teacher's batched form; a ``ValueError`` (one line) where the spec names no player that has one.
+    Loaded before the run folder is made, so a bad ``--teacher`` leaves nothing behind."""
+    from gin3_env.policies.model_fields import ModelFileError
+
+    try:
+        teacher = as_batch(load_policy(cfg.teacher))
+    except (ModelFileError, ValueError, OSError) as exc:
+        raise ValueError(f"--teacher {cfg.teacher}: {exc}") from None
     if teacher is None:
         raise ValueError(f"the teacher {cfg.teacher!r} has no batched form")
+    return teacher
+
+
+def is_complete(state: dict[str, Any], cfg: DistillConfig) -> bool:
+    """Whether the run of ``state`` is finished for ``cfg`` (every round fitted and the final evaluation written)."""
+    return bool(state.get("final")) and len(state["rounds"]) >= cfg.dagger_rounds + 1
+
+
+def run(cfg: DistillConfig, teacher: Any = None) -> dict[str, Any]:
+    """The whole run (see the module doc) in its held run folder (:class:`~gin3_training.run.run.Run`);
+    returns ``final.json``'s content."""
+    teacher = teacher if teacher is not None else teacher_of(cfg)
+    with Run(cfg.run_dir, LAYOUT) as held:
+        final = run_in(held, cfg, teacher)
+        removed, freed = held.finish()
+        left = list(held.sizes())
+    if removed:
+        print(f"removed what only a resume needs: {len(removed)} shard(s), {size_text(freed)} (shards/; "
+              f"--resume with more --dagger-rounds makes them again)", flush=True)
+    print(f"kept in {cfg.run_dir}: " + ", ".join(f"{name} ({size_text(size)})" for name, size in left)
+          + f"; {size_text(sum(size for _, size in left))} in all", flush=True)
+    return final
+
+
+def run_in(held: Run, cfg: DistillConfig, teacher: Any) -> dict[str, Any]:
+    state = held.check_resume() if cfg.resume else {"rounds": []}  # read again under the lock
+    state.pop("final", None)
+    state["config"] = {**cfg.to_dict(), "resume": ""}  # what a resumed run reads (with its flags on top)
+    if cfg.resume:
+        print(f"resuming {cfg.run_dir}: {len(state['rounds'])} round(s) done", flush=True)
+    held.write_state(state)
     heuristic = HeuristicBatch()
     prog = Progress(cfg, len(state["rounds"]))
     for r in range(len(state["rounds"]), cfg.dagger_rounds + 1):
         t0, c0 = time.monotonic(), time.process_time()
-        play_round(cfg, r, teacher, heuristic, prog)
-        fitted, info = fit_round(cfg, r, [p for k in range(r + 1) for p in round_paths(cfg, k)], prog)
+        for k in range(r + 1):  # a finished run keeps no shards: an earlier round's are made again, the same
+            play_round(held, cfg, k, teacher, heuristic, prog)
+        fitted, info = fit_round(held, cfg, r, [p for k in range(r + 1) for p in round_paths(cfg, k)], prog)
         choice = versus(fitted, "heuristic", cfg.choice_deals, cfg.seed + CHOICE_SEED_OFFSET)
         info["choice"] = figures(choice)
         info["cpu_minutes"] = (time.process_time() - c0) / 60  # this process, all its threads
@@ -175,45 +219,45 @@ def run(cfg: DistillConfig) -> dict[str, Any]:
         info["round"] = r
         fitted.provenance = {"made_by": "gin3 train (distill)", "teacher": cfg.teacher, "round": r,
                              "decisions": info["decisions"], "config": cfg.to_dict()}
-        fitted.save(run_dir / f"net_r{r}.npz")
+        held.write(f"net_r{r}.npz", fitted.to_bytes())
         state["rounds"].append(info)
-        write_json(state_path, state)
+        held.write_state(state)
         prog.say(f"round {r} done: agreement with {cfg.teacher} {info['agreement']:.1%} (plain discards "
                  f"{info.get('agreement plain discards', float('nan')):.1%}); against the heuristic "
                  f"{_ci(info['choice']['pair_mean'])} over {cfg.choice_deals} choice deals", prog.left(r, 0, 0.0),
                  force=True)
-    best = max(range(len(state["rounds"])), key=lambda k: state["rounds"][k]["choice"]["pair_mean"][0])
-    write_bytes(run_dir / "best.npz", (run_dir / f"net_r{best}.npz").read_bytes())
-    net = load_net(run_dir / "best.npz")
+    best = max(range(len(state["rounds"])), key=lambda k: _choice_mean(state["rounds"][k], held.path))
+    held.write("best.npz", held.read(f"net_r{best}.npz", "network", 1 << 30))
+    net = run_net(held, "best.npz")
     prog.say(f"final evaluation of round {best}'s network over {cfg.final_eval_hands:,} fresh deals per opponent",
              8.0 * cfg.final_eval_hands / 1000, force=True)
-    final = {"best_round": best, "model": str(run_dir / "best.npz"),
+    final = {"best_round": best, "model": str(cfg.run_dir / "best.npz"),
              "heuristic": figures(versus(net, "heuristic", cfg.final_eval_hands, cfg.seed + FINAL_SEED_OFFSET)),
              STRONGEST: figures(versus(net, STRONGEST, cfg.final_eval_hands, cfg.seed + FINAL_SEED_OFFSET + 1)),
              "wall_minutes": (time.monotonic() - prog.start) / 60,
              "cpu_minutes": time.process_time() / 60}  # this process since it started, all its threads
-    write_json(run_dir / "final.json", final)
+    held.write_json("final.json", final)
     try:
         from gin3_training.distill.plots import plot_curve
 
-        plot_curve(state["rounds"], run_dir / "curve.png")
+        held.write("curve.png", plot_curve(state["rounds"]))
     except ImportError:  # matplotlib is part of the train extra; without it the run still ends
         pass
+    state["final"] = True  # complete: a --resume with no more rounds says so instead of evaluating again
+    held.write_state(state)
     return final
 
 
-def _read_state(path: Path) -> dict[str, Any]:
-    import json
-
-    if not path.is_file():
-        raise ValueError(f"{path.parent} is not a distillation run folder (no state.json)")
+def _choice_mean(record: dict[str, Any], run_dir: Path) -> float:
+    """The choice figure of a round's record; a one-line refusal where a tampered state holds none."""
     try:
-        state = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{path} is not readable JSON ({exc})") from None
-    if not isinstance(state, dict) or not isinstance(state.get("rounds"), list):
-        raise ValueError(f"{path} is not a distillation run's state")
-    return state
+        value = record["choice"]["pair_mean"][0]
+    except (KeyError, IndexError, TypeError):
+        value = None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{run_dir / 'state.json'} is damaged: round {record.get('round')!r:.20} holds no "
+                         "choice figure")
+    return float(value)
 
 
 def closing_lines(cfg: DistillConfig, final: dict[str, Any]) -> list[str]:
@@ -234,9 +278,19 @@ def closing_lines(cfg: DistillConfig, final: dict[str, Any]) -> list[str]:
     return lines
 
 
-def main_distill(cfg: DistillConfig) -> int:
+def main_distill(cfg: DistillConfig, teacher: Any = None) -> int:
+    from gin3_training.run.checkpoints import RunWriteError
+    from gin3_training.run.run import REFUSALS
+
     try:
-        final = run(cfg)
+        final = run(cfg, teacher)
+    except (*REFUSALS, ValueError) as exc:
+        print(f"gin3 train: error: {exc}", file=sys.stderr)
+        return 2
+    except RunWriteError as exc:
+        print(f"gin3 train: error: {exc}; the file it would have replaced is unchanged; continue with: "
+              f"gin3 train --resume {cfg.run_dir}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"gin3 train: stopped; its finished shards and rounds are kept; continue with: gin3 train --resume "
               f"{cfg.run_dir}", file=sys.stderr)

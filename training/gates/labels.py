@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from gin3_env.engine.rules import Rules
-from gin3_env.files import HeldFolder, atomic_output, relative_parts
+from gin3_env.files import HeldFolder, atomic_output, read_regular_file, relative_parts
 from gin3_env.kernels.decisions import DECISIONS
 from gin3_env.kernels.decisions import decision as decision_row
 from gin3_env.kernels.gates import stack_gates
@@ -47,7 +47,7 @@ from gin3_env.kernels.hands import rules_vector
 from gin3_env.kernels.heuristic_params import heuristic_config, heuristic_params
 from gin3_env.policies.gate_file import GatedModel
 from gin3_training.gates.label_kernels import label_deals
-from gin3_training.run.checkpoints import check_shard_key
+from gin3_training.run.checkpoints import MAX_SHARD_BYTES, check_shard_key
 
 __all__ = ["LabelRun", "LabelsStopped", "load_labels", "run_labels"]
 
@@ -159,7 +159,7 @@ def _resume(partial: Path, run: LabelRun, c: int, raw: dict[str, np.ndarray]) ->
     if not partial.exists():
         return 0
     check_shard_key(partial, run.key())
-    with np.load(partial, allow_pickle=False) as z:
+    with np.load(io.BytesIO(read_regular_file(partial, "label shard", MAX_SHARD_BYTES)), allow_pickle=False) as z:
         if int(z["chunk"]) != c or any(z[k].shape != v.shape for k, v in raw.items()):
             raise ValueError(f"label shard {partial} is not a part of chunk {c} of this run")
         for k, v in raw.items():
@@ -274,7 +274,7 @@ def load_labels(paths: list[Path]) -> dict[str, np.ndarray]:
     """The shards' decisions concatenated (``team_points`` left out)."""
     parts: dict[str, list[np.ndarray]] = {}
     for p in paths:
-        with np.load(p, allow_pickle=False) as z:
+        with np.load(io.BytesIO(read_regular_file(p, "label shard", MAX_SHARD_BYTES)), allow_pickle=False) as z:
             for k in z.files:
                 if k not in ("run", "team_points"):
                     parts.setdefault(k, []).append(z[k])

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import stat
 import sys
 import time
@@ -49,12 +50,15 @@ from gin3_training.configs import read_config
 from gin3_training.gates.fit import fit_gate
 from gin3_training.gates.labels import LabelRun, LabelsStopped, duration, load_labels, run_labels
 from gin3_training.options import add_option_flags, option, option_overrides
-from gin3_training.run.lock import LOCK_NAME, RunLock, RunLockedError
+from gin3_training.run.lock import LOCK_NAME, RunLockedError
+from gin3_training.run.run import Layout, Run
 
 __all__ = ["GateConfig", "StageConfig", "add_gate", "main", "player_digest", "train_gate"]
 
 CONFIG_FILE = "train-gate.json"  # the config OUT was made with: a run again in OUT must match it
 FINAL = "gated.json"  # the model file of the whole run (the last stage's player)
+# what train-gate writes in OUT (held through the shared Run; its config record checked by check_same_config)
+LAYOUT = Layout("gates", files=(CONFIG_FILE, FINAL, "gated_*.json", "labels_*"), records=False)
 STAGE_KEYS = ("decision", "deals", "seed", "shuffles", "rate", "chunk", "options", "fit_seed")
 
 DEFAULT_STAGES = [  # the shipped player's (configs/gate.yaml)
@@ -227,9 +231,12 @@ def train_gate(cfg: GateConfig, out: str | Path, progress: Any = None, stop: Any
     run again in ``OUT`` with other settings is refused (:func:`check_same_config`), not mixed in."""
     folder = Path(out)
     check_out_folder(folder)
-    with RunLock(folder, command="gin3 train-gate", check=(LOCK_NAME, CONFIG_FILE)) as lock:
-        assert lock.folder is not None
-        return _train_gate(cfg, folder, lock.folder, progress or (lambda s: None), stop)
+    # the refusals before the folder, its lock or any file is made: a refused command leaves nothing behind
+    if not os.path.lexists(folder / CONFIG_FILE):  # no run here: a file at a name the run writes is the user's
+        Run(folder, LAYOUT, command="gin3 train-gate", elsewhere="choose another --out").check_fresh()
+    check_recorded_config(cfg, folder)
+    with Run(folder, LAYOUT, command="gin3 train-gate", check=(LOCK_NAME, CONFIG_FILE)) as run:
+        return _train_gate(cfg, folder, run.folder, progress or (lambda s: None), stop)
 
 
 def check_out_folder(folder: Path) -> None:
@@ -245,24 +252,33 @@ def check_out_folder(folder: Path) -> None:
         raise ValueError(f"--out {folder}: {above} is a file, not a folder")
 
 
-def check_same_config(cfg: GateConfig, held: HeldFolder) -> None:
-    """Refuse (``ValueError``) a run whose config is not the one ``OUT`` was made with (its
-    :data:`CONFIG_FILE`); record it in a new folder. The stages already fitted are kept only for the
-    settings they were fitted with."""
-    recorded: Any = None
-    if held.lstat(CONFIG_FILE) is not None:
-        recorded = read_json(held.path / CONFIG_FILE, "train-gate config", 1 << 20)
-        recorded = recorded.get("config") if isinstance(recorded, dict) else None
-        if not isinstance(recorded, dict):
-            raise ValueError(f"{held.path / CONFIG_FILE} is damaged; remove it or choose another --out")
+def check_recorded_config(cfg: GateConfig, folder: Path) -> None:
+    """Refuse (``ValueError``, one line) a run whose config is not the one ``OUT`` was made with (its
+    :data:`CONFIG_FILE`, read through the checked reader: a FIFO, a device, a huge or deeply nested file refused);
+    nothing where ``OUT`` holds no record. Writes nothing."""
+    path = folder / CONFIG_FILE
+    if not os.path.lexists(path):
+        return
+    recorded: Any = read_json(path, "train-gate config", 1 << 20)
+    recorded = recorded.get("config") if isinstance(recorded, dict) else None
+    if not isinstance(recorded, dict):
+        raise ValueError(f"{path} is damaged; remove it or choose another --out")
     mine = asdict(cfg)
-    if isinstance(recorded, dict):
-        differ = [k for k in mine if k in recorded and recorded[k] != mine[k]]
-        if differ:
-            shown = ", ".join(f"{k}={recorded[k]!r:.120} (this run {mine[k]!r:.120})" for k in differ[:4])
-            raise ValueError(f"--out {held.path} holds a train-gate run made with {shown}: run it again with "
-                             "the same settings to resume it, or choose another --out")
-    held.write(CONFIG_FILE, (json.dumps({"config": mine}, indent=2) + "\n").encode("utf-8"))
+    differ = [k for k in mine if k in recorded and recorded[k] != mine[k]]
+    if differ:
+        shown = ", ".join(f"{k}={recorded[k]!r:.120} (this run {mine[k]!r:.120})" for k in differ[:4])
+        raise ValueError(f"--out {folder} holds a train-gate run made with {shown}: run it again with "
+                         "the same settings to resume it, or choose another --out")
+
+
+def check_same_config(cfg: GateConfig, held: HeldFolder) -> None:
+    """:func:`check_recorded_config` in the held folder (a record that is a link refused), then record this run's
+    config in it. The stages already fitted are kept only for the settings they were fitted with."""
+    st = held.lstat(CONFIG_FILE)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{held.path / CONFIG_FILE} is not a regular file (a symbolic link?); remove it")
+    check_recorded_config(cfg, held.path)
+    held.write(CONFIG_FILE, (json.dumps({"config": asdict(cfg)}, indent=2) + "\n").encode("utf-8"))
 
 
 def _save(model: GatedModel, held: HeldFolder, name: str) -> Path:

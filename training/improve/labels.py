@@ -27,7 +27,6 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,14 +39,23 @@ from gin3_env.kernels.hands import VectorHands, rules_vector
 from gin3_env.kernels.heuristic_params import heuristic_config, heuristic_params
 from gin3_env.observation.layout import OBS_SIZE
 from gin3_training.improve.label_kernels import value_rows, value_rows_serial
-from gin3_training.run.checkpoints import check_shard_key, write_bytes
+from gin3_training.run.run import Run
 
-__all__ = ["SHARD_KEYS", "ActionLabels", "continuation_args", "label_shard", "load_shards", "play_states",
-           "run_round"]
+__all__ = [
+    "SHARD_KEYS",
+    "ActionLabels",
+    "check_key",
+    "continuation_args",
+    "label_shard",
+    "load_shards",
+    "play_states",
+    "run_round",
+]
 
 BATCH_SECONDS = 2.0
 PROGRESS_SECONDS = 30.0
 SHARD_KEYS = ("obs", "mask", "values", "se", "played", "player", "deal", "run")
+MAX_SHARD_BYTES = 1 << 30  # a shard of the shipped config is a few MB
 
 
 @dataclass(frozen=True)
@@ -196,24 +204,25 @@ def candidate_mask(player: Any, obs: np.ndarray, mask: np.ndarray, k: int) -> np
     return out
 
 
-def shard_path(folder: Path, run: ActionLabels, i: int) -> Path:
-    return folder / f"shard_{run.round:02d}_{i:04d}.npz"
+def shard_name(run: ActionLabels, i: int, folder: str = "labels") -> str:
+    """Shard ``i`` of ``run``, inside the run folder."""
+    return f"{folder}/shard_{run.round:02d}_{i:04d}.npz"
 
 
-def run_round(folder: str | Path, run: ActionLabels, progress: Callable[[str], None] | None = None,
-              threads: bool = False) -> list[Path]:
-    """Write the missing shards of ``run`` under ``folder`` (see the module doc); returns all its shards."""
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
+def run_round(held: Run, run: ActionLabels, progress: Callable[[str], None] | None = None,
+              threads: bool = False, folder: str = "labels") -> list[str]:
+    """Write the missing shards of ``run`` under ``folder`` of the held run folder ``held`` (see the module doc);
+    returns all its shards (names inside the run folder). A shard found is read through the run's checked reader
+    (a link, a FIFO: refused in one line) and refused where it was made with other settings."""
     say = progress or (lambda s: None)
-    paths = [shard_path(out, run, i) for i in range(run.shards)]
-    found = [p for p in paths if p.exists()]
+    paths = [shard_name(run, i, folder) for i in range(run.shards)]
+    found = [p for p in paths if held.exists(p)]
     for p in found:
-        check_shard_key(p, run.key())
+        check_key(held, p, run.key())
     if found:
-        say(f"round {run.round} labels: {len(found)} of {run.shards} shards found in {out}"
+        say(f"round {run.round} labels: {len(found)} of {run.shards} shards found in {held.path / folder}"
             + (", resuming" if len(found) < run.shards else ", all done"))
-    todo = [i for i, p in enumerate(paths) if not p.exists()]
+    todo = [i for i, p in enumerate(paths) if p not in found]
     if not todo:
         return paths
     player, other = _batch_player(run.state_player), _batch_player(run.continuation)
@@ -232,9 +241,7 @@ def run_round(folder: str | Path, run: ActionLabels, progress: Callable[[str], N
                     + _left(left_total - base - valued, base + valued, clock["cpu"] + time.process_time() - c0))
 
         shard = label_shard(run, i, player, other, cont, tick, threads)
-        buffer = io.BytesIO()
-        np.savez(buffer, allow_pickle=False, **shard)
-        write_bytes(paths[i], buffer.getvalue())
+        held.write_npz(paths[i], shard)
         n = len(shard["played"])
         dt = time.process_time() - c0
         clock["done"] += n
@@ -246,19 +253,43 @@ def run_round(folder: str | Path, run: ActionLabels, progress: Callable[[str], N
     return paths
 
 
+def _open_shard(held: Run, rel: str) -> Any:
+    """The shard ``rel`` of the held run folder as an open ``.npz`` (read through the checked reader)."""
+    raw = held.read(rel, "label shard", MAX_SHARD_BYTES)
+    try:
+        return np.load(io.BytesIO(raw), allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"label shard {held.path / rel} cannot be read: {exc}") from None
+
+
+def check_key(held: Run, rel: str, key: dict[str, Any]) -> None:
+    """Refuse (one line naming the shard and the first setting that differs) a shard made with other settings."""
+    try:
+        with _open_shard(held, rel) as z:
+            written = json.loads(str(z["run"]))
+        if not isinstance(written, dict):
+            raise ValueError("its settings are not a mapping")
+    except Exception as exc:
+        raise ValueError(f"label shard {held.path / rel} cannot be read: {exc}") from None
+    for name, value in key.items():
+        if written.get(name) != value:
+            raise ValueError(f"label shard {held.path / rel} was written with {name}={written.get(name)!r:.60}, "
+                             f"this run has {value!r:.60}")
+
+
 def _left(left: float, done: float, cpu: float) -> str:
     if done <= 0 or cpu <= 0:
         return "time left: not yet measured"
     return f"about {left * cpu / done / 60:.1f} CPU-min left in this round's labels"
 
 
-def load_shards(paths: list[Path]) -> dict[str, np.ndarray]:
-    """The shards' decisions joined (``run`` left out)."""
+def load_shards(held: Run, paths: list[str]) -> dict[str, np.ndarray]:
+    """The shards ``paths`` of the held run folder, their decisions joined (``run`` left out)."""
     parts: dict[str, list[np.ndarray]] = {}
     for p in paths:
-        with np.load(p, allow_pickle=False) as z:
+        with _open_shard(held, p) as z:
             if sorted(z.files) != sorted(SHARD_KEYS):
-                raise ValueError(f"{p} is not a shard of action labels (members {sorted(z.files)})")
+                raise ValueError(f"{held.path / p} is not a shard of action labels (members {sorted(z.files)})")
             for k in SHARD_KEYS[:-1]:
                 parts.setdefault(k, []).append(z[k])
     return {k: np.concatenate(v) for k, v in parts.items()}

@@ -9,16 +9,16 @@ then plays the continuation player and the base network on fresh duplicate deals
 
 The run folder holds ``labels/`` (the shards), ``improved_rR.npz`` and ``state.json`` (the config and each
 finished round: labels, the CPU-minutes of each stage in the session that finished it, the cross-validation
-table, the margin, the play figures); every file is written whole or not at all. ``--resume RUN_DIR`` skips
-the shards and rounds it finds.
+table, the margin, the play figures), held through the shared run mechanism (:class:`~gin3_training.run.run.Run`);
+every file is written whole or not at all. ``--resume RUN_DIR`` skips the shards and rounds it finds and refuses
+settings other than those its labels were made with.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +30,13 @@ from gin3_env.policies.registry import model_path
 from gin3_training.improve.head import Labelled, cross_validate, fit_head
 from gin3_training.improve.labels import ActionLabels, load_shards, run_round
 from gin3_training.options import add_option_flags, option, option_overrides
-from gin3_training.run.checkpoints import write_json
 from gin3_training.run.folder import check_run_name
+from gin3_training.run.run import REFUSALS, Layout, Run, fresh_run_name
 
 PIPELINE = "improve"
+# what an improvement run writes; the settings that made its labels (a resume must keep them)
+LAYOUT = Layout(PIPELINE, files=("improved_r*.npz",), folders=("labels",),
+                settings=("seed", "base", "continuation", "decisions", "shard_size", "shuffles", "rate", "candidates"))
 
 
 @dataclass
@@ -87,18 +90,23 @@ def _say(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
 
 
-def improve_round(cfg: ImproveConfig, r: int, base: ActionNet, state: dict[str, Any]) -> dict[str, Any]:
-    """Round ``r`` (see the module doc); returns its record."""
+def improve_round(held: Run, cfg: ImproveConfig, r: int, base: ActionNet, state: dict[str, Any]) -> dict[str, Any]:
+    """Round ``r`` (see the module doc) in the held run folder; returns its record."""
     run_dir = cfg.run_dir
     player = cfg.base if r == 0 else str(run_dir / f"improved_r{r - 1}.npz")
+    if r > 0 and not held.exists(f"improved_r{r - 1}.npz"):
+        raise ValueError(f"{run_dir / f'improved_r{r - 1}.npz'} is missing: the run folder is not the one its "
+                         "state describes")
     c0 = time.process_time()
-    paths: list[Path] = []
+    paths: list[str] = []
     for k in range(r + 1):  # the shards of the rounds before are all there: their rounds finished
-        prev = player if k == r else state["rounds"][k]["state_player"]
-        paths += run_round(run_dir / "labels", cfg.labels(k, prev), progress=_say)
+        prev = player if k == r else state["rounds"][k].get("state_player")
+        if not isinstance(prev, str):
+            raise ValueError(f"{run_dir / 'state.json'} is damaged: round {k} names no state player")
+        paths += run_round(held, cfg.labels(k, prev), progress=_say)
     label_cpu = time.process_time() - c0
     c1 = time.process_time()
-    data = Labelled(load_shards(paths), base)
+    data = Labelled(load_shards(held, paths), base)
     cv = cross_validate(data, cfg.folds, cfg.seed + r)
     _say(f"round {r}: {len(data):,} labelled decisions; cross-validated: net's best {cv['top'] or 'all'} "
          f"actions, margin {cv['margin']} (switching on "
@@ -113,7 +121,7 @@ def improve_round(cfg: ImproveConfig, r: int, base: ActionNet, state: dict[str, 
                                      "labelled_decisions": len(data), "margin": margin,
                                      "top": cv["top"], "ridge": cv["lam"]},
                          head=head, margin=margin, top=cv["top"])
-    improved.save(run_dir / f"improved_r{r}.npz")
+    held.write(f"improved_r{r}.npz", improved.to_bytes())
     record = {"round": r, "state_player": player, "labelled_decisions": len(data), "cv": cv,
               "label_cpu_minutes_this_session": label_cpu / 60,  # the shards this process made
               "fit_cpu_minutes": (time.process_time() - c1) / 60}
@@ -129,18 +137,46 @@ def improve_round(cfg: ImproveConfig, r: int, base: ActionNet, state: dict[str, 
     return record
 
 
-def run(cfg: ImproveConfig) -> dict[str, Any]:
-    run_dir = cfg.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / "state.json"
-    state = json.loads(path.read_text()) if cfg.resume and path.is_file() else {"rounds": []}
-    state["config"] = {**asdict(cfg), "resume": ""}
-    write_json(path, state)
-    base = load_net(model_path(cfg.base))
-    for r in range(len(state["rounds"]), cfg.rounds):
-        state["rounds"].append(improve_round(cfg, r, base, state))
-        write_json(path, state)
+def base_of(cfg: ImproveConfig) -> ActionNet:
+    """The network improved and a check of the continuation player, before the run folder is made: a bad
+    ``--base`` or ``--continuation`` is a one-line ``ValueError`` and leaves nothing behind."""
+    from gin3_env.policies.model_fields import ModelFileError
+    from gin3_training.improve.labels import continuation_args
+
+    try:
+        base = load_net(model_path(cfg.base))
+    except (ModelFileError, OSError) as exc:
+        raise ValueError(f"--base {cfg.base}: {exc}") from None
+    try:
+        continuation_args(cfg.continuation)
+    except (ModelFileError, OSError, KeyError, TypeError) as exc:
+        raise ValueError(f"--continuation {cfg.continuation}: {exc}") from None
+    return base
+
+
+def run(cfg: ImproveConfig, base: ActionNet | None = None) -> dict[str, Any]:
+    """The whole run (see the module doc) in its held run folder (:class:`~gin3_training.run.run.Run`)."""
+    base = base if base is not None else base_of(cfg)
+    with Run(cfg.run_dir, LAYOUT) as held:
+        state = held.check_resume(asdict(cfg)) if cfg.resume else {"rounds": []}  # read again under the lock
+        state["config"] = {**asdict(cfg), "resume": ""}
+        held.write_state(state)
+        for r in range(len(state["rounds"]), cfg.rounds):
+            state["rounds"].append(improve_round(held, cfg, r, base, state))
+            held.write_state(state)
     return state
+
+
+def load_improve_config(spec: str | None, overrides: dict[str, Any]) -> ImproveConfig:
+    """The config ``spec`` with ``overrides``; on ``resume`` without a config, the resumed run's own config (its
+    ``state.json`` read through the checked readers, its pipeline checked)."""
+    from gin3_training.configs import read_config
+
+    if overrides.get("resume") and spec is None:
+        saved = Run(Path(overrides["resume"]), LAYOUT).check_resume()["config"]
+        known = set(ImproveConfig.__dataclass_fields__)  # a key of an older version is left out
+        return ImproveConfig(**{**{k: v for k, v in saved.items() if k in known}, **overrides})
+    return ImproveConfig(**read_config(spec or PIPELINE, overrides, ImproveConfig))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,20 +185,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=None, help="config name or YAML path (default: improve)")
     add_option_flags(parser, ImproveConfig)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    from gin3_training.configs import read_config
-
     try:
         overrides = option_overrides(args, ImproveConfig)
-        if overrides.get("resume") and args.config is None:
-            saved = json.loads((Path(overrides["resume"]) / "state.json").read_text())["config"]
-            known = {f.name for f in fields(ImproveConfig)}  # a key of an older version is left out
-            cfg = ImproveConfig(**{**{k: v for k, v in saved.items() if k in known}, **overrides})
-        else:
-            cfg = ImproveConfig(**read_config(args.config or PIPELINE, overrides, ImproveConfig))
+        cfg = load_improve_config(args.config, overrides)
     except (ValueError, FileNotFoundError, TypeError, OSError, KeyError) as exc:
         parser.error(str(exc))
+    return start(cfg, "run_name" in overrides)
+
+
+def start(cfg: ImproveConfig, named: bool) -> int:
+    """Check the run folder and the players, then run; every refusal one line (exit 2, nothing made before it),
+    a failed write one line (exit 1)."""
+    from gin3_training.run.checkpoints import RunWriteError
+
     try:
-        state = run(cfg)
+        if cfg.resume:
+            state = Run(cfg.run_dir, LAYOUT).check_resume(asdict(cfg))
+            if len(state["rounds"]) >= cfg.rounds:
+                print(f"{cfg.run_dir} is a complete run ({len(state['rounds'])} round(s)); nothing to do (more "
+                      f"rounds: --rounds {cfg.rounds + 1})", flush=True)
+                return 0
+        else:
+            if not named:
+                name = fresh_run_name(Path(cfg.out_dir), cfg.run_name)
+                if name != cfg.run_name:
+                    print(f"{cfg.run_dir} is taken: this run goes to {Path(cfg.out_dir) / name}", flush=True)
+                    cfg.run_name = name
+            Run(cfg.run_dir, LAYOUT).check_fresh()
+        base = base_of(cfg)
+        state = run(cfg, base)
+    except (*REFUSALS, ValueError) as exc:
+        print(f"gin3 train: error: {exc}", file=sys.stderr)
+        return 2
+    except RunWriteError as exc:
+        print(f"gin3 train: error: {exc}; the file it would have replaced is unchanged; continue with: gin3 train "
+              f"--resume {cfg.run_dir}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"gin3 train: stopped; its finished shards and rounds are kept; continue with: gin3 train --resume "
               f"{cfg.run_dir}", file=sys.stderr)

@@ -28,8 +28,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gin3_env.files import read_regular_file
 from gin3_training.run.checkpoints import write_bytes
 from gin3_training.run.folder import check_run_folder, in_run_folder
+
+MAX_MODEL_BYTES = 1 << 30  # a candidate snapshot (a few MB)
 
 SELECTION_SEED_OFFSET = 4321  # the in-training deals use seed + 7, the final table seed + 1234
 
@@ -109,7 +112,7 @@ def choose_best(state: dict[str, Any], run_dir: Path, hands: int, seed: int,
         best_step = max(results, key=lambda r: r["mean"])["step"]
         chosen = next(c for c in candidates if c["step"] == best_step)
     check_run_folder(run_dir)
-    write_bytes(run_dir / "best.zip", Path(chosen["path"]).read_bytes())
+    write_bytes(run_dir / "best.zip", read_regular_file(chosen["path"], "candidate model", MAX_MODEL_BYTES))
     return {"step": chosen["step"], "deals": hands if results else 0, "seed": seed if results else None,
             "candidates": results}
 

@@ -9,12 +9,10 @@ run's config, steps and evaluation figures. Both files are written atomically.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 from pathlib import Path
 from typing import Any
 
-from gin3_env.files import save_json
+from gin3_env.files import atomic_output, read_json, save_json
 from gin3_env.policies.loading import MODELS_DIR, PPO_MODEL, PPO_SIDECAR
 from gin3_env.policies.model_file import load_sb3_model
 
@@ -27,14 +25,13 @@ def ship(run_dir: Path, extra: dict[str, Any] | None = None, dest: Path = PPO_MO
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=1e-4, **policy.optimizer_kwargs)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.stem + ".partial.zip")
-    model.save(tmp)
-    os.replace(tmp, dest)
+    with atomic_output(dest) as tmp:
+        model.save(tmp)
     meta: dict[str, Any] = {"name": "ppo", "source": str(run_dir)}
     for name in ("config.json", "final_eval.json"):
         path = run_dir / name
         if path.is_file():
-            meta[name.removesuffix(".json")] = json.loads(path.read_text())
+            meta[name.removesuffix(".json")] = read_json(path, f"the run's {name}")
     meta.update(extra or {})
     sidecar = dest.with_suffix(".json") if dest != PPO_MODEL else PPO_SIDECAR
     save_json(sidecar, meta)

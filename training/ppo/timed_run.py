@@ -15,7 +15,6 @@ refused unless ``--overwrite``.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 from gin3_env.argparsing import OneLineErrorParser
 from gin3_env.evaluation.stats import signed
+from gin3_env.files import read_json
 from gin3_training.ppo.config import TrainConfig, add_flags, flag_overrides, load_config
 from gin3_training.run.checkpoints import write_bytes
 from gin3_training.run.folder import holding
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     code = run_train(cfg, list(sys.argv[1:] if argv is None else argv))
     if code != 0:
         return code
-    summary = json.loads((cfg.run_dir / "final_eval.json").read_text())
+    summary = read_json(cfg.run_dir / "final_eval.json", "the run's final evaluation")
     table = evaluation_table(args.config, cfg, summary, args.minutes, time.monotonic() - start)
     try:
         with holding(cfg.run_dir):  # through the run folder's descriptor, recorded as the run's

@@ -58,14 +58,19 @@ from gin3_training.run.checkpoints import (
     write_json,
 )
 from gin3_training.run.folder import (
+    RUN_FILES,
+    RUN_FOLDERS,
+    SIDECARS,
     RunExistsError,
     RunFolderError,
+    check_run_dir,
     left_by_overwrite,
     numbered_run_name,
     prepare_run_dir,
     tensorboard_dir,
 )
-from gin3_training.run.lock import RunLock, RunLockedError
+from gin3_training.run.lock import RunLockedError
+from gin3_training.run.run import Layout, Run
 from gin3_training.run.signals import GracefulStop, TrainingStopped
 from gin3_training.run.workers import stop_workers
 from gin3_training.threads import ThreadPlan, apply_threads, plan_threads
@@ -362,13 +367,28 @@ def main(argv: list[str] | None = None) -> int:
     return run_train(cfg, list(sys.argv[1:] if argv is None else argv))
 
 
+# what a PPO run writes (its folder's names: gin3_training.run.folder); its records kept by prepare_run_dir
+LAYOUT = Layout("ppo", files=(*RUN_FILES, *SIDECARS), folders=RUN_FOLDERS, records=False)
+
+
+def check_resume(cfg: TrainConfig) -> None:
+    """Read and check the checkpoint to resume before the run folder is made: a refused ``--resume`` (no such
+    file, not a checkpoint, a damaged state) leaves nothing behind (a :class:`ModelFileError`, one line)."""
+    if cfg.resume:
+        read_checkpoint(cfg.resume, read_model_file(cfg.resume, "checkpoint"))
+
+
 def run_train(cfg: TrainConfig, argv: list[str]) -> int:
     """:func:`train` under the run folder's lock and the stop-signal handling; faults become one
     line on stderr and an exit code: 2 a bad file, a busy folder, a folder that already holds a
     run or that cannot be used (a link, not writable), 1 a failed write or a dead worker, 130/143
     stopped by SIGINT/SIGTERM."""
     try:
-        with RunLock(cfg.run_dir), GracefulStop(cfg.run_dir, argv) as stop:
+        check_resume(cfg)  # the refusals first: a refused command leaves no folder, lock or record
+        run = Run(cfg.run_dir, LAYOUT, elsewhere="choose another --run-name or --out-dir")
+        run.check_free()  # a folder in use is said so first
+        check_run_dir(cfg.run_dir, resume=cfg.resume, overwrite=cfg.overwrite)
+        with run, GracefulStop(cfg.run_dir, argv) as stop:
             train(cfg, stop)
     except (RunLockedError, RunExistsError, RunFolderError, ModelFileError) as exc:
         print(f"gin3 train: error: {exc}", file=sys.stderr)

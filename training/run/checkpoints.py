@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from gin3_env.files import PARTIAL, save_json
+from gin3_env.files import PARTIAL, read_regular_file, save_json
 from gin3_env.policies.model_fields import ModelFileError
 from gin3_env.policies.model_file import ModelFile, read_model_file
 from gin3_training.run.folder import RUN_FILES, SIDECARS, in_run_folder, plain_path, read_manifest, write_in_run
@@ -39,6 +39,7 @@ CHECKPOINT = "checkpoint.zip"
 PARTIAL_SUFFIX = ".partial.zip"
 STATE_KEYS = ("snapshots", "eval_history", "best_mean", "best_step", "last_snapshot", "last_eval", "last_checkpoint")
 OPTIONAL_STATE_KEYS = ("candidates",)  # kept when present (older checkpoints have none)
+MAX_SHARD_BYTES = 1 << 30  # a label shard
 
 
 class RunWriteError(OSError):
@@ -126,7 +127,7 @@ def check_shard_key(path: Path, key: dict[str, Any]) -> None:
     """Refuse a label shard that cannot be read or whose recorded run settings (its ``run`` entry)
     differ from ``key``, in one line naming the shard and the first setting that differs."""
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with np.load(io.BytesIO(read_regular_file(path, "label shard", MAX_SHARD_BYTES)), allow_pickle=False) as z:
             written = json.loads(str(z["run"]))
     except Exception as exc:
         raise ValueError(f"label shard {path} cannot be read: {exc}") from None

@@ -341,17 +341,11 @@ def _user_files(run_dir: Path, recorded: set[str]) -> list[str]:
     return out
 
 
-def prepare_run_dir(run_dir: Path, *, resume: str = "", overwrite: bool = False) -> list[str]:
-    """Create ``run_dir`` for a run; return what ``overwrite`` deleted (usually nothing).
-
-    Raises :class:`RunExistsError` if it already holds a run, unless ``resume`` is set
-    (the continued run writes on into it) or ``overwrite`` is (the files the earlier run recorded in
-    its manifest are deleted, nothing else: :func:`left_by_overwrite` names the rest); a
-    :class:`RunFolderError` if the folder or one of its run files is a symbolic link, or if a file the
-    earlier run did not record sits at a name this run writes."""
+def check_run_dir(run_dir: Path, *, resume: str = "", overwrite: bool = False) -> list[str]:
+    """The refusals of :func:`prepare_run_dir`, made before anything is created (a refused command leaves
+    nothing behind); returns what ``overwrite`` would delete (the earlier run's record)."""
     check_no_links(run_dir)
     found = existing_run_files(run_dir)
-    held = run_folder_of(run_dir / MANIFEST)
     if not found and not resume:
         theirs = [name for name in SIDECARS if os.path.lexists(run_dir / name)]
         if theirs:  # no run here, so the file is the user's: a new run would replace it
@@ -378,6 +372,22 @@ def prepare_run_dir(run_dir: Path, *, resume: str = "", overwrite: bool = False)
                 f"writes ({why}); move it away (or remove the earlier run's files yourself), or choose another "
                 "--run-name"
             )
+        return recorded
+    return []
+
+
+def prepare_run_dir(run_dir: Path, *, resume: str = "", overwrite: bool = False) -> list[str]:
+    """Create ``run_dir`` for a run; return what ``overwrite`` deleted (usually nothing).
+
+    Raises :class:`RunExistsError` if it already holds a run, unless ``resume`` is set
+    (the continued run writes on into it) or ``overwrite`` is (the files the earlier run recorded in
+    its manifest are deleted, nothing else: :func:`left_by_overwrite` names the rest); a
+    :class:`RunFolderError` if the folder or one of its run files is a symbolic link, or if a file the
+    earlier run did not record sits at a name this run writes."""
+    recorded = check_run_dir(run_dir, resume=resume, overwrite=overwrite)
+    found = existing_run_files(run_dir)
+    held = run_folder_of(run_dir / MANIFEST)
+    if found and not resume:
         deleted = []
         with in_run_folder(run_dir) as folder:  # through its descriptor: a linked subfolder is never followed
             for rel in recorded:

@@ -35,7 +35,6 @@ leaving the last complete checkpoint.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import sys
@@ -46,7 +45,7 @@ from typing import Any
 
 from gin3_env.argparsing import OneLineErrorParser
 from gin3_env.engine.rules import Rules
-from gin3_env.files import save_json
+from gin3_env.files import read_json, save_json
 from gin3_env.signals import Interrupted, exit_code, signal_name
 from gin3_training.ppo.rllib.algorithm import LEARNED, PLAY_MODULES, build_algorithm, stop_algorithm
 from gin3_training.ppo.rllib.config import RLlibConfig, add_flags, flag_overrides, load_config
@@ -132,8 +131,8 @@ def check_run_folder(cfg: RLlibConfig) -> dict[str, Any] | None:
         raise RunError(f"cannot resume {final}: it trained the modules {meta.get('trained_modules')}, policies "
                        f"{cfg.policies} trains {list(LEARNED[cfg.policies])} (a checkpoint of another setup)")
     try:
-        saved = json.loads((final / STATE_FILE).read_text())
-    except (OSError, ValueError) as exc:
+        saved = read_json(final / STATE_FILE, "checkpoint state")
+    except ValueError as exc:
         raise RunError(f"checkpoint {final} has no readable {STATE_FILE}: {exc}") from None
     before = saved.get("config", {})
     changed = [k for k in ARCHITECTURE_KEYS if before.get(k) != getattr(cfg, k)]
@@ -283,8 +282,8 @@ def already_trained(cfg: RLlibConfig, saved: dict[str, Any]) -> dict[str, Any]:
     print(f"nothing to train: {checkpoint} holds {saved['timesteps']:,} env steps, which reaches total_timesteps "
           f"{cfg.total_timesteps:,} (pass a larger --total-timesteps to train on)", flush=True)
     try:
-        summary = json.loads((cfg.run_dir / FINAL_EVAL).read_text())
-    except (OSError, ValueError):
+        summary = read_json(cfg.run_dir / FINAL_EVAL, "final evaluation")
+    except ValueError:
         summary = None
     if isinstance(summary, dict) and summary.get("num_timesteps") == saved["timesteps"] and summary.get("vs"):
         print(f"its final evaluation, made when training ended ({cfg.run_dir / FINAL_EVAL}):")
