@@ -57,7 +57,7 @@ EVALUATE_REFUSALS = [
     (lambda t: ["--json", str(t)], "is a folder"),
     (lambda t: ["--rules", '{"knock_limit": 5}', "--vs-openspiel"], "--rules does not apply to OpenSpiel"),
     (lambda t: ["--rules", '{"knock_limt": 5}'], "--rules"),
-    (lambda t: ["--hands", "-1"], "--hands and --matches must be >= 0"),
+    (lambda t: ["--hands", "-1"], "--hands must be >= 1, got -1"),
 ]
 
 
