@@ -24,6 +24,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=900)
 
 
+@pytest.mark.pipelines
 def test_max_minutes_stops_ppo_and_the_run_still_ends_with_its_evaluation(tmp_path: Path) -> None:
     done = forkrun.run(["train", "--config", "ppo_quick", "--out-dir", str(tmp_path), "--run-name", "t", *SMALL,
                         "--total-timesteps", "10000000", "--max-minutes", "0.0001"], timeout=900)

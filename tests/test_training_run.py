@@ -33,6 +33,7 @@ def _train(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
                         *extra], timeout=600)
 
 
+@pytest.mark.pipelines
 def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> None:
     done = _train(tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -81,6 +82,7 @@ def test_bad_config_value_is_a_usage_error(tmp_path: Path) -> None:
     assert "learner" in done.stderr
 
 
+@pytest.mark.pipelines
 def test_a_second_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path) -> None:
     """An earlier run's files are never overwritten unasked."""
     run = tmp_path / "tiny"
@@ -95,6 +97,7 @@ def test_a_second_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path
     assert not (run / "config.json").exists()
 
 
+@pytest.mark.pipelines
 def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
     """--overwrite starts again (one TensorBoard folder, the earlier run's recorded files deleted); the run says why it
     went past total_timesteps; the last step is evaluated once; best.zip is the candidate that
