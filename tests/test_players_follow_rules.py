@@ -21,11 +21,19 @@ from gin3_env.evaluation.batched_hands import play_deals
 from gin3_env.evaluation.hands import evaluate_hands, play_deal
 from gin3_env.game.policy import check_plays_rules, rules_of
 from gin3_env.policies import HeuristicPolicy, load_policy
-from gin3_env.policies.loading import GATE_MODEL, NET_MODEL, PPO_MODEL, RULES_OF_PLAYERS, importable
+from gin3_env.policies.loading import (
+    BUILTIN_SPECS,
+    GATE_MODEL,
+    NET_MODEL,
+    PLAYERS,
+    PPO_MODEL,
+    RULES_OF_PLAYERS,
+    importable,
+)
 from gin3_env.vector import HeuristicBatch
 
 SEARCH = "search:samples=4,min_samples=4,time_budget=none"
-SHIPPED = ("random", "heuristic", "trained", "net", "ppo", SEARCH)
+SHIPPED = tuple(SEARCH if name == "search" else name for name in PLAYERS)  # the table's players, search with options
 RULE_SETS = [
     Rules(knock_limit=0), Rules(knock_limit=5), Rules(knock_limit=10),
     Rules(gin_bonus=40), Rules(undercut_bonus=3), Rules(target_score=30), Rules(dead_stock=6),
@@ -79,7 +87,7 @@ def _actions(policy: Any, seen: tuple[np.ndarray, np.ndarray]) -> list[int]:
 
 
 def test_every_shipped_player_says_how_it_takes_the_rules() -> None:
-    assert set(RULES_OF_PLAYERS) == {"random", "heuristic", "search", "trained", "net", "ppo"}
+    assert set(RULES_OF_PLAYERS) == set(PLAYERS) == set(BUILTIN_SPECS)  # one row each, in each table
 
 
 def _cases() -> list[Any]:

@@ -60,9 +60,10 @@ def test_the_gpu_config_trains_and_evaluates_under_a_time_limit_on_cpu(tmp_path:
 
     precision = resolve_precision("auto", "cpu")  # bf16 on a CPU with bf16 instructions, else fp32
     assert f"Config `gpu` on cpu ({precision})" in table and "| heuristic |" in table and "| random |" in table
+    from gin3_env.observation import AUGMENTED_SIZE
     from gin3_env.policies import load_policy
 
     policy = load_policy(str(out / "best.zip"))
-    assert policy.obs_dim == 586
+    assert policy.obs_dim == AUGMENTED_SIZE
     again = _run("-m", "gin3_training.ppo.timed_run", "--config", "gpu", "--minutes", "1", "--out", str(out))
     assert again.returncode == 2 and "already holds a run" in again.stderr

@@ -51,6 +51,7 @@ def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> N
     assert history[0]["step"] == 0 and history[0]["start"] == "cloned"  # the curve starts before PPO
 
     # shipping copies best.zip without the optimizer state, with a description beside it
+    from gin3_env.observation import AUGMENTED_SIZE
     from gin3_env.policies import load_policy
     from gin3_training.ppo.ship import ship
 
@@ -59,7 +60,7 @@ def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> N
     meta = json.loads(shipped.with_suffix(".json").read_text())
     assert meta["note"] == "test" and meta["config"]["run_name"] == "tiny"
     policy = load_policy(str(shipped))
-    assert policy.obs_dim == 586  # the card-aware model reads the derived features
+    assert policy.obs_dim == AUGMENTED_SIZE  # the card-aware model reads the derived features
 
     # resume continues the step count from the checkpoint
     checkpoint_steps = json.loads((run / "checkpoint.json").read_text())["num_timesteps"]
