@@ -43,6 +43,16 @@ if HYPOTHESIS_PROFILE not in ("repeatable", "wide"):
 settings.load_profile(HYPOTHESIS_PROFILE)
 
 
+SLOW_ENV = "GIN3_SLOW"  # "ci": the slow tests at the smaller sizes .ci/run gives them; unset: their full sizes
+if os.environ.get(SLOW_ENV, "full") not in ("full", "ci"):
+    raise ValueError(f"{SLOW_ENV} must be 'full' or 'ci', got {os.environ[SLOW_ENV]!r}")
+
+
+def slow_size(full: int, ci: int) -> int:
+    """A slow test's size: ``full``, or ``ci`` under ``GIN3_SLOW=ci`` (.ci/run, to fit its 30 minutes)."""
+    return ci if os.environ.get(SLOW_ENV) == "ci" else full
+
+
 def examples(n: int) -> int:
     """``n`` examples, or ten times as many under the ``wide`` profile."""
     return n * WIDE_FACTOR if HYPOTHESIS_PROFILE == "wide" else n
@@ -211,3 +221,23 @@ def rows_of_play(hands: Any, player: Any, steps: int) -> tuple[np.ndarray, np.nd
         masks.append(m)
         hands.apply(live, player.act(o, m))
     return np.concatenate(obs), np.concatenate(masks)
+
+
+# ------------------------------------------------------------ numba, once
+WARM_ENV = "GIN3_WARM_KERNELS"  # "0": leave the kernels to the tests that use them
+
+
+def pytest_configure(config: Any) -> None:
+    """In the xdist controller, before the workers start: compile the numba kernels the suite uses into
+    numba's cache (:mod:`kernel_warmup`, two processes at once), so that the workers load them instead of
+    each compiling them. Not in a worker, nor without workers (``-n 0``: one process compiles once anyway)."""
+    if hasattr(config, "workerinput") or os.environ.get(WARM_ENV) == "0":
+        return
+    if not getattr(config.option, "numprocesses", None) or config.option.collectonly:
+        return
+    import sys
+
+    from kernel_warmup import warm
+
+    for line in warm():
+        print(line, file=sys.stderr)

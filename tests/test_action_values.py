@@ -71,6 +71,7 @@ def test_every_action_gets_the_same_reshuffles() -> None:
     assert all(sorted(r[pos:]) == sorted(deck[0, pos:]) for r in shuffled)
 
 
+@pytest.mark.pipelines
 def test_label_shards_resume_and_refuse_other_settings(tmp_path) -> None:
     run = ActionLabels(seed=2, decisions=4, shard_size=2, shuffles=2, rate=0.5, num_envs=8, continuation="heuristic")
     from gin3_training.improve.run import LAYOUT
@@ -123,6 +124,7 @@ def test_net_with_an_advantage_head_round_trips_and_switches(tmp_path) -> None:
         obs, masks = hands.observe(), hands.action_mask
 
 
+@pytest.mark.pipelines
 def test_improve_pipeline_runs_a_round_and_resumes(tmp_path) -> None:
     from gin3_env.policies.net import load_net
     from gin3_training.improve.run import ImproveConfig, run

@@ -34,7 +34,7 @@ def random_rows(n: int, seed: int, steps: int = 30) -> tuple[np.ndarray, np.ndar
 
 def test_the_table_names_each_decisions_features_alternatives_and_options() -> None:
     assert [d.code for d in DECISIONS] == list(range(len(DECISIONS)))
-    assert [d.name for d in DECISIONS] == ["knock", "draw", "discard"]
+    assert len({d.name for d in DECISIONS}) == len(DECISIONS) and all(decision(d.name) is d for d in DECISIONS)
     for d in DECISIONS:
         assert len(set(d.features)) == len(d.features) and len(d.features) <= MAX_FEATURES
         assert 1 <= d.max_alternatives <= MAX_ALTERNATIVES and d.per_deal >= d.max_alternatives
@@ -45,12 +45,14 @@ def test_the_table_names_each_decisions_features_alternatives_and_options() -> N
 
 
 def test_the_features_kernel_writes_each_feature_at_the_index_its_name_has() -> None:
-    prefixes = {"K_": "knock", "D_": "draw", "X_": "discard"}
-    named = {k: v for k, v in vars(df).items() if k[:2] in prefixes and k.isupper()}
+    # each row's named indices share one prefix (K_KNOCK_DEADWOOD): found from the table, not listed here
+    named = {k: v for k, v in vars(df).items() if len(k) > 2 and k[1] == "_" and k.isupper() and isinstance(v, int)}
+    prefixes = {k[:2] for k in named}
     for d in DECISIONS:
-        p = next(k for k, v in prefixes.items() if v == d.name)
-        assert {k[2:].lower(): v for k, v in named.items() if k.startswith(p)} == {
-            f: feature_index(d.code, f) for f in d.features}
+        wanted = {f: feature_index(d.code, f) for f in d.features}
+        found = [p for p in prefixes if all(named.get(p + f.upper()) == i for f, i in wanted.items())]
+        assert len(found) == 1, f"the features of {d.name!r} have no one prefix of named indices: {found}"
+        assert {k[2:].lower(): v for k, v in named.items() if k.startswith(found[0])} == wanted, d.name
     tree = ast.parse((ROOT / "gin3_env" / "kernels" / "decision_features.py").read_text())
     positional = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name)
                   and n.value.id == "out" and isinstance(n.slice, ast.Constant)]
@@ -62,10 +64,12 @@ def test_the_stacked_argument_has_a_slot_per_row_and_no_gates_is_the_heuristic()
     assert present.shape == (len(DECISIONS),) and not present.any()
     model = load_gated(GATE_MODEL)
     stacked = stack_gates(model.gates)
-    assert stacked[0].tolist() == [1, 1, 1]
+    shipped = {g.decision for g in model.gates}
+    assert stacked[0].tolist() == [int(d.name in shipped) for d in DECISIONS]
     only_draw = stack_gates([model.gate("draw")])
     width = len(DECISIONS[DRAW_DECISION].features)
-    assert only_draw[0].tolist() == [0, 1, 0] and only_draw[1][DRAW_DECISION].tolist() == [width, 32]
+    assert only_draw[0].tolist() == [int(d.code == DRAW_DECISION) for d in DECISIONS]
+    assert only_draw[1][DRAW_DECISION].tolist() == [width, 32]
     assert [a.dtype for a in only_draw] == [a.dtype for a in stacked]  # one type: one compile
     with pytest.raises(ValueError, match="two gates of the decision 'draw'"):
         stack_gates([model.gate("draw"), model.gate("draw")])

@@ -43,6 +43,7 @@ def test_a_bad_key_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) ->
         DistillConfig(hidden=[8])
 
 
+@pytest.mark.pipelines
 def test_a_tiny_run_ends_saying_where_the_network_stands_and_resumes(tmp_path: Path,
                                                                      capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "runs"

@@ -212,6 +212,7 @@ def test_the_shipped_trained_player_loads_and_plays_legal_moves() -> None:
         assert m[policy.act({"observation": o, "action_mask": m})] == 1
 
 
+@pytest.mark.pipelines
 def test_the_training_command_rebuilds_a_model_file_and_resumes(tmp_path: Path) -> None:
     cfg = GateConfig(stages=[
         {"decision": "knock", "deals": 120, "seed": 4, "shuffles": 4, "chunk": 60},
@@ -241,6 +242,7 @@ def test_the_training_command_rebuilds_a_model_file_and_resumes(tmp_path: Path) 
         run_labels(tmp_path / "run" / "labels_1_knock", LabelRun(seed=4, deals=120, chunk=60, shuffles=5))
 
 
+@pytest.mark.pipelines
 def test_the_labels_benchmark_reports_decisions_per_second() -> None:
     from gin3_training.benchmarks import labels
 
@@ -535,6 +537,7 @@ def test_the_command_lists_its_stages_with_estimates(tmp_path: Path) -> None:
     assert GateConfig(**read_config("gate", {}, GateConfig)) == cfg  # configs/gate.yaml: the defaults
 
 
+@pytest.mark.pipelines
 def test_ctrl_c_in_a_long_label_stage_stops_within_seconds_keeping_the_work(tmp_path: Path) -> None:
     """Ctrl-C in train-gate's draw stage (a chunk of minutes): a line at once, a stop within seconds, the
     chunk's labelled deals kept for the resume, exit 130 (it took about two minutes and kept nothing)."""

@@ -48,6 +48,7 @@ def run_installed(target: Path, cwd: Path, *args: str) -> subprocess.CompletedPr
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.packaging
 def test_installed_package_finds_the_shipped_configs_from_any_folder(installed: Path, tmp_path: Path) -> None:
     code = (
         "import gin3_env, sys; from gin3_training.configs import CONFIG_DIR; "
@@ -61,6 +62,7 @@ def test_installed_package_finds_the_shipped_configs_from_any_folder(installed: 
     assert run_name == "ppo_quick"
 
 
+@pytest.mark.packaging
 def test_python_dash_m_gin3_env_is_the_command(installed: Path, tmp_path: Path) -> None:
     proc = run_installed(installed, tmp_path, "-m", "gin3_env", "train", "--help")
     assert proc.returncode == 0, proc.stderr

@@ -17,6 +17,7 @@ from gin3_env.engine.view import PlayerView
 from gin3_env.evaluation import evaluate_hands
 from gin3_env.observation import action_mask, encode
 from gin3_env.observation.decoding import decode
+from gin3_env.observation.layout import OBS_SIZE
 from gin3_env.policies import SIMPLE, HeuristicConfig, HeuristicPolicy, RandomPolicy, SB3Policy, load_policy
 from gin3_env.policies.heuristic import meld_outs, partner_pairs
 
@@ -101,9 +102,9 @@ def test_policies_refuse_a_bad_observation() -> None:
         with pytest.raises(ValueError, match="observation"):
             policy.act({"action_mask": np.ones(107, np.int8)})
         with pytest.raises(ValueError, match="no legal action"):
-            policy.act({"observation": np.zeros(374, np.float32), "action_mask": np.zeros(107, np.int8)})
+            policy.act({"observation": np.zeros(OBS_SIZE, np.float32), "action_mask": np.zeros(107, np.int8)})
         with pytest.raises(ValueError, match="shape"):
-            policy.act({"observation": np.zeros(374, np.float32), "action_mask": np.ones(5, np.int8)})
+            policy.act({"observation": np.zeros(OBS_SIZE, np.float32), "action_mask": np.ones(5, np.int8)})
     with pytest.raises(ValueError, match="unknown HeuristicPolicy option"):
         HeuristicPolicy(bogus=1)
 
@@ -264,7 +265,7 @@ def test_saved_maskable_ppo_model_round_trip(tmp_path) -> None:
     model.save(path)
     (tmp_path / "tiny.json").write_text('{"name": "tiny-ppo"}')
     policy = load_policy(str(path))
-    assert isinstance(policy, SB3Policy) and policy.name == "tiny-ppo" and policy.obs_dim == 374
+    assert isinstance(policy, SB3Policy) and policy.name == "tiny-ppo" and policy.obs_dim == OBS_SIZE
     for state in random_states(20, seed=7):
         obs = obs_of(state)
         assert obs["action_mask"][policy.act(obs)] == 1
@@ -282,7 +283,7 @@ def test_a_model_acts_with_one_torch_thread_unless_told_otherwise() -> None:
     from gymnasium import spaces
 
     class Recorder:  # a stand-in model: records torch's thread count when asked to predict
-        observation_space = spaces.Box(0.0, 1.0, shape=(374,))
+        observation_space = spaces.Box(0.0, 1.0, shape=(OBS_SIZE,))
 
         def __init__(self) -> None:
             self.seen: list[int] = []

@@ -50,6 +50,7 @@ def test_untrained_residual_plays_the_heuristic_and_favours_its_move() -> None:
     assert report.overall.mean == 0 and report.overall.std == 0 and player.decisions > 0 and player.holds == 0
 
 
+@pytest.mark.pipelines
 def test_smoke_run_writes_model_and_report(tmp_path: Path) -> None:
     code = residual_ppo.main(["--steps", "64", "--envs", "4", "--out", str(tmp_path), "--eval-hands", "10",
                               "--no-progress"])

@@ -286,6 +286,7 @@ def test_a_flag_value_that_is_not_yaml_is_one_line(
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.pipelines
 def test_ctrl_c_while_gin3_train_starts_is_one_line(tmp_path: Path) -> None:
     """A SIGINT as soon as the command line runs (the training libraries still loading) stops with one
     line and exit 130, wherever it lands after that."""

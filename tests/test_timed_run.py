@@ -24,6 +24,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=900)
 
 
+@pytest.mark.pipelines
 def test_max_minutes_stops_ppo_and_the_run_still_ends_with_its_evaluation(tmp_path: Path) -> None:
     done = forkrun.run(["train", "--config", "ppo_quick", "--out-dir", str(tmp_path), "--run-name", "t", *SMALL,
                         "--total-timesteps", "10000000", "--max-minutes", "0.0001"], timeout=900)
@@ -59,9 +60,10 @@ def test_the_gpu_config_trains_and_evaluates_under_a_time_limit_on_cpu(tmp_path:
 
     precision = resolve_precision("auto", "cpu")  # bf16 on a CPU with bf16 instructions, else fp32
     assert f"Config `gpu` on cpu ({precision})" in table and "| heuristic |" in table and "| random |" in table
+    from gin3_env.observation import AUGMENTED_SIZE
     from gin3_env.policies import load_policy
 
     policy = load_policy(str(out / "best.zip"))
-    assert policy.obs_dim == 586
+    assert policy.obs_dim == AUGMENTED_SIZE
     again = _run("-m", "gin3_training.ppo.timed_run", "--config", "gpu", "--minutes", "1", "--out", str(out))
     assert again.returncode == 2 and "already holds a run" in again.stderr

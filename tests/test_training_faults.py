@@ -123,6 +123,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.pipelines
 def test_bad_model_files_are_one_clear_error(base_run: Path, tmp_path: Path) -> None:
     files = _bad_files(base_run / "best.zip", tmp_path)
     for kind, path in files.items():
@@ -145,6 +146,7 @@ def _one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str], path: 
     assert "\n" not in err and str(path) in err and problem in err and "Traceback" not in err, (argv, err)
 
 
+@pytest.mark.pipelines
 def test_bad_files_in_train_resume_evaluate_and_play(
     base_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -158,6 +160,7 @@ def test_bad_files_in_train_resume_evaluate_and_play(
                                   "--resume", str(path)], path, problem)
 
 
+@pytest.mark.pipelines
 def test_resume_of_a_truncated_checkpoint_in_a_real_process(base_run: Path, tmp_path: Path) -> None:
     bad = tmp_path / "checkpoint.zip"
     bad.write_bytes((base_run / "checkpoint.zip").read_bytes()[:100_000])
@@ -254,6 +257,7 @@ def test_disk_full_in_the_middle_of_a_model_save_removes_the_partial_file(tmp_pa
     assert not list(tmp_path.glob("*.partial*"))
 
 
+@pytest.mark.pipelines
 def test_a_failed_write_stops_gin3_train_with_one_line_and_keeps_the_run(
     base_run: Path, tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -287,6 +291,7 @@ def test_partial_files_of_a_killed_run_are_removed(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------ resume
+@pytest.mark.pipelines
 def test_resuming_twice_from_one_checkpoint_gives_the_same_run(base_run: Path, tmp_path: Path) -> None:
     import torch
     from sb3_contrib import MaskablePPO

@@ -33,6 +33,7 @@ def _train(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
                         *extra], timeout=600)
 
 
+@pytest.mark.pipelines
 def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> None:
     done = _train(tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -50,6 +51,7 @@ def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> N
     assert history[0]["step"] == 0 and history[0]["start"] == "cloned"  # the curve starts before PPO
 
     # shipping copies best.zip without the optimizer state, with a description beside it
+    from gin3_env.observation import AUGMENTED_SIZE
     from gin3_env.policies import load_policy
     from gin3_training.ppo.ship import ship
 
@@ -58,7 +60,7 @@ def test_tiny_training_run_writes_model_evaluation_and_plot(tmp_path: Path) -> N
     meta = json.loads(shipped.with_suffix(".json").read_text())
     assert meta["note"] == "test" and meta["config"]["run_name"] == "tiny"
     policy = load_policy(str(shipped))
-    assert policy.obs_dim == 586  # the card-aware model reads the derived features
+    assert policy.obs_dim == AUGMENTED_SIZE  # the card-aware model reads the derived features
 
     # resume continues the step count from the checkpoint
     checkpoint_steps = json.loads((run / "checkpoint.json").read_text())["num_timesteps"]
@@ -81,6 +83,7 @@ def test_bad_config_value_is_a_usage_error(tmp_path: Path) -> None:
     assert "learner" in done.stderr
 
 
+@pytest.mark.pipelines
 def test_a_second_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path) -> None:
     """An earlier run's files are never overwritten unasked."""
     run = tmp_path / "tiny"
@@ -95,6 +98,7 @@ def test_a_second_run_into_the_same_folder_is_refused_in_one_line(tmp_path: Path
     assert not (run / "config.json").exists()
 
 
+@pytest.mark.pipelines
 def test_overwrite_and_an_honest_choice_of_best(tmp_path: Path) -> None:
     """--overwrite starts again (one TensorBoard folder, the earlier run's recorded files deleted); the run says why it
     went past total_timesteps; the last step is evaluated once; best.zip is the candidate that

@@ -163,6 +163,7 @@ def _no_traceback(text: str) -> None:
     assert "Traceback" not in text, text[-3000:]
 
 
+@pytest.mark.pipelines
 def test_sigint_checkpoints_stops_workers_and_a_second_run_on_the_folder_is_refused(tmp_path: Path) -> None:
     run = Run(tmp_path)
     run.wait_for(READY)
@@ -185,6 +186,7 @@ def test_sigint_checkpoints_stops_workers_and_a_second_run_on_the_folder_is_refu
     assert not list((tmp_path / "run").glob("*.partial*"))
 
 
+@pytest.mark.pipelines
 def test_sigint_checkpoints_with_the_batched_default(tmp_path: Path) -> None:
     run = Run(tmp_path, "--progress-every", "1", base=BATCHED)
     run.wait_for(READY)
@@ -206,6 +208,7 @@ def test_sigint_checkpoints_with_the_batched_default(tmp_path: Path) -> None:
     assert not list((tmp_path / "run").glob("*.partial*"))
 
 
+@pytest.mark.pipelines
 def test_sigterm_checkpoints_and_the_checkpoint_resumes(tmp_path: Path) -> None:
     run = Run(tmp_path)
     run.wait_for(READY)
@@ -226,6 +229,7 @@ def test_sigterm_checkpoints_and_the_checkpoint_resumes(tmp_path: Path) -> None:
     assert f"resumed from {checkpoint} at step {steps:,}" in resumed.stdout
 
 
+@pytest.mark.pipelines
 def test_a_second_signal_stops_at_once(tmp_path: Path) -> None:
     # every step evaluates (slow), so the first signal's stop is still waiting when the second comes
     run = Run(tmp_path, "--eval-every", "1", "--eval-hands", "60")
@@ -242,6 +246,7 @@ def test_a_second_signal_stops_at_once(tmp_path: Path) -> None:
     assert not list((tmp_path / "run").glob("*.partial*"))
 
 
+@pytest.mark.pipelines
 def test_sigkill_leaves_no_process_and_a_resumable_run(tmp_path: Path) -> None:
     # a checkpoint at every step: the kill very likely lands while one is being written
     run = Run(tmp_path, "--checkpoint-every", "2")

@@ -51,6 +51,7 @@ def test_the_batched_env_rolls_out_the_scaled_n_steps_and_says_so(tmp_path: Path
     env.close()
 
 
+@pytest.mark.pipelines
 def test_a_resumed_model_keeps_its_n_steps_and_progress_runs_to_its_target(
     tmp_path: Path, capsys, monkeypatch
 ) -> None:
@@ -77,6 +78,7 @@ def test_a_resumed_model_keeps_its_n_steps_and_progress_runs_to_its_target(
     env.close()
 
 
+@pytest.mark.pipelines
 def test_resuming_a_model_that_already_has_the_steps_evaluates_and_saves_it(tmp_path: Path) -> None:
     """The shipped model copied without its description, resumed with fewer steps than it has."""
     copy = tmp_path / "copy.zip"

@@ -10,6 +10,7 @@ from gymnasium.vector import AutoresetMode
 
 import gin3_env
 from gin3_env.envs.single_agent import ThreeHandedGinEnv
+from gin3_env.observation import AUGMENTED_SIZE, OBS_SIZE
 from gin3_env.policies.heuristic import SIMPLE, HeuristicPolicy
 from gin3_env.vector import HeuristicBatch, LearnerHands, RandomBatch
 from gin3_training.ppo.duplicate import DuplicateReward
@@ -129,15 +130,15 @@ def test_sb3_vec_env_conventions_and_masks() -> None:
     venv = VecMonitor(gin3_env.sb3_vec_env(6, opponent="heuristic", features="augmented", seed=2))
     assert is_masking_supported(venv)
     obs = venv.reset()
-    assert obs.shape == (6, 586)
+    assert obs.shape == (6, AUGMENTED_SIZE)
     player = RandomBatch(2)
     episodes = 0
     for _ in range(200):
         masks = get_action_masks(venv)
         assert masks.shape == (6, 107) and masks.dtype == bool
-        obs, _rewards, dones, infos = venv.step(player.act(obs[:, :374], masks))
+        obs, _rewards, dones, infos = venv.step(player.act(obs[:, :OBS_SIZE], masks))
         for i in np.flatnonzero(dones):
-            assert infos[i]["terminal_observation"].shape == (586,)
+            assert infos[i]["terminal_observation"].shape == (AUGMENTED_SIZE,)
             assert "episode" in infos[i] and infos[i]["result"]["outcome"] in (1, 2, 3, 4)  # gin, knock, undercut, dead
             episodes += 1
     assert episodes > 10

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import slow_size
 
 from gin3_env.engine.hand import HandState
 from gin3_env.engine.phases import Phase
@@ -79,7 +80,7 @@ def test_heuristic_batch_chooses_what_heuristic_policy_chooses(sample, options) 
 
 @pytest.mark.slow
 def test_heuristic_batch_on_many_more_decisions() -> None:
-    obs, masks = decisions(60000, seed=7, explore=0.5)
+    obs, masks = decisions(slow_size(60000, 15000), seed=7, explore=0.5)
     scalar = HeuristicPolicy()
     expected = [scalar.act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks, strict=True)]
     np.testing.assert_array_equal(HeuristicBatch().act(obs, masks), expected)

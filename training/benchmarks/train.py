@@ -108,7 +108,7 @@ def ppo_rate(precision: str, timesteps: int) -> dict[str, Any]:
             rollouts[0] += time.process_time() - cpu
             rollouts[1] += time.perf_counter() - wall
 
-    model.collect_rollouts = timed_collect  # type: ignore[method-assign]
+    model.collect_rollouts = timed_collect
     cpu, wall = time.process_time(), time.perf_counter()
     model.learn(total_timesteps=timesteps)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall

@@ -31,7 +31,7 @@ def heuristic_dataset_batched(
         for i in range(num_envs):
             per_hand[i].append((obs[i], masks[i], int(acts[i]), int(who[i])))
         done = np.flatnonzero(ended)
-        for i in done:
+        for i in done.tolist():
             for o, m, a, p in per_hand[i]:
                 obs_out.append(o)
                 mask_out.append(m.astype(bool))

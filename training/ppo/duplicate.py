@@ -73,7 +73,7 @@ class DuplicateReward(gym.Wrapper):
         if (terminated or truncated) and not info.get("illegal_action"):
             reward = float(reward) - self.baseline_points * self.hand_env.reward_scale
         info["baseline_points"] = self.baseline_points
-        return obs, reward, terminated, truncated, info
+        return obs, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         return self.hand_env.action_masks()

@@ -43,7 +43,10 @@ def heuristic_dataset(
     rng = np.random.default_rng(seed)
     decisions: list[tuple[int, Observation, int]] = []
     players = (_Recorder(HeuristicPolicy(), 0, decisions), _Recorder(HeuristicPolicy(), 1, decisions))
-    obs, masks, actions, returns = [], [], [], []
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
     while len(obs) < n_samples:
         state = HandState.deal(rng=rng)
         start = len(obs)

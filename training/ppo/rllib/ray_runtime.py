@@ -49,7 +49,7 @@ def loopback_only() -> None:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     constants = sys.modules.get("ray._private.ray_constants")
     if constants is not None:
-        constants.ENABLE_RAY_CLUSTER = False
+        constants.ENABLE_RAY_CLUSTER = False  # type: ignore[attr-defined]
 
 
 def quiet() -> None:
