@@ -26,7 +26,8 @@ from gin3_env.policies.registry import PLAYER_ROWS, shipped_names
 from gin3_env.vector import HeuristicBatch
 
 SEARCH = "search:samples=4,min_samples=4,time_budget=none"
-SHIPPED = tuple(SEARCH if name == "search" else name for name in shipped_names())  # the registry's players, search with options
+# the registry's shipped players, search with options
+SHIPPED = tuple(SEARCH if name == "search" else name for name in shipped_names())
 RULE_SETS = [
     Rules(knock_limit=0), Rules(knock_limit=5), Rules(knock_limit=10),
     Rules(gin_bonus=40), Rules(undercut_bonus=3), Rules(target_score=30), Rules(dead_stock=6),

@@ -34,7 +34,7 @@ _MARKER = re.compile(r"@@(TITLE|STYLE|SCRIPT|DATA)@@")
 
 def _asset(name: str) -> str:
     """A file of the page (``viewer/page.html``, ``style.css``, ``viewer.js``), shipped in the package."""
-    return resources.files(__package__).joinpath("viewer", name).read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath("viewer").joinpath(name).read_text(encoding="utf-8")
 
 
 def _steps_data(steps: Sequence[Step]) -> list[dict[str, Any]]:

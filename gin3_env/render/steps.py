@@ -155,7 +155,7 @@ def log_steps(data: Mapping[str, Any]) -> list[Step]:
         return _hand_steps(data, number=1, heading="", roles=None, scores=None, where="hand log", players=players)
     _check_version(data, "match log")
     players = log_players(data, NUM_SEATS, "match log")
-    seat_names = SEAT_NAMES
+    seat_names: tuple[str, ...] = SEAT_NAMES
     if players is not None:
         seat_names = tuple(f"{n} ({p})" for n, p in zip(SEAT_NAMES, players, strict=True))
     hands = data["hands"]
