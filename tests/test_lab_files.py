@@ -1,5 +1,5 @@
 """No lab module opens, writes or deletes a file but through the one run mechanism (:mod:`gin3_training.run.run`,
-the run folder it holds) or the checked readers and writers of :mod:`gin3_env.files` (issue 44, item 2).
+the run folder it holds) or the checked readers and writers of :mod:`gin3_env.files`.
 
 An AST scan of every module under ``training/`` for the calls that touch a file by path: ``open(``,
 ``Path.write_text/write_bytes/read_text/read_bytes/unlink/touch``, ``os.remove/unlink/rename/replace``,

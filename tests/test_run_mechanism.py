@@ -1,5 +1,4 @@
-"""One run, one mechanism: the same checks of the run folder, run once per pipeline (issue 44 item 2, issue 45's
-run-folder items, issue 47 items 1 and 2).
+"""One run, one mechanism: the same checks of the run folder, run once per pipeline.
 
 Every pipeline (distillation, improvement, PPO, gates) holds its folder through ``gin3_training.run.run.Run``; each
 check below runs through the pipeline's own door (``gin3 train`` or ``gin3 train-gate``) and expects a one-line
@@ -142,7 +141,7 @@ def write_state(run_dir: Path, state: dict[str, Any]) -> None:
 @pytest.mark.parametrize("pipe", PIPELINES, ids=IDS)
 def test_a_second_run_on_a_held_folder_is_refused(pipe: Pipeline, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 45 item 8: one run, one writer, for every pipeline (the lock held as a running run holds it)."""
+    """one run, one writer, for every pipeline (the lock held as a running run holds it)."""
     out = tmp_path / "runs"
     run_dir = out / "held"
     with RunLock(run_dir):
@@ -156,7 +155,7 @@ def test_a_second_run_on_a_held_folder_is_refused(pipe: Pipeline, tmp_path: Path
 @pytest.mark.parametrize("pipe", PIPELINES, ids=IDS)
 def test_a_linked_subfolder_is_refused_and_nothing_is_written_outside(pipe: Pipeline, tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 45 item 1: a ``shards``/``labels`` link in the run folder never sends a file outside it."""
+    """a ``shards``/``labels`` link in the run folder never sends a file outside it."""
     out, outside = tmp_path / "runs", tmp_path / "outside"
     outside.mkdir()
     run_dir = out / "linked"
@@ -175,7 +174,7 @@ def test_a_linked_subfolder_is_refused_and_nothing_is_written_outside(pipe: Pipe
 
 @pytest.mark.parametrize("pipe", PIPELINES[:2], ids=IDS[:2])
 def test_a_link_planted_at_a_partial_name_is_never_written_through(pipe: Pipeline, tmp_path: Path) -> None:
-    """Issue 45 item 2: links at a shard's partial names (old and new spelling) leave their targets alone."""
+    """links at a shard's partial names (old and new spelling) leave their targets alone."""
     out = tmp_path / "runs"
     run_dir = out / "planted"
     victim = tmp_path / "victim.txt"
@@ -196,7 +195,7 @@ def test_a_link_planted_at_a_partial_name_is_never_written_through(pipe: Pipelin
 def test_a_finished_distillation_resumed_writes_nothing_through_planted_links(tmp_path: Path,
                                                                                capsys: pytest.CaptureFixture[str]
                                                                                ) -> None:
-    """Issue 45 item 3 and issue 47 items 1 and 2: a finished run keeps its networks, record and curve and drops its
+    """a finished run keeps its networks, record and curve and drops its
     shards (saying what is left, with sizes); resumed, it says it is complete; planted links stay untouched."""
     main = gin3_train
     out = tmp_path / "runs"
@@ -220,7 +219,7 @@ def test_a_finished_distillation_resumed_writes_nothing_through_planted_links(tm
 @pytest.mark.parametrize("pipe", PIPELINES, ids=IDS)
 def test_the_users_files_are_never_written_over(pipe: Pipeline, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 45 item 4: a folder holding the user's own files (no run) is refused, the files left as they were."""
+    """a folder holding the user's own files (no run) is refused, the files left as they were."""
     out = tmp_path / "runs"
     run_dir = out / "mine"
     run_dir.mkdir(parents=True)
@@ -238,7 +237,7 @@ def test_the_users_files_are_never_written_over(pipe: Pipeline, tmp_path: Path,
 @pytest.mark.parametrize("pipe", PIPELINES, ids=IDS)
 def test_a_resume_with_other_settings_is_refused(pipe: Pipeline, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 45 item 6 (and the same for every pipeline): the recorded settings are kept, the command refused."""
+    """and the same for every pipeline: the recorded settings are kept, the command refused."""
     out = tmp_path / "runs"
     run_dir = out / "r"
     if pipe.name == "ppo":
@@ -265,7 +264,7 @@ def test_a_resume_with_other_settings_is_refused(pipe: Pipeline, tmp_path: Path,
 @pytest.mark.parametrize("pipe", PIPELINES, ids=IDS)
 def test_a_bad_state_file_is_refused_in_one_line_without_hanging(pipe: Pipeline, kind: str, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 45 items 9 and 12: ``state.json`` (PPO: ``checkpoint.zip``; gates: ``train-gate.json``) as a FIFO, a
+    """``state.json`` (PPO: ``checkpoint.zip``; gates: ``train-gate.json``) as a FIFO, a
     link to /dev/zero, a huge or deeply nested file: one line, at once."""
     out = tmp_path / "runs"
     run_dir = out / "bad"
@@ -297,7 +296,7 @@ def test_a_bad_state_file_is_refused_in_one_line_without_hanging(pipe: Pipeline,
 
 @pytest.mark.parametrize("pipe", [PIPELINES[0], PIPELINES[1], PIPELINES[3]], ids=["distill", "improve", "gates"])
 def test_a_shard_that_is_a_fifo_is_refused(pipe: Pipeline, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 45 item 10: a FIFO at a shard's name is refused in one line, never waited on. (PPO keeps no shards.)"""
+    """a FIFO at a shard's name is refused in one line, never waited on. (PPO keeps no shards.)"""
     out = tmp_path / "runs"
     run_dir = out / "fifo"
     first = {"distill": "shards/r00_0000.npz", "improve": "labels/shard_00_0000.npz",
@@ -375,10 +374,10 @@ def test_an_improvement_interrupted_after_a_shard_resumes_to_identical_weights(
         assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
 
 
-# ------------------------------------------------------------------ issue 45, the improvement and run-state items
+# ------------------------------------------------------------------ the improvement door and the run state
 def test_a_second_fresh_improvement_run_never_replaces_a_finished_one(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 45 item 5: a named run into a finished one is refused; an unnamed one gets the next number."""
+    """a named run into a finished one is refused; an unnamed one gets the next number."""
     main = gin3_train
     out = tmp_path / "runs"
     run_dir = out / "improve"
@@ -394,7 +393,7 @@ def test_a_second_fresh_improvement_run_never_replaces_a_finished_one(tmp_path: 
 
 
 def test_improvement_refusals_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 45 item 13: a bad base or continuation player, a shard made with other settings, a tampered state:
+    """a bad base or continuation player, a shard made with other settings, a tampered state:
     one line each, exit 2, no run folder left by a refused fresh run."""
     main = gin3_train
     out = tmp_path / "runs"
@@ -417,7 +416,7 @@ def test_improvement_refusals_are_one_line(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_run_state_faults_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 45 item 12: a tampered ``rounds`` entry, a ``--teacher`` that is no player (no folder left behind),
+    """a tampered ``rounds`` entry, a ``--teacher`` that is no player (no folder left behind),
     ``--hidden [100000,100000]``."""
     main = gin3_train
     out = tmp_path / "runs"
@@ -436,7 +435,7 @@ def test_run_state_faults_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_a_full_disk_is_one_line(tmp_path: Path) -> None:
-    """Issue 45 item 12: a file-size limit (``ulimit -f``) hit while a shard is written: one line, exit 1, the
+    """a file-size limit (``ulimit -f``) hit while a shard is written: one line, exit 1, the
     partial file removed."""
     import resource
 
@@ -453,7 +452,7 @@ def test_a_full_disk_is_one_line(tmp_path: Path) -> None:
     assert not [p for p in (out / "full").rglob("*") if "partial" in p.name]
 
 
-# ------------------------------------------------------------------ issue 47 item 1
+# ------------------------------------------------------------------ a resume that finds no run, or a finished one
 @pytest.mark.parametrize("config", ["quick", "improve", "ppo_quick", None])
 def test_a_mistyped_resume_says_there_is_no_run_there(config: str | None, tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
