@@ -131,7 +131,9 @@ def _mib(n: int) -> str:
 def _read_bytes(file: Path, what: str) -> bytes:
     """The whole file, read once through one open (at most :data:`TOTAL_LIMIT` bytes)."""
     try:
-        with open(file, "rb") as fh:
+        # opened without blocking, so a FIFO is refused below instead of waited on; then read as usual
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
             st = os.fstat(fh.fileno())
             if stat.S_ISDIR(st.st_mode):
                 raise ModelFileError(file, "is a folder, not a saved model (.zip)", what)
@@ -140,6 +142,8 @@ def _read_bytes(file: Path, what: str) -> bytes:
             if st.st_size > TOTAL_LIMIT:
                 raise ModelFileError(file, f"is {_mib(st.st_size)}, more than the {_mib(TOTAL_LIMIT)} a model "
                                      "file may hold", what)
+            if hasattr(os, "set_blocking"):
+                os.set_blocking(fd, True)
             raw = fh.read(TOTAL_LIMIT + 1)
     except FileNotFoundError:
         raise MissingModelFileError(file, "not found", what) from None
