@@ -38,12 +38,12 @@ GATE_YAML = ("stages:\n  - {decision: knock, deals: 20, seed: 4, shuffles: 2, ch
              "folds: 2\nepochs: 1\nhidden: 4\n")
 
 
-@contextlib.contextmanager
 class Blocked(BaseException):
     """A block that ran past its deadline: no ``except OSError`` or ``except Exception`` of the code under test
     turns it into a refusal (a ``TimeoutError`` is an ``OSError``)."""
 
 
+@contextlib.contextmanager
 def deadline(seconds: int) -> Iterator[None]:
     """Fail (instead of hanging) where the block takes longer than ``seconds``."""
     def expired(signum: int, frame: Any) -> None:
