@@ -244,12 +244,18 @@ def read_npz(path: str | os.PathLike[str], what: str, max_bytes: int, names: tup
     member's ``.npy`` header parsed and its dtype and shape checked BEFORE its data is read or allocated
     (no pickles, objects or records; at most ``max_bytes`` inflated; exactly the bytes it declares), at most
     ``max_members`` members, and (where ``names`` is given) none but those."""
+    return parse_npz(read_regular_file(path, what, max_bytes), f"{what} {os.fspath(path)}", max_bytes, names,
+                     max_members)
+
+
+def parse_npz(raw: bytes, where: str, max_bytes: int, names: tuple[str, ...] | None = None,
+              max_members: int = MAX_NPZ_MEMBERS) -> dict[str, Any]:
+    """The arrays of the ``.npz`` bytes ``raw`` (read by a checked reader: :func:`read_npz`, a held run
+    folder's ``read``), with :func:`read_npz`'s checks; an :class:`InputFileError` naming ``where``."""
     import io
     import zipfile
     import zlib
 
-    raw = read_regular_file(path, what, max_bytes)
-    where = f"{what} {os.fspath(path)}"
     out: dict[str, Any] = {}
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:

@@ -326,6 +326,43 @@ def test_a_shard_that_is_a_fifo_is_refused(pipe: Pipeline, tmp_path: Path, capsy
     assert "regular file" in line, line
 
 
+@pytest.mark.parametrize("pipe", [PIPELINES[0], PIPELINES[1], PIPELINES[3]], ids=["distill", "improve", "gates"])
+def test_a_shard_declaring_a_huge_array_is_refused_before_allocation(pipe: Pipeline, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """a shard whose member's header declares 2**40 elements (64 bytes held) is one line, never allocated."""
+    import io
+    import zipfile
+
+    from numpy.lib import format as npy
+
+    out = tmp_path / "runs"
+    run_dir = out / "huge"
+    first = {"distill": "shards/r00_0000.npz", "improve": "labels/shard_00_0000.npz",
+             "gates": "labels_1_knock/labels_00000.npz"}[pipe.name]
+    (run_dir / first).parent.mkdir(parents=True)
+    header = io.BytesIO()
+    npy.write_array_header_1_0(header, {"descr": "<f4", "fortran_order": False, "shape": (2**20, 2**20)})
+    with zipfile.ZipFile(run_dir / first, "w") as zf:
+        zf.writestr("obs.npy", header.getvalue() + b"\0" * 64)
+        zf.writestr("run.npy", header.getvalue() + b"\0" * 64)
+    if pipe.state is not None:
+        write_state(run_dir, pipe.state(run_dir))
+        argv = ["--resume", str(run_dir)]
+    else:
+        from dataclasses import asdict
+
+        from gin3_training.configs import read_config
+        from gin3_training.gates.train import GateConfig
+
+        argv = pipe.fresh(out, "huge")
+        cfg = GateConfig(**read_config(argv[1], {}, GateConfig))
+        (run_dir / "train-gate.json").write_text(json.dumps({"config": asdict(cfg)}))
+    with deadline(120):
+        assert pipe.run(argv) == 2
+    line = one_line(capsys)
+    assert "declares shape (1048576, 1048576)" in line, line
+
+
 # ------------------------------------------------------------------ kill and resume
 def test_a_distillation_interrupted_after_a_shard_resumes_to_identical_weights(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

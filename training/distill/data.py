@@ -11,12 +11,12 @@ decision), ``legal`` (the actions), ``label`` (the teacher's action) and ``actor
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import numpy as np
 
 from gin3_env.engine.rules import Rules
+from gin3_env.files import parse_npz
 from gin3_env.kernels.hands import VectorHands
 from gin3_env.kernels.net_features import net_inputs
 from gin3_env.observation.layout import OBS_SIZE
@@ -81,14 +81,10 @@ def load_shard(run: Run, rel: str) -> dict[str, np.ndarray]:
     ``allow_pickle=False``; ValueError where it is not one."""
     path = run.path / rel
     raw = run.read(rel, "shard of decisions", MAX_SHARD_BYTES)
-    try:
-        data = np.load(io.BytesIO(raw), allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
-        raise ValueError(f"{path} is not a shard of decisions ({exc})") from None
-    with data:
-        if sorted(data.files) != sorted(SHARD_KEYS):
-            raise ValueError(f"{path} is not a shard of decisions (members {sorted(data.files)})")
-        shard = {k: data[k] for k in SHARD_KEYS}
+    data = parse_npz(raw, f"shard of decisions {path}", MAX_SHARD_BYTES)  # headers checked before allocation
+    if sorted(data) != sorted(SHARD_KEYS):
+        raise ValueError(f"{path} is not a shard of decisions (members {sorted(data)})")
+    shard = {k: data[k] for k in SHARD_KEYS}
     if int(shard["count"].sum()) != len(shard["acts"]) or len(shard["obs"]) != len(shard["count"]):
         raise ValueError(f"{path} is not a whole shard of decisions (its counts do not add up)")
     return shard

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from gin3_env.engine.rules import Rules
-from gin3_env.files import HeldFolder, atomic_output, read_regular_file, relative_parts
+from gin3_env.files import HeldFolder, atomic_output, read_npz, relative_parts
 from gin3_env.kernels.decisions import DECISIONS
 from gin3_env.kernels.decisions import decision as decision_row
 from gin3_env.kernels.gates import stack_gates
@@ -159,12 +159,12 @@ def _resume(partial: Path, run: LabelRun, c: int, raw: dict[str, np.ndarray]) ->
     if not partial.exists():
         return 0
     check_shard_key(partial, run.key())
-    with np.load(io.BytesIO(read_regular_file(partial, "label shard", MAX_SHARD_BYTES)), allow_pickle=False) as z:
-        if int(z["chunk"]) != c or any(z[k].shape != v.shape for k, v in raw.items()):
-            raise ValueError(f"label shard {partial} is not a part of chunk {c} of this run")
-        for k, v in raw.items():
-            v[...] = z[k]
-        return int(z["done"])
+    z = read_npz(partial, "label shard", MAX_SHARD_BYTES)  # headers checked before any allocation
+    if int(z["chunk"]) != c or any(z[k].shape != v.shape for k, v in raw.items()):
+        raise ValueError(f"label shard {partial} is not a part of chunk {c} of this run")
+    for k, v in raw.items():
+        v[...] = z[k]
+    return int(z["done"])
 
 
 def _shard(folder: Path, c: int) -> Path:
@@ -274,10 +274,10 @@ def load_labels(paths: list[Path]) -> dict[str, np.ndarray]:
     """The shards' decisions concatenated (``team_points`` left out)."""
     parts: dict[str, list[np.ndarray]] = {}
     for p in paths:
-        with np.load(io.BytesIO(read_regular_file(p, "label shard", MAX_SHARD_BYTES)), allow_pickle=False) as z:
-            for k in z.files:
-                if k not in ("run", "team_points"):
-                    parts.setdefault(k, []).append(z[k])
+        z = read_npz(p, "label shard", MAX_SHARD_BYTES)
+        for k in z:
+            if k not in ("run", "team_points"):
+                parts.setdefault(k, []).append(z[k])
     return {k: np.concatenate(v) for k, v in parts.items()}
 
 

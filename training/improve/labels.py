@@ -22,7 +22,6 @@ giving an estimate of the time left.
 
 from __future__ import annotations
 
-import io
 import json
 import time
 from collections.abc import Callable
@@ -33,6 +32,7 @@ import numpy as np
 
 from gin3_env.engine.actions import DISCARD_BASE
 from gin3_env.engine.rules import Rules
+from gin3_env.files import parse_npz
 from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.gates import stack_gates
 from gin3_env.kernels.hands import VectorHands, rules_vector
@@ -253,20 +253,16 @@ def run_round(held: Run, run: ActionLabels, progress: Callable[[str], None] | No
     return paths
 
 
-def _open_shard(held: Run, rel: str) -> Any:
-    """The shard ``rel`` of the held run folder as an open ``.npz`` (read through the checked reader)."""
+def _open_shard(held: Run, rel: str) -> dict[str, np.ndarray]:
+    """The arrays of the shard ``rel`` of the held run folder (read through the checked reader)."""
     raw = held.read(rel, "label shard", MAX_SHARD_BYTES)
-    try:
-        return np.load(io.BytesIO(raw), allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
-        raise ValueError(f"label shard {held.path / rel} cannot be read: {exc}") from None
+    return parse_npz(raw, f"label shard {held.path / rel}", MAX_SHARD_BYTES)  # headers checked before allocation
 
 
 def check_key(held: Run, rel: str, key: dict[str, Any]) -> None:
     """Refuse (one line naming the shard and the first setting that differs) a shard made with other settings."""
     try:
-        with _open_shard(held, rel) as z:
-            written = json.loads(str(z["run"]))
+        written = json.loads(str(_open_shard(held, rel)["run"]))
         if not isinstance(written, dict):
             raise ValueError("its settings are not a mapping")
     except Exception as exc:
@@ -287,9 +283,9 @@ def load_shards(held: Run, paths: list[str]) -> dict[str, np.ndarray]:
     """The shards ``paths`` of the held run folder, their decisions joined (``run`` left out)."""
     parts: dict[str, list[np.ndarray]] = {}
     for p in paths:
-        with _open_shard(held, p) as z:
-            if sorted(z.files) != sorted(SHARD_KEYS):
-                raise ValueError(f"{held.path / p} is not a shard of action labels (members {sorted(z.files)})")
-            for k in SHARD_KEYS[:-1]:
-                parts.setdefault(k, []).append(z[k])
+        z = _open_shard(held, p)
+        if sorted(z) != sorted(SHARD_KEYS):
+            raise ValueError(f"{held.path / p} is not a shard of action labels (members {sorted(z)})")
+        for k in SHARD_KEYS[:-1]:
+            parts.setdefault(k, []).append(z[k])
     return {k: np.concatenate(v) for k, v in parts.items()}

@@ -27,9 +27,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from gin3_env.files import PARTIAL, read_regular_file, save_json
+from gin3_env.files import PARTIAL, read_npz, save_json
 from gin3_env.policies.model_fields import ModelFileError
 from gin3_env.policies.model_file import ModelFile, read_model_file
 from gin3_training.run.folder import RUN_FILES, SIDECARS, in_run_folder, plain_path, read_manifest, write_in_run
@@ -127,8 +125,7 @@ def check_shard_key(path: Path, key: dict[str, Any]) -> None:
     """Refuse a label shard that cannot be read or whose recorded run settings (its ``run`` entry)
     differ from ``key``, in one line naming the shard and the first setting that differs."""
     try:
-        with np.load(io.BytesIO(read_regular_file(path, "label shard", MAX_SHARD_BYTES)), allow_pickle=False) as z:
-            written = json.loads(str(z["run"]))
+        written = json.loads(str(read_npz(path, "label shard", MAX_SHARD_BYTES)["run"]))
     except Exception as exc:
         raise ValueError(f"label shard {path} cannot be read: {exc}") from None
     for name, value in key.items():
