@@ -10,7 +10,9 @@ continuations of each move, that player in the continuations), under ``"draw"``;
 ``"every_action"``, the labels that improve ``net`` (:mod:`gin3_training.improve.labels`): ``net``'s
 own discard decisions, every legal action played from ``K`` = 32 shared reshuffles, valued decisions and
 continuations per CPU-second with ``trained`` in the continuations (and, for scale, with the heuristic, and
-with ``trained`` valuing only ``net``'s best three actions of each decision).
+with ``trained`` valuing only ``net``'s best three actions of each decision), by the fast kernel the labels use
+(:func:`~gin3_training.improve.label_kernels.value_rows_fast`) and, beside it, the former one
+(:func:`~gin3_training.improve.label_kernels.value_rows_serial`, the same values).
 """
 
 from __future__ import annotations
@@ -45,18 +47,22 @@ def every_action(quick: bool = False) -> dict[str, Any]:
     import numpy as np
 
     from gin3_env.engine.actions import KNOCK_BASE
+    from gin3_training.improve.label_kernels import value_rows_serial
     from gin3_training.improve.labels import ActionLabels, _batch_player, continuation_args, label_shard
 
     player, other = _batch_player("net"), _batch_player("trained")
     out: dict[str, Any] = {"shuffles": EVERY_ACTION_SHUFFLES}
-    for what, cont, n, top in (("trained", "trained", 4 if quick else 60, 0),
-                               ("heuristic", "heuristic", 8 if quick else 120, 0),
-                               ("trained, net's best 3", "trained", 8 if quick else 120, 3)):
+    for what, cont, n, top, kernel in (("trained", "trained", 4 if quick else 60, 0, None),
+                                       ("heuristic", "heuristic", 8 if quick else 120, 0, None),
+                                       ("trained, net's best 3", "trained", 8 if quick else 120, 3, None),
+                                       ("trained, net's best 3, former kernel", "trained", 8 if quick else 120, 3,
+                                        value_rows_serial)):
         args = continuation_args(cont)
-        label_shard(ActionLabels(seed=7, decisions=2, shard_size=2, shuffles=2), 0, player, other, args)  # compile
+        label_shard(ActionLabels(seed=7, decisions=2, shard_size=2, shuffles=2), 0, player, other, args,
+                    kernel=kernel)  # compile
         run_ = ActionLabels(seed=8, decisions=n, shard_size=n, shuffles=EVERY_ACTION_SHUFFLES, candidates=top)
         cpu0 = time.process_time()
-        shard = label_shard(run_, 0, player, other, args)
+        shard = label_shard(run_, 0, player, other, args, kernel=kernel)
         cpu = time.process_time() - cpu0
         legal = np.isfinite(shard["values"])  # the actions valued
         playouts = int(legal[:, :KNOCK_BASE].sum() * EVERY_ACTION_SHUFFLES + legal[:, KNOCK_BASE:].sum())
@@ -93,8 +99,10 @@ def format_report(report: dict[str, Any]) -> str:
                          f"continuations/s; {r['decisions_per_cpu_s']:.0f} per CPU second)")
     every = report.get("every_action")
     if every:
-        for what in ("trained", "heuristic", "trained, net's best 3"):
-            r = every[what]
+        for what in ("trained", "heuristic", "trained, net's best 3", "trained, net's best 3, former kernel"):
+            r = every.get(what)
+            if r is None:
+                continue
             lines.append(f"every-action labels of net's discards, {what} in the continuations: {r['decisions']} "
                          f"decisions x {r['legal_per_decision']:.1f} actions valued x {every['shuffles']} shared "
                          f"reshuffles: {r['decisions_per_cpu_s']:.1f} valued decisions per CPU second "

@@ -126,6 +126,7 @@ _SIZE = 1 << MEMO_BITS
 _SHIFT = 64 - MEMO_BITS
 _FULL_AT = (3 * _SIZE) // 4
 _GOLDEN = 0x9E3779B97F4A7C15
+_SUIT = 0x1FFF
 
 
 @njit(cache=True)
@@ -136,7 +137,11 @@ def new_memo() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @njit(cache=True)
 def memo_knock_min(mask: int, memo: tuple) -> int:
-    """``knock_min(mask)``, read from ``memo`` where it was computed before (open addressing, linear probing)."""
+    """``knock_min(mask)``, read from ``memo`` where it was computed before (open addressing, linear probing);
+    a hand with no set possible is computed at once (four table reads per card: cheaper than the table)."""
+    a, b, c, d = mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, (mask >> 39) & _SUIT
+    if not ((a & b & (c | d)) | (c & d & (a | b))):
+        return knock_min(mask)
     keys, vals, count = memo
     i = np.int64((np.uint64(mask) * np.uint64(_GOLDEN)) >> np.uint64(_SHIFT))
     while True:
