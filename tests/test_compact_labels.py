@@ -105,3 +105,18 @@ def test_fast_kernel_gives_the_same_values() -> None:
         out.append((values, se))
     assert np.array_equal(out[0][0], out[1][0], equal_nan=True) and np.array_equal(out[0][1], out[1][1],
                                                                                    equal_nan=True)
+
+
+def test_fast_knock_min_is_knock_min() -> None:
+    from gin3_env.kernels.meld_kernels import knock_min
+    from gin3_training.improve.fast_player import fast_knock_min, memo_knock_min
+
+    rng = np.random.default_rng(0)
+    masks = [sum(1 << int(c) for c in rng.choice(52, int(rng.integers(2, 12)), replace=False)) for _ in range(3000)]
+    for _ in range(1000):  # hands rich in sets: three ranks of three or four suits
+        cards = [int(s) * 13 + int(r) for r in rng.choice(13, 3, replace=False)
+                 for s in rng.choice(4, int(rng.integers(3, 5)), replace=False)]
+        masks.append(sum(1 << c for c in cards[:11]))
+    memo = new_memo()
+    for m in masks + masks:  # the second pass reads the table
+        assert fast_knock_min(m) == knock_min(m) == memo_knock_min(m, memo)

@@ -10,8 +10,9 @@ the gate's features of each alternative recount the draws after the heuristic's 
 draws of every unseen card, mostly hands that the discard scores and features of the turns around it meet
 again. Here a discard's scores are computed once and serve both the heuristic's choice and the gate's
 alternatives, the heuristic's own discard's draws are counted once, and ``knock_min`` (a pure function of a
-52-bit hand) is read through a table kept across a decision's continuations (:func:`new_memo`): the same
-integer, fewer times.
+52-bit hand) is computed without allocating (:func:`fast_knock_min`) and, for a hand where a set is possible
+(the costly case), read through a table kept across a decision's continuations (:func:`new_memo`): the same
+integer, fewer times and cheaper.
 
 Every float is computed by the same operations in the same order as the functions it stands in for, so the
 moves are the same, not merely close; ``tests/test_compact_labels.py`` plays hands with both and compares
@@ -106,8 +107,16 @@ from gin3_env.kernels.heuristic_kernels import (
     take_drop,
 )
 from gin3_env.kernels.jit import njit
-from gin3_env.kernels.meld_kernels import best_deadwood_cards, deadwood, knock_deadwoods, knock_min, popcount
-from gin3_env.kernels.tables import POINTS
+from gin3_env.kernels.meld_kernels import (
+    TRIOS4,
+    _suit_drop_min,
+    best_deadwood_cards,
+    deadwood,
+    knock_deadwoods,
+    knock_min,
+    popcount,
+)
+from gin3_env.kernels.tables import POINTS, RUN_DW
 from gin3_env.observation.layout import (
     HAND_PLANE,
     OPP_DECLINED_PLANE,
@@ -119,7 +128,7 @@ from gin3_env.observation.layout import (
     TOP_PLANE,
 )
 
-__all__ = ["MEMO_BITS", "fast_gated_act", "memo_knock_min", "new_memo"]
+__all__ = ["MEMO_BITS", "fast_gated_act", "fast_knock_min", "memo_knock_min", "new_memo"]
 
 MEMO_BITS = 16  # the table holds up to 2**16 hands; when 3/4 full it is cleared
 _SIZE = 1 << MEMO_BITS
@@ -127,6 +136,87 @@ _SHIFT = 64 - MEMO_BITS
 _FULL_AT = (3 * _SIZE) // 4
 _GOLDEN = 0x9E3779B97F4A7C15
 _SUIT = 0x1FFF
+
+
+@njit(cache=True)
+def _drops(s0: int, s1: int, s2: int, s3: int, best: int) -> int:
+    """The least deadwood left by dropping one card of the suits ``s0..s3`` left for runs (``best`` if less)."""
+    total = RUN_DW[s0] + RUN_DW[s1] + RUN_DW[s2] + RUN_DW[s3]
+    best = _suit_drop_min(s0, total - RUN_DW[s0], best)
+    best = _suit_drop_min(s1, total - RUN_DW[s1], best)
+    best = _suit_drop_min(s2, total - RUN_DW[s2], best)
+    return _suit_drop_min(s3, total - RUN_DW[s3], best)
+
+
+@njit(cache=True)
+def _option(held: int, j: int) -> int:
+    """Option ``j`` of a rank whose held suits are ``held`` (as ``meld_kernels._set_option``)."""
+    if j == 0:
+        return 0
+    if held == 0b1111:
+        if j <= 4:
+            return TRIOS4[j - 1]
+        return 0b1111
+    return held
+
+
+@njit(cache=True)
+def fast_knock_min(mask: int) -> int:
+    """:func:`gin3_env.kernels.meld_kernels.knock_min` without its arrays: the set choices of at most three
+    ranks (a hand of up to 11 cards) walked in nested loops; more ranks (12 cards) fall back to it."""
+    a, b, c, d = mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, (mask >> 39) & _SUIT
+    ranks = (a & b & (c | d)) | (c & d & (a | b))
+    if not ranks:
+        return _drops(a, b, c, d, 1 << 30)
+    r0 = r1 = r2 = -1
+    n = 0
+    x = ranks
+    while x:
+        low = x & -x
+        r = 0
+        while not (low >> r) & 1:
+            r += 1
+        if n == 0:
+            r0 = r
+        elif n == 1:
+            r1 = r
+        elif n == 2:
+            r2 = r
+        n += 1
+        x ^= low
+    if n > 3:
+        return knock_min(mask)
+    h0 = ((a >> r0) & 1) | (((b >> r0) & 1) << 1) | (((c >> r0) & 1) << 2) | (((d >> r0) & 1) << 3)
+    n0 = 6 if h0 == 0b1111 else 2
+    h1 = n1 = 0
+    if n > 1:
+        h1 = ((a >> r1) & 1) | (((b >> r1) & 1) << 1) | (((c >> r1) & 1) << 2) | (((d >> r1) & 1) << 3)
+    n1 = (6 if h1 == 0b1111 else 2) if n > 1 else 1
+    h2 = 0
+    if n > 2:
+        h2 = ((a >> r2) & 1) | (((b >> r2) & 1) << 1) | (((c >> r2) & 1) << 2) | (((d >> r2) & 1) << 3)
+    n2 = (6 if h2 == 0b1111 else 2) if n > 2 else 1
+    best = 1 << 30
+    for j0 in range(n0):
+        o0 = _option(h0, j0)
+        for j1 in range(n1):
+            o1 = _option(h1, j1) if n > 1 else 0
+            for j2 in range(n2):
+                o2 = _option(h2, j2) if n > 2 else 0
+                s0, s1, s2, s3 = a, b, c, d
+                for r, o in ((r0, o0), (r1, o1), (r2, o2)):
+                    if o:
+                        bit = 1 << r
+                        if o & 1:
+                            s0 &= ~bit
+                        if o & 2:
+                            s1 &= ~bit
+                        if o & 4:
+                            s2 &= ~bit
+                        if o & 8:
+                            s3 &= ~bit
+                best = _drops(s0, s1, s2, s3, best)
+    return best
 
 
 @njit(cache=True)
@@ -141,7 +231,7 @@ def memo_knock_min(mask: int, memo: tuple) -> int:
     a hand with no set possible is computed at once (four table reads per card: cheaper than the table)."""
     a, b, c, d = mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, (mask >> 39) & _SUIT
     if not ((a & b & (c | d)) | (c & d & (a | b))):
-        return knock_min(mask)
+        return _drops(a, b, c, d, 1 << 30)
     keys, vals, count = memo
     i = np.int64((np.uint64(mask) * np.uint64(_GOLDEN)) >> np.uint64(_SHIFT))
     while True:
@@ -151,7 +241,7 @@ def memo_knock_min(mask: int, memo: tuple) -> int:
         if k == -1:
             break
         i = (i + 1) & (_SIZE - 1)
-    v = knock_min(mask)
+    v = fast_knock_min(mask)
     if count[0] >= _FULL_AT:
         keys[:] = -1
         count[0] = 0
