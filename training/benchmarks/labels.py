@@ -39,6 +39,7 @@ def run(quick: bool = False) -> dict[str, Any]:
 
 
 EVERY_ACTION_SHUFFLES = 32
+ROUND_SHUFFLES = 64  # the K of the improvement rounds (docs/distillation.md, label noise by K)
 
 
 def every_action(quick: bool = False) -> dict[str, Any]:
@@ -52,21 +53,25 @@ def every_action(quick: bool = False) -> dict[str, Any]:
 
     player, other = _batch_player("net"), _batch_player("trained")
     out: dict[str, Any] = {"shuffles": EVERY_ACTION_SHUFFLES}
-    for what, cont, n, top, kernel in (("trained", "trained", 4 if quick else 60, 0, None),
-                                       ("heuristic", "heuristic", 8 if quick else 120, 0, None),
-                                       ("trained, net's best 3", "trained", 8 if quick else 120, 3, None),
-                                       ("trained, net's best 3, former kernel", "trained", 8 if quick else 120, 3,
-                                        value_rows_serial)):
+    K = EVERY_ACTION_SHUFFLES
+    rows = (("trained", "trained", 4 if quick else 60, 0, None, K),
+            ("heuristic", "heuristic", 8 if quick else 120, 0, None, K),
+            ("trained, net's best 3", "trained", 8 if quick else 120, 3, None, K),
+            ("trained, net's best 3, former kernel", "trained", 8 if quick else 120, 3, value_rows_serial, K),
+            ("trained, net's best 3 (K=64)", "trained", 16 if quick else 200, 3, None, ROUND_SHUFFLES),
+            ("trained, net's best 3 (K=64), former kernel", "trained", 16 if quick else 200, 3, value_rows_serial,
+             ROUND_SHUFFLES))
+    for what, cont, n, top, kernel, K in rows:
         args = continuation_args(cont)
         label_shard(ActionLabels(seed=7, decisions=2, shard_size=2, shuffles=2), 0, player, other, args,
                     kernel=kernel)  # compile
-        run_ = ActionLabels(seed=8, decisions=n, shard_size=n, shuffles=EVERY_ACTION_SHUFFLES, candidates=top)
+        run_ = ActionLabels(seed=8, decisions=n, shard_size=n, shuffles=K, candidates=top)
         cpu0 = time.process_time()
         shard = label_shard(run_, 0, player, other, args, kernel=kernel)
         cpu = time.process_time() - cpu0
         legal = np.isfinite(shard["values"])  # the actions valued
-        playouts = int(legal[:, :KNOCK_BASE].sum() * EVERY_ACTION_SHUFFLES + legal[:, KNOCK_BASE:].sum())
-        out[what] = {"decisions": n, "cpu_seconds": cpu, "decisions_per_cpu_s": n / max(cpu, 1e-9),
+        playouts = int(legal[:, :KNOCK_BASE].sum() * K + legal[:, KNOCK_BASE:].sum())
+        out[what] = {"decisions": n, "shuffles": K, "cpu_seconds": cpu, "decisions_per_cpu_s": n / max(cpu, 1e-9),
                      "legal_per_decision": float(legal.sum(axis=1).mean()),
                      "continuations_per_cpu_s": playouts / max(cpu, 1e-9)}
     return out
@@ -99,12 +104,12 @@ def format_report(report: dict[str, Any]) -> str:
                          f"continuations/s; {r['decisions_per_cpu_s']:.0f} per CPU second)")
     every = report.get("every_action")
     if every:
-        for what in ("trained", "heuristic", "trained, net's best 3", "trained, net's best 3, former kernel"):
-            r = every.get(what)
-            if r is None:
+        for what, r in every.items():
+            if not isinstance(r, dict):
                 continue
+            k = r.get("shuffles", every["shuffles"])
             lines.append(f"every-action labels of net's discards, {what} in the continuations: {r['decisions']} "
-                         f"decisions x {r['legal_per_decision']:.1f} actions valued x {every['shuffles']} shared "
+                         f"decisions x {r['legal_per_decision']:.1f} actions valued x {k} shared "
                          f"reshuffles: {r['decisions_per_cpu_s']:.1f} valued decisions per CPU second "
                          f"({r['continuations_per_cpu_s']:.0f} continuations per CPU second)")
     return "\n".join(lines)

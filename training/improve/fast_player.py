@@ -128,7 +128,7 @@ from gin3_env.observation.layout import (
     TOP_PLANE,
 )
 
-__all__ = ["MEMO_BITS", "fast_gated_act", "fast_knock_min", "memo_knock_min", "new_memo"]
+__all__ = ["MEMO_BITS", "fast_deadwood", "fast_gated_act", "fast_knock_min", "memo_knock_min", "new_memo"]
 
 MEMO_BITS = 16  # the table holds up to 2**16 hands; when 3/4 full it is cleared
 _SIZE = 1 << MEMO_BITS
@@ -164,9 +164,23 @@ def _option(held: int, j: int) -> int:
 def fast_knock_min(mask: int) -> int:
     """:func:`gin3_env.kernels.meld_kernels.knock_min` without its arrays: the set choices of at most three
     ranks (a hand of up to 11 cards) walked in nested loops; more ranks (12 cards) fall back to it."""
+    return _least(mask, True)
+
+
+@njit(cache=True)
+def fast_deadwood(mask: int) -> int:
+    """:func:`gin3_env.kernels.meld_kernels.deadwood` the same way (:func:`fast_knock_min`)."""
+    return _least(mask, False)
+
+
+@njit(cache=True)
+def _least(mask: int, drop: bool) -> int:
+    """The least deadwood over the set choices of ``mask``, after dropping one card (``drop``) or not."""
     a, b, c, d = mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, (mask >> 39) & _SUIT
     ranks = (a & b & (c | d)) | (c & d & (a | b))
     if not ranks:
+        if not drop:
+            return RUN_DW[a] + RUN_DW[b] + RUN_DW[c] + RUN_DW[d]
         return _drops(a, b, c, d, 1 << 30)
     r0 = r1 = r2 = -1
     n = 0
@@ -185,7 +199,7 @@ def fast_knock_min(mask: int) -> int:
         n += 1
         x ^= low
     if n > 3:
-        return knock_min(mask)
+        return knock_min(mask) if drop else deadwood(mask)
     h0 = ((a >> r0) & 1) | (((b >> r0) & 1) << 1) | (((c >> r0) & 1) << 2) | (((d >> r0) & 1) << 3)
     n0 = 6 if h0 == 0b1111 else 2
     h1 = n1 = 0
@@ -215,7 +229,12 @@ def fast_knock_min(mask: int) -> int:
                             s2 &= ~bit
                         if o & 8:
                             s3 &= ~bit
-                best = _drops(s0, s1, s2, s3, best)
+                if drop:
+                    best = _drops(s0, s1, s2, s3, best)
+                else:
+                    v = RUN_DW[s0] + RUN_DW[s1] + RUN_DW[s2] + RUN_DW[s3]
+                    if v < best:
+                        best = v
     return best
 
 
@@ -258,7 +277,7 @@ def _potential(hand: int, unseen: int, memo: tuple) -> float:
     n = popcount(unseen)
     if not n:
         return 0.0
-    base = deadwood(hand)
+    base = fast_deadwood(hand)
     gain = 0
     x = meld_outs(hand) & unseen
     while x:
@@ -329,7 +348,7 @@ def _discard_features(obs: np.ndarray, k: int, cards: np.ndarray, scores: np.nda
     p_hidden = hidden_share(known, unseen)
     base = cards[0]
     b_held = hand & ~(np.int64(1) << base)
-    bdw = deadwood(b_held)
+    bdw = fast_deadwood(b_held)
     bo, bg, _ = _draw_outs(b_held, bdw, unseen, memo)
     bd = danger(base, odecl, known, unseen, p_hidden)
     opp = meld_outs(known) if known else 0
@@ -338,7 +357,7 @@ def _discard_features(obs: np.ndarray, k: int, cards: np.ndarray, scores: np.nda
         alt = cards[r]
         out = x[r - 1]
         a_held = hand & ~(np.int64(1) << alt)
-        adw = deadwood(a_held)
+        adw = fast_deadwood(a_held)
         ao, ag, _ = _draw_outs(a_held, adw, unseen, memo)
         ad = danger(alt, odecl, known, unseen, p_hidden)
         _clear(out)
@@ -384,7 +403,7 @@ def _draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, limit: int
     p_hidden = hidden_share(known, unseen)
     kd = np.zeros(NUM_CARDS, np.int64)
     order = np.zeros(NUM_CARDS, np.int64)
-    now = deadwood(hand)
+    now = fast_deadwood(hand)
     with_top = hand | (np.int64(1) << top)
     after, drop = take_drop(with_top, top, kd, order)
     kept = with_top & ~(np.int64(1) << drop)
