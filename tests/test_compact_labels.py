@@ -39,6 +39,9 @@ def test_compact_labels_replay_the_recorded_inputs(tmp_path: Path, candidates: i
     assert (np.isfinite(back["values"]) == valued).all()
     assert np.allclose(back["values"][valued], shard["values"][valued], atol=0.05, rtol=1e-3)  # float16
     assert path.stat().st_size < 200 * len(shard["played"]) + 4000
+    other = {**read_labels(path), "deck_check": np.array(1, np.int64)}  # a numpy that deals otherwise
+    with pytest.raises(ValueError, match="decks dealt here"):
+        to_shard(other)
 
 
 def test_label_reader_refuses_what_is_not_a_label_file(tmp_path: Path) -> None:
@@ -107,9 +110,9 @@ def test_fast_kernel_gives_the_same_values() -> None:
                                                                                    equal_nan=True)
 
 
-def test_fast_knock_min_is_knock_min() -> None:
-    from gin3_env.kernels.meld_kernels import knock_min
-    from gin3_training.improve.fast_player import fast_knock_min, memo_knock_min
+def test_fast_knock_min_and_deadwood_are_the_packages() -> None:
+    from gin3_env.kernels.meld_kernels import deadwood, knock_min
+    from gin3_training.improve.fast_player import fast_deadwood, fast_knock_min, memo_knock_min
 
     rng = np.random.default_rng(0)
     masks = [sum(1 << int(c) for c in rng.choice(52, int(rng.integers(2, 12)), replace=False)) for _ in range(3000)]
@@ -119,4 +122,4 @@ def test_fast_knock_min_is_knock_min() -> None:
         masks.append(sum(1 << c for c in cards[:11]))
     memo = new_memo()
     for m in masks + masks:  # the second pass reads the table
-        assert fast_knock_min(m) == knock_min(m) == memo_knock_min(m, memo)
+        assert fast_knock_min(m) == knock_min(m) == memo_knock_min(m, memo) and fast_deadwood(m) == deadwood(m)

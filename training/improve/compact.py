@@ -11,7 +11,9 @@ A round's labels are committed, so that a round spans sessions and machines and 
   decision's own move);
 - per *decision*: ``hand`` (int32, its hand's row), ``pos`` (int16: the moves played before it), ``cand``
   (int8 ``(N, C)``: the valued actions, ``-1`` past them), ``value`` and ``se`` (float16 ``(N, C)``: the acting
-  player's mean points after each candidate over ``K`` shared reshuffles, and its standard error).
+  player's mean points after each candidate over ``K`` shared reshuffles, and its standard error);
+- ``deck_check`` (optional): the CRC-32 of the hands' decks, so that a numpy that deals otherwise is named, not
+  replayed into other hands.
 
 The move the state player made is ``moves[hand_start[hand] + pos]``; the acting player, the observation, the
 legal mask and the whole hand (both real hands and the real stock) are rebuilt by :func:`replay`, which deals
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import io
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +41,12 @@ from gin3_env.files import InputFileError, read_regular_file
 from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.hands import rules_vector
 
-__all__ = ["LABEL_KEYS", "MAX_LABEL_BYTES", "compact", "decks_of", "label_path", "load_labels", "read_labels",
-           "replay", "to_shard", "write_labels"]
+__all__ = ["LABEL_KEYS", "MAX_LABEL_BYTES", "compact", "deck_check", "decks_of", "label_path", "load_labels",
+           "read_labels", "replay", "run_labels", "to_shard", "write_labels"]
 
 LABEL_KEYS = ("run", "round", "shard", "deck_seed", "hand_deal", "hand_start", "moves", "hand", "pos", "cand",
               "value", "se")
+OPTIONAL_KEYS = ("deck_check",)  # CRC-32 of the hands' decks: numpy's generator dealing them the same way
 MAX_LABEL_BYTES = 64 << 20
 
 
@@ -81,7 +85,13 @@ def compact(shard: dict[str, np.ndarray], round_: int, i: int) -> dict[str, np.n
             "deck_seed": np.array(shard["deck_seed"], np.int64), "hand_deal": uniq.astype(np.int32),
             "hand_start": np.r_[0, np.cumsum(lengths)].astype(np.int32),
             "moves": np.concatenate(hand_moves) if hand_moves else np.zeros(0, np.int8),
-            "hand": hand.astype(np.int32), "pos": nm.astype(np.int16), "cand": cand, "value": value, "se": se}
+            "hand": hand.astype(np.int32), "pos": nm.astype(np.int16), "cand": cand, "value": value, "se": se,
+            "deck_check": np.array(deck_check(int(shard["deck_seed"]), uniq), np.int64)}
+
+
+def deck_check(deck_seed: int, deals: np.ndarray) -> int:
+    """CRC-32 of the decks ``deals`` dealt from ``deck_seed`` (:func:`decks_of`)."""
+    return zlib.crc32(decks_of(deck_seed, deals).tobytes())
 
 
 def write_labels(path: Path, labels: dict[str, np.ndarray]) -> None:
@@ -103,16 +113,19 @@ def read_labels(path: str | Path, max_bytes: int = MAX_LABEL_BYTES) -> dict[str,
     data = read_regular_file(path, "label file", max_bytes)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            if sorted(z.files) != sorted(LABEL_KEYS):
+            extra = set(z.files) - set(LABEL_KEYS)
+            if not set(LABEL_KEYS) <= set(z.files) or not extra <= set(OPTIONAL_KEYS):
                 raise _bad(path, f"not a compact label file (members {sorted(z.files)})")
-            out = {k: z[k] for k in LABEL_KEYS}
+            out = {k: z[k] for k in z.files}
     except (ValueError, OSError, EOFError) as exc:
         if isinstance(exc, InputFileError):
             raise
         raise _bad(path, f"cannot read it as .npz ({exc})") from None
     kinds = {"hand_deal": "i", "hand_start": "i", "moves": "i", "hand": "i", "pos": "i", "cand": "i",
-             "value": "f", "se": "f", "deck_seed": "i", "round": "i", "shard": "i"}
+             "value": "f", "se": "f", "deck_seed": "i", "round": "i", "shard": "i", "deck_check": "i"}
     for k, kind in kinds.items():
+        if k not in out:
+            continue
         if out[k].dtype.kind != kind:
             raise _bad(path, f"member {k} has dtype {out[k].dtype}")
     try:
@@ -167,7 +180,11 @@ def replay(labels: dict[str, np.ndarray], rules: Rules | None = None) -> dict[st
     mask = np.zeros((n, NUM_ACTIONS), np.int8)
     S[:, hk.KNOCKER : hk.KNOCK_CARD + 1] = -1
     rows = np.arange(n, dtype=np.int64)
-    hk.deal_rows(rows, decks_of(int(labels["deck_seed"]), labels["hand_deal"])[hand], S, M, deck, pile, mask, R)
+    decks = decks_of(int(labels["deck_seed"]), labels["hand_deal"])
+    if "deck_check" in labels and zlib.crc32(decks.tobytes()) != int(labels["deck_check"]):
+        raise ValueError("the decks dealt here are not the ones the labels were made on (numpy's generator "
+                         f"{np.__version__} deals otherwise)")
+    hk.deal_rows(rows, decks[hand], S, M, deck, pile, mask, R)
     rewards = np.zeros((n, 2), np.float32)
     ended = np.zeros(n, np.int64)
     for t in range(int(pos.max()) if n else 0):
