@@ -11,9 +11,9 @@ The round of issue 46 (the committed files under ``docs/results/improve_labels/r
 
     NUMBA_NUM_THREADS=1 nice -n 19 python -m gin3_training.improve.round --out docs/results/improve_labels/round0
 
-and on a 16-core machine, files in parallel (``--threads``: numba's threads over a file's decisions)::
+and on a 16-core machine, one worker per core, each its share of the files (``training/improve/device_round.sh``)::
 
-    python -m gin3_training.improve.round --out "$OUT/round0" --threads --stop-after 500
+    python -m gin3_training.improve.round --out docs/results/improve_labels/round0 --worker 3/16 --stop-after 420
 """
 
 from __future__ import annotations
@@ -44,14 +44,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", action="store_true", help="value a file's decisions on numba's threads")
     parser.add_argument("--stop-after", type=float, default=0.0, help="stop between files after this many seconds")
     parser.add_argument("--only", default="", help="write only the files I..J of the round (e.g. 0..15)")
+    parser.add_argument("--worker", default="", help="W/N: write only the files i with i %% N == W (one of N workers)")
     args = parser.parse_args(argv)
     run = ActionLabels(seed=args.seed, round=args.round, decisions=args.decisions, shard_size=args.shard_size,
                        shuffles=args.shuffles, rate=args.rate, state_player=args.state_player,
                        continuation=args.continuation, candidates=args.candidates)
-    only = None
+    only: range | None = None
     if args.only:
         lo, hi = (int(x) for x in args.only.split(".."))
         only = range(lo, hi + 1)
+    if args.worker:
+        w, n = (int(x) for x in args.worker.split("/"))
+        only = range(w, run.shards, n)
 
     def say(text: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
