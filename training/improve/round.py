@@ -7,7 +7,7 @@ those of ``--state-player``), its best ``--candidates`` actions valued from ``--
 written with other settings is refused. ``--stop-after SECONDS`` stops between files once that much wall-clock
 time has passed (a machine lent for a while: what it wrote is kept, the next run goes on).
 
-The round of issue 46 (the committed files under ``docs/results/improve_labels/round0/``)::
+Round 0 (the committed files under ``docs/results/improve_labels/round0/``)::
 
     NUMBA_NUM_THREADS=1 nice -n 19 python -m gin3_training.improve.round --out docs/results/improve_labels/round0
 
