@@ -15,7 +15,7 @@ from gin3_env.kernels.gates import gated_act_serial
 from gin3_env.kernels.hands import VectorHands, rules_vector
 from gin3_env.kernels.jit import njit
 from gin3_training.improve.compact import compact, label_path, read_labels, run_labels, to_shard, write_labels
-from gin3_training.improve.fast_player import fast_gated_act, new_memo
+from gin3_training.improve.fast_player import fast_gated_act
 from gin3_training.improve.label_kernels import value_rows_fast_serial, value_rows_serial
 from gin3_training.improve.labels import ActionLabels, _batch_player, continuation_args, label_shard, play_states
 
@@ -78,9 +78,8 @@ def test_label_round_resumes_and_refuses_other_settings(tmp_path: Path) -> None:
 @njit(cache=True)
 def _fast_rows(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, gates: tuple,
                out: np.ndarray) -> None:
-    memo = new_memo()
     for k in range(obs.shape[0]):
-        out[k] = fast_gated_act(obs, mask, k, fp, ip, gates, 10, memo)
+        out[k] = fast_gated_act(obs, mask, k, fp, ip, gates, 10)
 
 
 def test_fused_player_plays_the_gated_players_moves() -> None:
@@ -112,7 +111,7 @@ def test_fast_kernel_gives_the_same_values() -> None:
 
 def test_fast_knock_min_and_deadwood_are_the_packages() -> None:
     from gin3_env.kernels.meld_kernels import deadwood, knock_min
-    from gin3_training.improve.fast_player import fast_deadwood, fast_knock_min, memo_knock_min
+    from gin3_training.improve.fast_player import fast_deadwood, fast_knock_min
 
     rng = np.random.default_rng(0)
     masks = [sum(1 << int(c) for c in rng.choice(52, int(rng.integers(2, 12)), replace=False)) for _ in range(3000)]
@@ -120,6 +119,5 @@ def test_fast_knock_min_and_deadwood_are_the_packages() -> None:
         cards = [int(s) * 13 + int(r) for r in rng.choice(13, 3, replace=False)
                  for s in rng.choice(4, int(rng.integers(3, 5)), replace=False)]
         masks.append(sum(1 << c for c in cards[:11]))
-    memo = new_memo()
-    for m in masks + masks:  # the second pass reads the table
-        assert fast_knock_min(m) == knock_min(m) == memo_knock_min(m, memo) and fast_deadwood(m) == deadwood(m)
+    for m in masks:
+        assert fast_knock_min(m) == knock_min(m) and fast_deadwood(m) == deadwood(m)

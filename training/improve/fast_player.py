@@ -9,10 +9,9 @@ the gate's features of each alternative recount the draws after the heuristic's 
 (:func:`~gin3_env.kernels.decision_views.draw_outs`) once per alternative; and the draw gate counts the
 draws of every unseen card, mostly hands that the discard scores and features of the turns around it meet
 again. Here a discard's scores are computed once and serve both the heuristic's choice and the gate's
-alternatives, the heuristic's own discard's draws are counted once, and ``knock_min`` (a pure function of a
-52-bit hand) is computed without allocating (:func:`fast_knock_min`) and, for a hand where a set is possible
-(the costly case), read through a table kept across a decision's continuations (:func:`new_memo`): the same
-integer, fewer times and cheaper.
+alternatives, the heuristic's own discard's draws are counted once, and ``knock_min`` (the least deadwood
+after a drop, called some 300 times a turn) is computed without arrays and without its loop over cards
+(:func:`fast_knock_min`: a table of each suit's best drop, :data:`DROP_GAIN`): the same integer, cheaper.
 
 Every float is computed by the same operations in the same order as the functions it stands in for, so the
 moves are the same, not merely close; ``tests/test_compact_labels.py`` plays hands with both and compares
@@ -109,7 +108,6 @@ from gin3_env.kernels.heuristic_kernels import (
 from gin3_env.kernels.jit import njit
 from gin3_env.kernels.meld_kernels import (
     TRIOS4,
-    _suit_drop_min,
     best_deadwood_cards,
     deadwood,
     knock_deadwoods,
@@ -128,24 +126,36 @@ from gin3_env.observation.layout import (
     TOP_PLANE,
 )
 
-__all__ = ["MEMO_BITS", "fast_deadwood", "fast_gated_act", "fast_knock_min", "memo_knock_min", "new_memo"]
+__all__ = ["DROP_GAIN", "fast_deadwood", "fast_gated_act", "fast_knock_min"]
 
-MEMO_BITS = 16  # the table holds up to 2**16 hands; when 3/4 full it is cleared
-_SIZE = 1 << MEMO_BITS
-_SHIFT = 64 - MEMO_BITS
-_FULL_AT = (3 * _SIZE) // 4
-_GOLDEN = 0x9E3779B97F4A7C15
 _SUIT = 0x1FFF
+
+
+def _drop_gains() -> np.ndarray:
+    """``DROP_GAIN[m]``: the most deadwood that dropping one card of the suit ranks ``m`` saves when the suit is
+    left for runs (``RUN_DW[m] - min over c of RUN_DW[m without c]``); a large negative number for no card."""
+    gain = np.full(len(RUN_DW), -(1 << 40), np.int64)
+    for m in range(1, len(RUN_DW)):
+        x = m
+        while x:
+            low = x & -x
+            gain[m] = max(gain[m], int(RUN_DW[m]) - int(RUN_DW[m & ~low]))
+            x ^= low
+    return gain
+
+
+DROP_GAIN = _drop_gains()
 
 
 @njit(cache=True)
 def _drops(s0: int, s1: int, s2: int, s3: int, best: int) -> int:
-    """The least deadwood left by dropping one card of the suits ``s0..s3`` left for runs (``best`` if less)."""
+    """The least deadwood left by dropping one card of the suits ``s0..s3`` left for runs (``best`` if less):
+    the sum of their run deadwood less the largest :data:`DROP_GAIN` of a suit (as ``_suit_drop_min`` over
+    the four suits, in eight table reads)."""
     total = RUN_DW[s0] + RUN_DW[s1] + RUN_DW[s2] + RUN_DW[s3]
-    best = _suit_drop_min(s0, total - RUN_DW[s0], best)
-    best = _suit_drop_min(s1, total - RUN_DW[s1], best)
-    best = _suit_drop_min(s2, total - RUN_DW[s2], best)
-    return _suit_drop_min(s3, total - RUN_DW[s3], best)
+    g = max(max(DROP_GAIN[s0], DROP_GAIN[s1]), max(DROP_GAIN[s2], DROP_GAIN[s3]))
+    v = total - g
+    return v if v < best else best
 
 
 @njit(cache=True)
@@ -239,41 +249,8 @@ def _least(mask: int, drop: bool) -> int:
 
 
 @njit(cache=True)
-def new_memo() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """An empty ``knock_min`` table: ``(keys, values, count)`` (keys -1 where free)."""
-    return np.full(_SIZE, -1, np.int64), np.zeros(_SIZE, np.int64), np.zeros(1, np.int64)
-
-
-@njit(cache=True)
-def memo_knock_min(mask: int, memo: tuple) -> int:
-    """``knock_min(mask)``, read from ``memo`` where it was computed before (open addressing, linear probing);
-    a hand with no set possible is computed at once (four table reads per card: cheaper than the table)."""
-    a, b, c, d = mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, (mask >> 39) & _SUIT
-    if not ((a & b & (c | d)) | (c & d & (a | b))):
-        return _drops(a, b, c, d, 1 << 30)
-    keys, vals, count = memo
-    i = np.int64((np.uint64(mask) * np.uint64(_GOLDEN)) >> np.uint64(_SHIFT))
-    while True:
-        k = keys[i]
-        if k == mask:
-            return vals[i]
-        if k == -1:
-            break
-        i = (i + 1) & (_SIZE - 1)
-    v = fast_knock_min(mask)
-    if count[0] >= _FULL_AT:
-        keys[:] = -1
-        count[0] = 0
-        i = np.int64((np.uint64(mask) * np.uint64(_GOLDEN)) >> np.uint64(_SHIFT))
-    keys[i] = mask
-    vals[i] = v
-    count[0] += 1
-    return v
-
-
-@njit(cache=True)
-def _potential(hand: int, unseen: int, memo: tuple) -> float:
-    """:func:`~gin3_env.kernels.heuristic_kernels.potential` through ``memo``."""
+def _potential(hand: int, unseen: int) -> float:
+    """:func:`~gin3_env.kernels.heuristic_kernels.potential` with :func:`fast_knock_min`."""
     n = popcount(unseen)
     if not n:
         return 0.0
@@ -282,7 +259,7 @@ def _potential(hand: int, unseen: int, memo: tuple) -> float:
     x = meld_outs(hand) & unseen
     while x:
         low = x & -x
-        after = memo_knock_min(hand | low, memo)
+        after = fast_knock_min(hand | low)
         if after < base:
             gain += base - after
         x ^= low
@@ -291,9 +268,8 @@ def _potential(hand: int, unseen: int, memo: tuple) -> float:
 
 @njit(cache=True)
 def _discard_scores(hand: int, cands: np.ndarray, nc: int, kd: np.ndarray, unseen_all: int, known: int,
-                    opp_declined: int, stock: int, fp: np.ndarray, ip: np.ndarray, out: np.ndarray,
-                    memo: tuple) -> None:
-    """:func:`~gin3_env.kernels.heuristic_kernels.discard_scores` through ``memo``."""
+                    opp_declined: int, stock: int, fp: np.ndarray, ip: np.ndarray, out: np.ndarray) -> None:
+    """:func:`~gin3_env.kernels.heuristic_kernels.discard_scores` with :func:`fast_knock_min`."""
     if ip[I_SIMPLE]:
         dead = best_deadwood_cards(hand)
         for j in range(nc):
@@ -314,21 +290,21 @@ def _discard_scores(hand: int, cands: np.ndarray, nc: int, kd: np.ndarray, unsee
         c = cands[j]
         score = float(kd[c])
         if kd[c] <= best + 12:
-            score -= outs_weight * _potential(hand & ~(1 << c), unseen, memo)
+            score -= outs_weight * _potential(hand & ~(1 << c), unseen)
         score += fp[F_DANGER] * danger(c, opp_declined, known, unseen_all, p_hidden)
         out[j] = score - POINTS[c] / 100
 
 
 @njit(cache=True)
-def _draw_outs(held: int, dw: int, unseen: int, memo: tuple) -> tuple[int, int, int]:
-    """:func:`~gin3_env.kernels.decision_views.draw_outs` through ``memo``."""
+def _draw_outs(held: int, dw: int, unseen: int) -> tuple[int, int, int]:
+    """:func:`~gin3_env.kernels.decision_views.draw_outs` with :func:`fast_knock_min`."""
     better = 0
     gin = 0
     total = 0
     x = unseen
     while x:
         low = x & -x
-        after = memo_knock_min(held | low, memo)
+        after = fast_knock_min(held | low)
         total += after
         if after < dw:
             better += 1
@@ -340,7 +316,7 @@ def _draw_outs(held: int, dw: int, unseen: int, memo: tuple) -> tuple[int, int, 
 
 @njit(cache=True)
 def _discard_features(obs: np.ndarray, k: int, cards: np.ndarray, scores: np.ndarray, n: int, limit: int,
-                      x: np.ndarray, memo: tuple) -> None:
+                      x: np.ndarray) -> None:
     """``x[r - 1]`` = :func:`~gin3_env.kernels.decision_features.discard_features` of the alternative
     ``cards[r]`` against the heuristic's ``cards[0]`` for ``r`` in ``1..n-1``, the base's terms computed once."""
     hand, _, _, known, odecl, stock, unseen = view_masks(obs, k)
@@ -349,7 +325,7 @@ def _discard_features(obs: np.ndarray, k: int, cards: np.ndarray, scores: np.nda
     base = cards[0]
     b_held = hand & ~(np.int64(1) << base)
     bdw = fast_deadwood(b_held)
-    bo, bg, _ = _draw_outs(b_held, bdw, unseen, memo)
+    bo, bg, _ = _draw_outs(b_held, bdw, unseen)
     bd = danger(base, odecl, known, unseen, p_hidden)
     opp = meld_outs(known) if known else 0
     dead = best_deadwood_cards(hand)
@@ -358,7 +334,7 @@ def _discard_features(obs: np.ndarray, k: int, cards: np.ndarray, scores: np.nda
         out = x[r - 1]
         a_held = hand & ~(np.int64(1) << alt)
         adw = fast_deadwood(a_held)
-        ao, ag, _ = _draw_outs(a_held, adw, unseen, memo)
+        ao, ag, _ = _draw_outs(a_held, adw, unseen)
         ad = danger(alt, odecl, known, unseen, p_hidden)
         _clear(out)
         out[X_RANK] = r
@@ -393,9 +369,8 @@ def _discard_features(obs: np.ndarray, k: int, cards: np.ndarray, scores: np.nda
 
 
 @njit(cache=True)
-def _draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, limit: int, out: np.ndarray,
-                   memo: tuple) -> None:
-    """:func:`~gin3_env.kernels.decision_features.draw_features` through ``memo``."""
+def _draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, limit: int, out: np.ndarray) -> None:
+    """:func:`~gin3_env.kernels.decision_features.draw_features` with :func:`fast_knock_min`."""
     hand, top_m, _, known, odecl, stock, unseen = view_masks(obs, k)
     n_stock, n_unseen_f, n_pile, n_known, known_outs, n_odecl, n_sdecl, role, turn = view_counts(obs, k)
     top = _single(top_m)
@@ -417,7 +392,7 @@ def _draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, limit: int
     x = unseen
     while x:
         low = x & -x
-        d = memo_knock_min(hand | low, memo)
+        d = fast_knock_min(hand | low)
         draw_total += d
         if d < after:
             beats += 1
@@ -425,7 +400,7 @@ def _draw_features(obs: np.ndarray, mask: np.ndarray, k: int, a: int, limit: int
             knockable += 1
         if d == 0:
             gin += 1
-        t = memo_knock_min(kept | low, memo)
+        t = fast_knock_min(kept | low)
         if t < after:
             t_better += 1
         if t == 0:
@@ -481,7 +456,7 @@ def _gate_pick(a: int, x: np.ndarray, alts: np.ndarray, n: int, gates: tuple, g:
 
 @njit(cache=True)
 def fast_gated_act(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-                   limit: int, memo: tuple) -> int:
+                   limit: int) -> int:
     """:func:`gin3_env.kernels.gates.gated_act_row` on row ``k``, the same move (see the module doc)."""
     n_legal = 0
     first = -1
@@ -503,7 +478,7 @@ def fast_gated_act(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip
             if alt >= 0:  # the knock gate has no alternative to a draw: the draw gate decides
                 x = np.zeros((MAX_ALTERNATIVES, MAX_FEATURES), np.float64)
                 alts = np.zeros(MAX_ALTERNATIVES, np.int64)
-                _draw_features(obs, mask, k, a, limit, x[0], memo)
+                _draw_features(obs, mask, k, a, limit, x[0])
                 alts[0] = alt
                 return _gate_pick(a, x, alts, 1, gates, DRAW_DECISION)
         return gated_choice(a, obs, mask, k, fp, ip, gates, limit)
@@ -537,7 +512,7 @@ def fast_gated_act(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip
         if mask[k, DISCARD_BASE + c]:
             cands[nd] = c
             nd += 1
-    _discard_scores(hand, cands, nd, kd, unseen_all, known, opp_declined, stock, fp, ip, scores, memo)
+    _discard_scores(hand, cands, nd, kd, unseen_all, known, opp_declined, stock, fp, ip, scores)
     a = DISCARD_BASE + _argmin(cands, scores, nd)
     if gates[0][DISCARD_DECISION] == 0 or nd < 2:
         return a
@@ -557,7 +532,7 @@ def fast_gated_act(obs: np.ndarray, mask: np.ndarray, k: int, fp: np.ndarray, ip
         nd -= 1
     x = np.zeros((MAX_ALTERNATIVES, MAX_FEATURES), np.float64)
     alts = np.zeros(MAX_ALTERNATIVES, np.int64)
-    _discard_features(obs, k, cards, top_scores, n, limit, x, memo)
+    _discard_features(obs, k, cards, top_scores, n, limit, x)
     for r in range(1, n):
         alts[r - 1] = DISCARD_BASE + cards[r]
     return _gate_pick(a, x, alts, n - 1, gates, DISCARD_DECISION)

@@ -31,7 +31,7 @@ from gin3_env.engine.cards import NUM_CARDS
 from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.jit import njit
 from gin3_training.gates.label_kernels import _copy, mean_points
-from gin3_training.improve.fast_player import fast_gated_act, new_memo
+from gin3_training.improve.fast_player import fast_gated_act
 
 __all__ = ["reshuffles", "value_rows", "value_rows_fast", "value_rows_fast_serial", "value_rows_serial"]
 
@@ -142,7 +142,7 @@ def _slot(key: np.ndarray, table: tuple) -> int:
 @njit(cache=True)
 def _finish_fast(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
                  first: int, p: int, fp: np.ndarray, ip: np.ndarray, gates: tuple, obs: np.ndarray,
-                 memo: tuple, table: tuple, key: np.ndarray) -> float:
+                 table: tuple, key: np.ndarray) -> float:
     """:func:`gin3_training.gates.label_kernels.finish_hand` with the fused player (:mod:`.fast_player`), each
     state's move read from ``table`` where a continuation of the same decision met the same state before."""
     one = np.zeros(1, np.int64)
@@ -161,7 +161,7 @@ def _finish_fast(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarra
             act[0] = moves[i]
         else:
             hk.observe_rows(one, who, S, M, pile, R, obs)
-            act[0] = fast_gated_act(obs, mask, np.int64(0), fp, ip, gates, limit, memo)
+            act[0] = fast_gated_act(obs, mask, np.int64(0), fp, ip, gates, limit)
             if count[0] >= _MFULL:
                 moves[:] = -1
                 count[0] = 0
@@ -184,7 +184,6 @@ def _value_row_fast(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile
     mask2 = np.zeros((1, NUM_ACTIONS), np.int8)
     obs = np.zeros((1, hk.OBS_SIZE), np.float32)
     vals = np.zeros(K, np.float64)
-    memo = new_memo()  # knock_min of the hands the decision's continuations meet, kept across them
     table = new_moves()  # the continuation player's move in each state they meet
     key = np.zeros(KEY_WIDTH, np.int64)
     p = S[i, hk.PLAYER]
@@ -199,7 +198,7 @@ def _value_row_fast(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile
         for r in range(n):
             _copy(S, M, deck, pile, mask, i, S2, M2, deck2, pile2, mask2)
             deck2[0, :] = shuffled[r, :]
-            vals[r] = _finish_fast(S2, M2, deck2, pile2, mask2, R, a, p, fp, ip, gates, obs, memo, table, key)
+            vals[r] = _finish_fast(S2, M2, deck2, pile2, mask2, R, a, p, fp, ip, gates, obs, table, key)
             tot += vals[r]
         m = tot / n
         var = 0.0
