@@ -16,6 +16,10 @@ after a drop, called some 300 times a turn) is computed without arrays and witho
 Every float is computed by the same operations in the same order as the functions it stands in for, so the
 moves are the same, not merely close; ``tests/test_compact_labels.py`` plays hands with both and compares
 every move.
+
+numba's on-disk cache checks a cached function against its own file only: after editing this module, clear
+``training/improve/__pycache__/*.nb[ic]`` (or touch ``label_kernels.py``), or the label kernels keep the
+machine code of the version they were compiled with.
 """
 
 from __future__ import annotations
