@@ -121,3 +121,14 @@ def test_fast_knock_min_and_deadwood_are_the_packages() -> None:
         masks.append(sum(1 << c for c in cards[:11]))
     for m in masks:
         assert fast_knock_min(m) == knock_min(m) and fast_deadwood(m) == deadwood(m)
+
+
+def test_head_report_reads_compact_labels(tmp_path: Path) -> None:
+    from gin3_training.improve.head_report import report
+
+    run = ActionLabels(seed=4, decisions=24, shard_size=12, shuffles=2, rate=0.5, num_envs=8, candidates=3,
+                       continuation="heuristic")
+    run_labels(tmp_path, run)
+    r = report(tmp_path, folds=2)
+    assert r["files"] == 2 and r["decisions"] == 24 and 0.0 <= r["switch_rate"] <= 1.0
+    assert r.get("switches_only_past_margin", True)
