@@ -15,7 +15,7 @@
 # $OUT/round0_labels.tar (the device brings back at most 8 files), with the workers' logs in $OUT/round0_log.txt.
 # The round then goes on anywhere, on 2 cores in the background, from where the files stand:
 #
-#   NUMBA_NUM_THREADS=1 nohup nice -n 19 python -m gin3_training.improve.round \
+#   OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 nohup nice -n 19 python -m gin3_training.improve.round \
 #       --out docs/results/improve_labels/round0 >> runs/round0.log 2>&1 &
 set -uo pipefail
 START=$(date +%s)

@@ -9,9 +9,12 @@ time has passed (a machine lent for a while: what it wrote is kept, the next run
 
 Round 0 (the committed files under ``docs/results/improve_labels/round0/``)::
 
-    NUMBA_NUM_THREADS=1 nice -n 19 python -m gin3_training.improve.round --out docs/results/improve_labels/round0
+    OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 nice -n 19 python -m gin3_training.improve.round \
+        --out docs/results/improve_labels/round0
 
-and on a 16-core machine, one worker per core, each its share of the files (``training/improve/device_round.sh``)::
+(one BLAS thread: ``net``'s scoring of the states on two spinning OpenBLAS threads costs some fifteen times the
+CPU on a busy machine), and on a 16-core machine, one worker per core, each its share of the files
+(``training/improve/device_round.sh``)::
 
     python -m gin3_training.improve.round --out docs/results/improve_labels/round0 --worker 3/16 --stop-after 420
 """
