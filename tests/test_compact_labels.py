@@ -129,6 +129,6 @@ def test_head_report_reads_compact_labels(tmp_path: Path) -> None:
     run = ActionLabels(seed=4, decisions=24, shard_size=12, shuffles=2, rate=0.5, num_envs=8, candidates=3,
                        continuation="heuristic")
     run_labels(tmp_path, run)
-    r = report(tmp_path, folds=2)
+    r = report(tmp_path, folds=2, audit_n=3, audit_shuffles=2)
     assert r["files"] == 2 and r["decisions"] == 24 and 0.0 <= r["switch_rate"] <= 1.0
-    assert r.get("switches_only_past_margin", True)
+    assert r.get("switches_only_past_margin", True) and r.get("audit", {"switches": 0})["switches"] <= 3

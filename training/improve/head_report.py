@@ -6,13 +6,17 @@ the chosen setting reports, over the held-out decisions of every fold: the switc
 (the labels' value of the head's choice minus that of ``net``'s, zero where it keeps ``net``'s move), the
 agreement with the labels' best candidate where the head switches and where it does not; and checks that the
 improved player (``net`` with the head fitted on every label and that margin, as the net loader plays it)
-switches exactly where the head's predicted gain clears the margin.
+switches exactly where the head's predicted gain clears the margin. With ``--audit N``, up to ``N`` of the held-out
+switches are valued again on the true deal with fresh reshuffles (``--audit-shuffles``, 256: not the ones that
+labelled them), ``net``'s choice against the head's, ``trained`` continuing: the gain of a switch measured
+independently of the labels that chose it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +24,7 @@ import numpy as np
 
 from gin3_env.policies.loading import NET_MODEL
 from gin3_env.policies.net import WEIGHTS, ActionNet, NetPolicy, load_net
-from gin3_training.improve.compact import load_labels
+from gin3_training.improve.compact import read_labels, replay, to_shard
 from gin3_training.improve.head import Labelled, cross_validate, fit_head, switch_gains
 
 
@@ -32,10 +36,49 @@ def _best_among(data: Labelled, rows: np.ndarray, top: int) -> np.ndarray:
     return np.asarray(dense[rows].argmax(axis=1))
 
 
-def report(folder: str | Path, folds: int = 5, seed: int = 0) -> dict[str, Any]:
+def _head_choice(head: ActionNet, data: Labelled, rows: np.ndarray, top: int) -> np.ndarray:
+    """The head's best candidate (rank < ``top``) of each decision ``rows``."""
+    state, acts, prow, _, legal = data.subset(rows, top)
+    dense = np.full((len(rows), data.values.shape[1]), -np.inf)
+    dense[prow, legal] = head.scores(state, acts, prow)
+    return np.asarray(dense.argmax(axis=1))
+
+
+def audit(states: dict[str, np.ndarray], rows: np.ndarray, mine: np.ndarray, theirs: np.ndarray, shuffles: int,
+          seed: int) -> dict[str, Any]:
+    """``theirs`` against ``mine`` (actions) at the decisions ``rows`` of the replayed ``states``, valued on the true
+    deal from ``shuffles`` fresh reshuffles, ``trained`` continuing: mean gain per switch and its standard error."""
+    from gin3_env.engine.rules import Rules
+    from gin3_env.kernels.hands import rules_vector
+    from gin3_training.improve.label_kernels import value_rows_fast_serial
+    from gin3_training.improve.labels import continuation_args
+
+    n = len(rows)
+    if not n:
+        return {"switches": 0}
+    mask = np.zeros((n, states["mask"].shape[1]), np.int8)
+    mask[np.arange(n), mine] = 1
+    mask[np.arange(n), theirs] = 1
+    values, se = np.zeros(mask.shape), np.zeros(mask.shape)
+    seeds = np.random.default_rng([seed, shuffles, 7]).integers(0, 2**31 - 1, size=n).astype(np.int64)
+    t0 = time.process_time()
+    value_rows_fast_serial(*(np.ascontiguousarray(states[k][rows]) for k in ("S", "M", "deck", "pile")), mask,
+                           rules_vector(Rules()), seeds, shuffles, *continuation_args("trained"), values, se)
+    gain = values[np.arange(n), theirs] - values[np.arange(n), mine]
+    return {"switches": n, "shuffles": shuffles, "gain_per_switch": float(gain.mean()),
+            "gain_se": float(gain.std(ddof=1) / np.sqrt(n)) if n > 1 else None,
+            "share_gaining": float(np.mean(gain > 0)), "cpu_seconds": time.process_time() - t0}
+
+
+def report(folder: str | Path, folds: int = 5, seed: int = 0, audit_n: int = 0,
+           audit_shuffles: int = 256) -> dict[str, Any]:
     paths = sorted(Path(folder).glob("labels_*.npz"))
     net = load_net(NET_MODEL)
-    shards = load_labels(paths)
+    files = [read_labels(p) for p in paths]
+    if not files:
+        raise ValueError(f"no label files in {folder}")
+    parts = [to_shard(f) for f in files]
+    shards = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     data = Labelled(shards, net)
     cv = cross_validate(data, folds, seed)
     top, lam, margin = cv["top"], cv["lam"], cv["margin"]
@@ -46,10 +89,12 @@ def report(folder: str | Path, folds: int = 5, seed: int = 0) -> dict[str, Any]:
     fold_of = dict(zip(deals.tolist(), np.random.default_rng(seed).permutation(len(deals)) % folds, strict=True))
     fold = np.array([fold_of[d] for d in data.deal.tolist()])
     pred, real = np.zeros(len(data)), np.zeros(len(data))
+    choice = np.zeros(len(data), np.int64)
     for f in range(folds):  # the chosen setting's held-out switches (as cross_validate fitted them)
         test = np.flatnonzero(fold == f)
         head = fit_head(data, np.flatnonzero(fold != f), top, lam, seed=seed + f)
         pred[test], real[test] = switch_gains(head, data, test, top)
+        choice[test] = _head_choice(head, data, test, top)
     m = margin if np.isfinite(margin) else np.inf
     on = pred > m
     everyone = np.arange(len(data))
@@ -62,6 +107,12 @@ def report(folder: str | Path, folds: int = 5, seed: int = 0) -> dict[str, Any]:
                gain_per_switch=float(real[on].mean()) if on.any() else None,
                agree_where_switched=float(np.mean(np.isclose(real[on], oracle[on]))) if on.any() else None,
                net_best_where_kept=float(np.mean(oracle[~on] == 0.0)) if (~on).any() else None)
+    if audit_n and on.any():
+        sw = np.flatnonzero(on)
+        sw = np.sort(np.random.default_rng(seed).permutation(sw)[:audit_n])
+        states = {k: np.concatenate([v[k] for v in (replay(f) for f in files)]) for k in ("S", "M", "deck", "pile",
+                                                                                         "mask")}
+        out["audit"] = audit(states, sw, mine[sw], choice[sw], audit_shuffles, seed)
     # the improved player switches exactly where the head fitted on every label clears the margin
     if np.isfinite(margin):
         head = fit_head(data, everyone, top, lam, seed=seed)
@@ -80,9 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--labels", default="docs/results/improve_labels/round0")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--audit", type=int, default=0, help="value up to this many held-out switches again")
+    parser.add_argument("--audit-shuffles", type=int, default=256)
     parser.add_argument("--json", default="")
     args = parser.parse_args(argv)
-    r = report(args.labels, args.folds, args.seed)
+    r = report(args.labels, args.folds, args.seed, args.audit, args.audit_shuffles)
     print(json.dumps({k: v for k, v in r.items() if k != "chosen"}, indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=2) + "\n")
