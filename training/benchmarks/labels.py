@@ -10,7 +10,9 @@ continuations of each move, that player in the continuations), under ``"draw"``;
 ``"every_action"``, the labels that improve ``net`` (:mod:`gin3_training.improve.labels`): ``net``'s
 own discard decisions, every legal action played from ``K`` = 32 shared reshuffles, valued decisions and
 continuations per CPU-second with ``trained`` in the continuations (and, for scale, with the heuristic, and
-with ``trained`` valuing only ``net``'s best three actions of each decision).
+with ``trained`` valuing only ``net``'s best three actions of each decision), by the fast kernel the labels use
+(:func:`~gin3_training.improve.label_kernels.value_rows_fast`) and, beside it, the former one
+(:func:`~gin3_training.improve.label_kernels.value_rows_serial`, the same values).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ def run(quick: bool = False) -> dict[str, Any]:
 
 
 EVERY_ACTION_SHUFFLES = 32
+ROUND_SHUFFLES = 64  # the K of the improvement rounds (docs/distillation.md, label noise by K)
 
 
 def every_action(quick: bool = False) -> dict[str, Any]:
@@ -45,22 +48,30 @@ def every_action(quick: bool = False) -> dict[str, Any]:
     import numpy as np
 
     from gin3_env.engine.actions import KNOCK_BASE
+    from gin3_training.improve.label_kernels import value_rows_serial
     from gin3_training.improve.labels import ActionLabels, _batch_player, continuation_args, label_shard
 
     player, other = _batch_player("net"), _batch_player("trained")
     out: dict[str, Any] = {"shuffles": EVERY_ACTION_SHUFFLES}
-    for what, cont, n, top in (("trained", "trained", 4 if quick else 60, 0),
-                               ("heuristic", "heuristic", 8 if quick else 120, 0),
-                               ("trained, net's best 3", "trained", 8 if quick else 120, 3)):
+    K = EVERY_ACTION_SHUFFLES
+    rows = (("trained", "trained", 4 if quick else 60, 0, None, K),
+            ("heuristic", "heuristic", 8 if quick else 120, 0, None, K),
+            ("trained, net's best 3", "trained", 8 if quick else 120, 3, None, K),
+            ("trained, net's best 3, former kernel", "trained", 8 if quick else 120, 3, value_rows_serial, K),
+            ("trained, net's best 3 (K=64)", "trained", 16 if quick else 200, 3, None, ROUND_SHUFFLES),
+            ("trained, net's best 3 (K=64), former kernel", "trained", 16 if quick else 200, 3, value_rows_serial,
+             ROUND_SHUFFLES))
+    for what, cont, n, top, kernel, K in rows:
         args = continuation_args(cont)
-        label_shard(ActionLabels(seed=7, decisions=2, shard_size=2, shuffles=2), 0, player, other, args)  # compile
-        run_ = ActionLabels(seed=8, decisions=n, shard_size=n, shuffles=EVERY_ACTION_SHUFFLES, candidates=top)
+        label_shard(ActionLabels(seed=7, decisions=2, shard_size=2, shuffles=2), 0, player, other, args,
+                    kernel=kernel)  # compile
+        run_ = ActionLabels(seed=8, decisions=n, shard_size=n, shuffles=K, candidates=top)
         cpu0 = time.process_time()
-        shard = label_shard(run_, 0, player, other, args)
+        shard = label_shard(run_, 0, player, other, args, kernel=kernel)
         cpu = time.process_time() - cpu0
         legal = np.isfinite(shard["values"])  # the actions valued
-        playouts = int(legal[:, :KNOCK_BASE].sum() * EVERY_ACTION_SHUFFLES + legal[:, KNOCK_BASE:].sum())
-        out[what] = {"decisions": n, "cpu_seconds": cpu, "decisions_per_cpu_s": n / max(cpu, 1e-9),
+        playouts = int(legal[:, :KNOCK_BASE].sum() * K + legal[:, KNOCK_BASE:].sum())
+        out[what] = {"decisions": n, "shuffles": K, "cpu_seconds": cpu, "decisions_per_cpu_s": n / max(cpu, 1e-9),
                      "legal_per_decision": float(legal.sum(axis=1).mean()),
                      "continuations_per_cpu_s": playouts / max(cpu, 1e-9)}
     return out
@@ -93,10 +104,12 @@ def format_report(report: dict[str, Any]) -> str:
                          f"continuations/s; {r['decisions_per_cpu_s']:.0f} per CPU second)")
     every = report.get("every_action")
     if every:
-        for what in ("trained", "heuristic", "trained, net's best 3"):
-            r = every[what]
+        for what, r in every.items():
+            if not isinstance(r, dict):
+                continue
+            k = r.get("shuffles", every["shuffles"])
             lines.append(f"every-action labels of net's discards, {what} in the continuations: {r['decisions']} "
-                         f"decisions x {r['legal_per_decision']:.1f} actions valued x {every['shuffles']} shared "
+                         f"decisions x {r['legal_per_decision']:.1f} actions valued x {k} shared "
                          f"reshuffles: {r['decisions_per_cpu_s']:.1f} valued decisions per CPU second "
                          f"({r['continuations_per_cpu_s']:.0f} continuations per CPU second)")
     return "\n".join(lines)

@@ -30,9 +30,10 @@ from gin3_env.engine.actions import KNOCK_BASE, NUM_ACTIONS
 from gin3_env.engine.cards import NUM_CARDS
 from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.jit import njit
-from gin3_training.gates.label_kernels import mean_points
+from gin3_training.gates.label_kernels import _copy, mean_points
+from gin3_training.improve.fast_player import fast_gated_act
 
-__all__ = ["reshuffles", "value_rows", "value_rows_serial"]
+__all__ = ["reshuffles", "value_rows", "value_rows_fast", "value_rows_fast_serial", "value_rows_serial"]
 
 
 @njit(cache=True)
@@ -85,3 +86,141 @@ def value_rows_serial(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.n
     """:func:`value_rows` on one thread."""
     for i in range(S.shape[0]):
         _value_row(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
+
+
+MOVE_BITS = 15  # the move table holds up to 2**15 states; when 3/4 full it is cleared
+_MSIZE = 1 << MOVE_BITS
+_MFULL = (3 * _MSIZE) // 4
+KEY_WIDTH = 6
+
+
+@njit(cache=True)
+def new_moves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty move table: ``(keys (n, 6), moves (-1 free), count)``."""
+    return np.zeros((_MSIZE, KEY_WIDTH), np.int64), np.full(_MSIZE, -1, np.int64), np.zeros(1, np.int64)
+
+
+@njit(cache=True)
+def _state_key(S: np.ndarray, M: np.ndarray, pile: np.ndarray, key: np.ndarray) -> None:
+    """Everything the acting player's observation and legal mask are made of (:func:`hand_kernels.observe_rows`,
+    :func:`hand_kernels.legal_row`), packed in six integers: two states with the same key get the same move."""
+    p = S[0, hk.PLAYER]
+    n = S[0, hk.PILE_LEN]
+    pile_set = 0
+    for j in range(n):
+        pile_set |= np.int64(1) << np.int64(pile[0, j])
+    top = np.int64(pile[0, n - 1]) + 1 if n > 0 else np.int64(0)
+    key[0] = M[0, hk.HAND0 + p]
+    key[1] = M[0, hk.KNOWN0 + 1 - p]
+    key[2] = M[0, hk.DECLINED0 + 1 - p]
+    key[3] = M[0, hk.DECLINED0 + p]
+    key[4] = pile_set
+    key[5] = (top | ((S[0, hk.TAKEN] + 1) << 6) | (S[0, hk.PHASE] << 12) | (p << 16) | (S[0, hk.STOCK_ONLY] << 18)
+              | (S[0, hk.POS] << 20) | (S[0, hk.TURNS] << 28))
+
+
+@njit(cache=True)
+def _slot(key: np.ndarray, table: tuple) -> int:
+    """The slot of ``key`` in the move table: where it is, or the free slot where it would go."""
+    keys, moves, _ = table
+    h = np.uint64(0)
+    for j in range(KEY_WIDTH):
+        h = (h ^ np.uint64(key[j])) * np.uint64(0x9E3779B97F4A7C15)
+    i = np.int64(h >> np.uint64(64 - MOVE_BITS))
+    while moves[i] >= 0:
+        same = True
+        for j in range(KEY_WIDTH):
+            if keys[i, j] != key[j]:
+                same = False
+                break
+        if same:
+            return i
+        i = (i + 1) & (_MSIZE - 1)
+    return i
+
+
+@njit(cache=True)
+def _finish_fast(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
+                 first: int, p: int, fp: np.ndarray, ip: np.ndarray, gates: tuple, obs: np.ndarray,
+                 table: tuple, key: np.ndarray) -> float:
+    """:func:`gin3_training.gates.label_kernels.finish_hand` with the fused player (:mod:`.fast_player`), each
+    state's move read from ``table`` where a continuation of the same decision met the same state before."""
+    one = np.zeros(1, np.int64)
+    act = np.zeros(1, np.int64)
+    who = np.full(1, -1, np.int64)
+    rewards = np.zeros((1, 2), np.float32)
+    ended = np.zeros(1, np.int64)
+    act[0] = first
+    hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
+    limit = R[hk.R_KNOCK_LIMIT]
+    keys, moves, count = table
+    while S[0, hk.PHASE] != hk.OVER:
+        _state_key(S, M, pile, key)
+        i = _slot(key, table)
+        if moves[i] >= 0:
+            act[0] = moves[i]
+        else:
+            hk.observe_rows(one, who, S, M, pile, R, obs)
+            act[0] = fast_gated_act(obs, mask, np.int64(0), fp, ip, gates, limit)
+            if count[0] >= _MFULL:
+                moves[:] = -1
+                count[0] = 0
+                i = _slot(key, table)
+            keys[i, :] = key
+            moves[i] = act[0]
+            count[0] += 1
+        hk.apply_rows(one, act, S, M, deck, pile, mask, R, rewards, ended)
+    return rewards[0, p]
+
+
+@njit(cache=True)
+def _value_row_fast(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
+                    R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
+                    values: np.ndarray, se: np.ndarray) -> None:
+    S2 = np.zeros((1, S.shape[1]), np.int64)
+    M2 = np.zeros((1, M.shape[1]), np.int64)
+    deck2 = np.zeros((1, NUM_CARDS), np.int8)
+    pile2 = np.zeros((1, NUM_CARDS), np.int8)
+    mask2 = np.zeros((1, NUM_ACTIONS), np.int8)
+    obs = np.zeros((1, hk.OBS_SIZE), np.float32)
+    vals = np.zeros(K, np.float64)
+    table = new_moves()  # the continuation player's move in each state they meet
+    key = np.zeros(KEY_WIDTH, np.int64)
+    p = S[i, hk.PLAYER]
+    shuffled = reshuffles(deck[i], S[i, hk.POS], K, seeds[i])
+    for a in range(NUM_ACTIONS):
+        values[i, a] = np.nan
+        se[i, a] = np.nan
+        if not mask[i, a]:
+            continue
+        n = 1 if a >= KNOCK_BASE else K
+        tot = 0.0
+        for r in range(n):
+            _copy(S, M, deck, pile, mask, i, S2, M2, deck2, pile2, mask2)
+            deck2[0, :] = shuffled[r, :]
+            vals[r] = _finish_fast(S2, M2, deck2, pile2, mask2, R, a, p, fp, ip, gates, obs, table, key)
+            tot += vals[r]
+        m = tot / n
+        var = 0.0
+        for r in range(n):
+            var += (vals[r] - m) ** 2
+        values[i, a] = m
+        se[i, a] = np.sqrt(var / (n - 1) / n) if n > 1 else 0.0
+
+
+@njit(cache=True, parallel=True)
+def value_rows_fast(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
+                    R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
+                    values: np.ndarray, se: np.ndarray) -> None:
+    """:func:`value_rows` with the fused continuation player (:mod:`.fast_player`): the same values."""
+    for i in prange(S.shape[0]):
+        _value_row_fast(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
+
+
+@njit(cache=True)
+def value_rows_fast_serial(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
+                           R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
+                           values: np.ndarray, se: np.ndarray) -> None:
+    """:func:`value_rows_fast` on one thread."""
+    for i in range(S.shape[0]):
+        _value_row_fast(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)

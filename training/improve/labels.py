@@ -7,7 +7,7 @@ A shard of round ``r`` is made in two steps:
    player* (both seats). Each of its discard decisions (discards with a knock legal, and plain
    discards) is kept with probability ``rate``, with the whole hand as it stands (both real hands and
    the real stock), the acting player's observation and the action the state player plays there.
-2. **Values**: :func:`gin3_training.improve.label_kernels.value_rows` plays every legal action of each kept
+2. **Values**: :func:`gin3_training.improve.label_kernels.value_rows_fast` plays every legal action of each kept
    decision from ``K`` shared reshuffles of the hidden stock, the continuation player (compiled: the
    gated heuristic, ``trained``'s file by default) on both sides to the end of the hand.
 
@@ -38,7 +38,7 @@ from gin3_env.kernels.gates import stack_gates
 from gin3_env.kernels.hands import VectorHands, rules_vector
 from gin3_env.kernels.heuristic_params import heuristic_config, heuristic_params
 from gin3_env.observation.layout import OBS_SIZE
-from gin3_training.improve.label_kernels import value_rows, value_rows_serial
+from gin3_training.improve.label_kernels import value_rows_fast, value_rows_fast_serial
 from gin3_training.run.run import Run
 
 __all__ = [
@@ -119,15 +119,20 @@ def _batch_player(spec: str) -> Any:
 
 
 def play_states(n: int, seed: int, player: Any, other: Any, rate: float, num_envs: int = 64,
-                rules: Rules | None = None) -> dict[str, np.ndarray]:
+                rules: Rules | None = None, record: bool = False) -> dict[str, np.ndarray]:
     """``n`` discard decisions of ``player`` (batched, ``act(obs, masks)``) in hands dealt from ``seed``,
     seated against itself and against ``other`` (both seats), each kept with probability ``rate``: the
-    hand's arrays (``S``, ``M``, ``deck``, ``pile``, ``mask``), ``obs``, ``played``, ``player``, ``deal``."""
+    hand's arrays (``S``, ``M``, ``deck``, ``pile``, ``mask``), ``obs``, ``played``, ``player``, ``deal``;
+    with ``record``, also ``moves`` (int8, one row per decision: the hand's moves from its deal, ``-1`` past
+    them) and ``nmoves`` (how many): what :mod:`.compact` replays the decision from."""
     hands = VectorHands(num_envs, seed=seed, rules=rules)
+    width = 2 * (rules or Rules()).max_turns + 8  # every move a hand can have: offers, draws, discards
+    hist = np.full((num_envs, width), -1, np.int8)
+    hlen = np.zeros(num_envs, np.int64)
     rng = np.random.default_rng([seed, 1])
     seat = np.array(((0, 0), (0, 1), (1, 0)), np.int64)[np.arange(num_envs) % 3]  # 0 the player, 1 other
     keep: dict[str, list[np.ndarray]] = {k: [] for k in ("S", "M", "deck", "pile", "mask", "obs", "played", "player",
-                                                        "deal")}
+                                                        "deal", "moves", "nmoves")}
     total = 0
     while total < n:
         obs = np.ascontiguousarray(hands.observe()[:, :OBS_SIZE])
@@ -148,26 +153,43 @@ def play_states(n: int, seed: int, player: Any, other: Any, rate: float, num_env
             keep["played"].append(actions[rows])
             keep["player"].append(hands.current_player[rows].astype(np.int64))
             keep["deal"].append(hands.deal_index[rows].copy())
+            keep["moves"].append(hist[rows].copy())
+            keep["nmoves"].append(hlen[rows].copy())
             total += len(rows)
+        before = hands.deal_index.copy()
         hands.step(actions)
-    return {k: np.concatenate(v) for k, v in keep.items()}
+        if record:
+            hist[np.arange(num_envs), hlen] = actions
+            hlen += 1
+            new = hands.deal_index != before  # a hand that ended is dealt again: its moves start afresh
+            hist[new] = -1
+            hlen[new] = 0
+    out = {k: np.concatenate(v) for k, v in keep.items()}
+    if not record:
+        del out["moves"], out["nmoves"]
+    return out
 
 
 def label_shard(run: ActionLabels, i: int, player: Any, other: Any, cont: tuple[Any, ...],
                 tick: Callable[[int, int], None] | None = None, threads: bool = False,
-                rules: Rules | None = None) -> dict[str, np.ndarray]:
+                rules: Rules | None = None, record: bool = False, kernel: Callable[..., None] | None = None
+                ) -> dict[str, np.ndarray]:
     """Shard ``i`` of ``run``: its states played (:func:`play_states`), then every legal action valued (with
     ``run.candidates``, only the state player's network's best actions by its scores: the others stay NaN);
-    ``tick(valued, n)`` after each batch."""
+    ``tick(valued, n)`` after each batch. With ``record``, also ``moves``, ``nmoves`` (see :func:`play_states`)
+    and ``deck_seed`` (the seed the hands were dealt from). ``kernel``: the valuing kernel (default
+    :func:`.label_kernels.value_rows_fast`, or its serial twin without ``threads``: the values of
+    :func:`.label_kernels.value_rows`, the same to the bit, at about half the work)."""
     n = min(run.shard_size, run.decisions - i * run.shard_size)
-    seed = int(np.random.SeedSequence([run.seed, run.round, i]).generate_state(1)[0])
-    st = play_states(n, seed, player, other, run.rate, run.num_envs, rules)
+    seed = shard_seed(run, i)
+    st = play_states(n, seed, player, other, run.rate, run.num_envs, rules, record)
     seeds = np.random.default_rng([seed, 2]).integers(0, 2**31 - 1, size=n).astype(np.int64)
     values = np.full(st["mask"].shape, np.nan, np.float64)
     se = np.full(st["mask"].shape, np.nan, np.float64)
     valued = st["mask"] if not run.candidates else candidate_mask(player, st["obs"], st["mask"], run.candidates)
     R = rules_vector(rules or Rules())
-    kernel = value_rows if threads else value_rows_serial
+    if kernel is None:
+        kernel = value_rows_fast if threads else value_rows_fast_serial
     done, batch = 0, 2
     while done < n:
         end = min(n, done + batch)
@@ -182,10 +204,23 @@ def label_shard(run: ActionLabels, i: int, player: Any, other: Any, cont: tuple[
         batch = max(1, min(4 * batch, int(BATCH_SECONDS / max(per, 1e-6))))
         if tick is not None:
             tick(done, n)
-    return {"obs": st["obs"].astype(np.float16), "mask": st["mask"], "values": values.astype(np.float32),
-            "se": se.astype(np.float32), "played": st["played"].astype(np.int8), "player": st["player"].astype(np.int8),
-            "deal": st["deal"] + np.int64(i) * 1_000_000 + np.int64(run.round) * 1_000_000_000,
-            "run": np.array(json.dumps(run.key()))}
+    out = {"obs": st["obs"].astype(np.float16), "mask": st["mask"], "values": values.astype(np.float32),
+           "se": se.astype(np.float32), "played": st["played"].astype(np.int8), "player": st["player"].astype(np.int8),
+           "deal": deal_id(st["deal"], run.round, i), "run": np.array(json.dumps(run.key()))}
+    if record:
+        out.update(moves=st["moves"], nmoves=st["nmoves"], deck_seed=np.array(seed, np.int64),
+                   hand_deal=st["deal"])
+    return out
+
+
+def shard_seed(run: ActionLabels, i: int) -> int:
+    """The seed shard ``i`` of ``run`` deals its hands from (and draws its reshuffles' seeds from)."""
+    return int(np.random.SeedSequence([run.seed, run.round, i]).generate_state(1)[0])
+
+
+def deal_id(deal: np.ndarray, round_: int, i: int) -> np.ndarray:
+    """A deal's number unique in a run (for cross-validation by deal): its index in shard ``i`` of round ``round_``."""
+    return np.asarray(deal, np.int64) + np.int64(i) * 1_000_000 + np.int64(round_) * 1_000_000_000
 
 
 def candidate_mask(player: Any, obs: np.ndarray, mask: np.ndarray, k: int) -> np.ndarray:

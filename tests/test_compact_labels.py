@@ -1,0 +1,134 @@
+"""Compact label files (training/improve/compact.py): the inputs replayed equal the ones a shard records; the
+reader refuses what is not a label file; the fused continuation player and the fast all-action kernel play the
+same moves and give the same values as the gated player and the kernel they stand in for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gin3_env.engine.rules import Rules
+from gin3_env.files import InputFileError
+from gin3_env.kernels.gates import gated_act_serial
+from gin3_env.kernels.hands import VectorHands, rules_vector
+from gin3_env.kernels.jit import njit
+from gin3_training.improve.compact import compact, label_path, read_labels, run_labels, to_shard, write_labels
+from gin3_training.improve.fast_player import fast_gated_act
+from gin3_training.improve.label_kernels import value_rows_fast_serial, value_rows_serial
+from gin3_training.improve.labels import ActionLabels, _batch_player, continuation_args, label_shard, play_states
+
+
+def _shard(candidates: int = 3) -> dict[str, np.ndarray]:
+    run = ActionLabels(seed=5, decisions=16, shard_size=16, shuffles=2, rate=0.3, num_envs=8, candidates=candidates,
+                       continuation="heuristic")
+    return label_shard(run, 0, _batch_player("net"), _batch_player("heuristic"), continuation_args("heuristic"),
+                       record=True)
+
+
+@pytest.mark.parametrize("candidates", [3, 0])
+def test_compact_labels_replay_the_recorded_inputs(tmp_path: Path, candidates: int) -> None:
+    shard = _shard(candidates)
+    path = label_path(tmp_path, 0, 0)
+    write_labels(path, compact(shard, 0, 0))
+    back = to_shard(read_labels(path))
+    for k in ("obs", "mask", "played", "player", "deal"):
+        assert np.array_equal(back[k], shard[k]), k
+    valued = np.isfinite(shard["values"])
+    assert (np.isfinite(back["values"]) == valued).all()
+    assert np.allclose(back["values"][valued], shard["values"][valued], atol=0.05, rtol=1e-3)  # float16
+    assert path.stat().st_size < 200 * len(shard["played"]) + 4000
+    other = {**read_labels(path), "deck_check": np.array(1, np.int64)}  # a numpy that deals otherwise
+    with pytest.raises(ValueError, match="decks dealt here"):
+        to_shard(other)
+
+
+def test_label_reader_refuses_what_is_not_a_label_file(tmp_path: Path) -> None:
+    labels = compact(_shard(), 0, 0)
+    with pytest.raises(InputFileError, match="regular file"):
+        read_labels(tmp_path)
+    write_labels(tmp_path / "a.npz", labels)
+    with pytest.raises(InputFileError, match="over"):
+        read_labels(tmp_path / "a.npz", max_bytes=100)
+    for key, bad in (("cand", np.full_like(labels["cand"], 120)), ("pos", labels["pos"] + 999),
+                     ("hand_start", labels["hand_start"][::-1].copy())):
+        write_labels(tmp_path / "b.npz", {**labels, key: bad})
+        with pytest.raises(InputFileError):
+            read_labels(tmp_path / "b.npz")
+    np.savez(tmp_path / "c.npz", obj=np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(InputFileError):
+        read_labels(tmp_path / "c.npz")
+
+
+def test_label_round_resumes_and_refuses_other_settings(tmp_path: Path) -> None:
+    run = ActionLabels(seed=2, decisions=6, shard_size=3, shuffles=2, rate=0.5, num_envs=8, candidates=2,
+                       continuation="heuristic")
+    paths = run_labels(tmp_path, run)
+    assert [p.name for p in paths] == ["labels_00_0000.npz", "labels_00_0001.npz"]
+    first = paths[1].read_bytes()
+    paths[1].unlink()
+    said: list[str] = []
+    run_labels(tmp_path, run, said.append)
+    assert "1 of 2 files found" in said[0] and paths[1].read_bytes() == first
+    with pytest.raises(ValueError, match="shuffles=2"):
+        run_labels(tmp_path, ActionLabels(**{**run.key(), "shuffles": 3}))
+
+
+@njit(cache=True)
+def _fast_rows(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray, gates: tuple,
+               out: np.ndarray) -> None:
+    for k in range(obs.shape[0]):
+        out[k] = fast_gated_act(obs, mask, k, fp, ip, gates, 10)
+
+
+def test_fused_player_plays_the_gated_players_moves() -> None:
+    fp, ip, gates = continuation_args("trained")
+    hands = VectorHands(48, seed=9)
+    for _ in range(70):
+        obs = np.ascontiguousarray(hands.observe())
+        mask = np.ascontiguousarray(hands.action_mask, dtype=np.int8)
+        want, got = np.zeros(len(obs), np.int64), np.zeros(len(obs), np.int64)
+        gated_act_serial(obs, mask, fp, ip, gates, 10, want)
+        _fast_rows(obs, mask, fp, ip, gates, got)
+        assert (want == got).all()
+        hands.step(want)
+
+
+def test_fast_kernel_gives_the_same_values() -> None:
+    st = play_states(3, 4, _batch_player("net"), _batch_player("trained"), 0.3, 8)
+    R = rules_vector(Rules())
+    seeds = np.array([11, 12, 13], np.int64)
+    out = []
+    for kernel in (value_rows_serial, value_rows_fast_serial):
+        values, se = np.zeros(st["mask"].shape), np.zeros(st["mask"].shape)
+        kernel(st["S"], st["M"], st["deck"], st["pile"], st["mask"], R, seeds, 6, *continuation_args("trained"),
+               values, se)
+        out.append((values, se))
+    assert np.array_equal(out[0][0], out[1][0], equal_nan=True) and np.array_equal(out[0][1], out[1][1],
+                                                                                   equal_nan=True)
+
+
+def test_fast_knock_min_and_deadwood_are_the_packages() -> None:
+    from gin3_env.kernels.meld_kernels import deadwood, knock_min
+    from gin3_training.improve.fast_player import fast_deadwood, fast_knock_min
+
+    rng = np.random.default_rng(0)
+    masks = [sum(1 << int(c) for c in rng.choice(52, int(rng.integers(2, 12)), replace=False)) for _ in range(3000)]
+    for _ in range(1000):  # hands rich in sets: three ranks of three or four suits
+        cards = [int(s) * 13 + int(r) for r in rng.choice(13, 3, replace=False)
+                 for s in rng.choice(4, int(rng.integers(3, 5)), replace=False)]
+        masks.append(sum(1 << c for c in cards[:11]))
+    for m in masks:
+        assert fast_knock_min(m) == knock_min(m) and fast_deadwood(m) == deadwood(m)
+
+
+def test_head_report_reads_compact_labels(tmp_path: Path) -> None:
+    from gin3_training.improve.head_report import report
+
+    run = ActionLabels(seed=4, decisions=24, shard_size=12, shuffles=2, rate=0.5, num_envs=8, candidates=3,
+                       continuation="heuristic")
+    run_labels(tmp_path, run)
+    r = report(tmp_path, folds=2, audit_n=3, audit_shuffles=2)
+    assert r["files"] == 2 and r["decisions"] == 24 and 0.0 <= r["switch_rate"] <= 1.0
+    assert r.get("switches_only_past_margin", True) and r.get("audit", {"switches": 0})["switches"] <= 3
