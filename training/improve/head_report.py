@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from gin3_env.files import check_output_file, save_json
 from gin3_env.policies.loading import NET_MODEL
 from gin3_env.policies.net import WEIGHTS, ActionNet, NetPolicy, load_net
 from gin3_training.improve.compact import read_labels, replay, to_shard
@@ -138,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     r = report(args.labels, args.folds, args.seed, args.audit, args.audit_shuffles)
     print(json.dumps({k: v for k, v in r.items() if k != "chosen"}, indent=1))
     if args.json:
-        Path(args.json).write_text(json.dumps(r, indent=2) + "\n")
+        check_output_file(args.json, "--json")
+        save_json(args.json, r)
     return 0
 
 

@@ -18,7 +18,6 @@ beside the distribution of that gap (its median, the share under 1 and 2 points)
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 
 from gin3_env.engine.actions import NUM_ACTIONS
 from gin3_env.engine.rules import Rules
+from gin3_env.files import check_output_file, save_json
 from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.hands import rules_vector
 from gin3_env.kernels.jit import njit
@@ -129,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     r = measure(args.decisions, args.shuffles, args.candidates, args.seed)
     print(format_report(r), flush=True)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(r, fh, indent=2)
+        check_output_file(args.json, "--json")
+        save_json(args.json, r)
     return 0
 
 
