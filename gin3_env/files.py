@@ -11,6 +11,7 @@ umask, e.g. ``0644``), the same as the model ``.zip`` files beside it:
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -123,18 +124,25 @@ def _size_text(n: int) -> str:
     return f"{n / (1 << 20):g} MiB" if n >= 1 << 20 else f"{n:,} bytes"
 
 
-def read_regular_file(path: str | os.PathLike[str], what: str, max_bytes: int) -> bytes:
+def read_regular_file(path: str | os.PathLike[str], what: str, max_bytes: int, *, dir_fd: int | None = None,
+                      where: str | None = None) -> bytes:
     """The bytes of the regular file ``path``, read once and at most ``max_bytes`` of them, or an
     :class:`InputFileError` naming ``what`` and the file: a device (``/dev/zero``), a FIFO (opened
     without blocking) or a folder is refused, whether named directly or through a link, as is a file
-    over ``max_bytes``."""
+    over ``max_bytes``. With ``dir_fd`` (a held folder's descriptor), ``path`` is one name in that folder,
+    opened without following a link (a link is refused), and ``where`` names it in a refusal."""
     name = os.fspath(path)
-    where = f"{what} {name}"
+    where = where or f"{what} {name}"
     try:
-        fd = os.open(name, _OPEN_READ)
+        if dir_fd is None:
+            fd = os.open(name, _OPEN_READ)
+        else:
+            fd = os.open(name, _OPEN_READ | getattr(os, "O_NOFOLLOW", 0), dir_fd=dir_fd)
     except FileNotFoundError:
         raise InputFileError(where, "no such file") from None
     except OSError as exc:
+        if dir_fd is not None and exc.errno == errno.ELOOP:
+            raise InputFileError(where, "it is a symbolic link; a run reads only its own files") from None
         raise InputFileError(where, f"cannot open it ({exc.strerror or exc})") from None
     try:
         st = os.fstat(fd)

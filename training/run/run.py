@@ -25,7 +25,6 @@ Every refusal is a :class:`~.folder.RunFolderError` (a ``ValueError``) or a
 from __future__ import annotations
 
 import contextlib
-import errno
 import fnmatch
 import io
 import json
@@ -37,7 +36,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from gin3_env.files import PARTIAL, InputFileError, parse_json
+from gin3_env.files import PARTIAL, InputFileError, parse_json, read_regular_file
 from gin3_training.run.folder import LOCK_NAME, MANIFEST, RunFolder, RunFolderError
 from gin3_training.run.lock import RunLock, RunLockedError, _try_lock
 from gin3_training.run.record import MAX_STATE_BYTES, MAX_STATE_DEPTH, STATE
@@ -373,33 +372,5 @@ class Run:
 
 
 def _read_at(name: str, dir_fd: int, where: str, max_bytes: int) -> bytes:
-    try:
-        fd = os.open(name, _OPEN_READ, dir_fd=dir_fd)
-    except FileNotFoundError:
-        raise InputFileError(where, "no such file") from None
-    except OSError as exc:
-        reason = "it is a symbolic link; a run reads only its own files" if exc.errno == errno.ELOOP else exc.strerror
-        raise InputFileError(where, reason or str(exc)) from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, FIFO or socket)"
-            raise InputFileError(where, f"it is {kind}; only a regular file is read")
-        if st.st_size > max_bytes:
-            raise InputFileError(where, f"it is {size_text(st.st_size)}, over the {size_text(max_bytes)} "
-                                        "this reader takes")
-        os.set_blocking(fd, True)
-        chunks, total = [], 0
-        while True:
-            block = os.read(fd, min(1 << 20, max_bytes + 1 - total))
-            if not block:
-                break
-            chunks.append(block)
-            total += len(block)
-            if total > max_bytes:
-                raise InputFileError(where, f"it is over the {size_text(max_bytes)} this reader takes")
-        return b"".join(chunks)
-    except OSError as exc:
-        raise InputFileError(where, exc.strerror or str(exc)) from None
-    finally:
-        os.close(fd)
+    """The regular file ``name`` of the held folder ``dir_fd`` (no link followed), read by the checked reader."""
+    return read_regular_file(name, "", max_bytes, dir_fd=dir_fd, where=where)
