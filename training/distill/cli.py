@@ -14,7 +14,7 @@ from gin3_env.argparsing import OneLineErrorParser
 from gin3_training.configs import read_config
 from gin3_training.distill.config import DistillConfig
 from gin3_training.options import add_backend_flag, add_option_flags, option_overrides, other_backend
-from gin3_training.run.run import REFUSALS, Run, fresh_run_name
+from gin3_training.run.run import REFUSALS, Run, start_checks
 
 DEFAULT_CONFIG = "quick"
 
@@ -59,20 +59,14 @@ def start(cfg: DistillConfig, named: bool) -> int:
     from gin3_training.distill.run import LAYOUT, is_complete, main_distill, teacher_of
 
     try:
-        if cfg.resume:
-            state = Run(cfg.run_dir, LAYOUT).check_resume(cfg.to_dict())
-            if is_complete(state, cfg):
-                print(f"{cfg.run_dir} is a complete run ({len(state['rounds'])} round(s), final evaluation in "
-                      f"{cfg.run_dir / 'final.json'}); nothing to do (more rounds: --dagger-rounds "
-                      f"{cfg.dagger_rounds + 1})", flush=True)
-                return 0
-        else:
-            if not named:
-                name = fresh_run_name(Path(cfg.out_dir), cfg.run_name)
-                if name != cfg.run_name:
-                    print(f"{cfg.run_dir} is taken: this run goes to {Path(cfg.out_dir) / name}", flush=True)
-                    cfg.run_name = name
-            Run(cfg.run_dir, LAYOUT).check_fresh()
+        run_dir, state = start_checks(LAYOUT, cfg.run_dir, cfg.to_dict(), resume=bool(cfg.resume), named=named)
+        if state is None:
+            cfg.run_name = run_dir.name
+        elif is_complete(state, cfg):
+            print(f"{cfg.run_dir} is a complete run ({len(state['rounds'])} round(s), final evaluation in "
+                  f"{cfg.run_dir / 'final.json'}); nothing to do (more rounds: --dagger-rounds "
+                  f"{cfg.dagger_rounds + 1})", flush=True)
+            return 0
         teacher = teacher_of(cfg)
     except (*REFUSALS, ValueError) as exc:
         print(f"gin3 train: error: {exc}", file=sys.stderr)

@@ -31,7 +31,7 @@ from gin3_training.improve.head import Labelled, cross_validate, fit_head
 from gin3_training.improve.labels import ActionLabels, load_shards, run_round
 from gin3_training.options import add_option_flags, option, option_overrides
 from gin3_training.run.folder import check_run_name
-from gin3_training.run.run import REFUSALS, Layout, Run, fresh_run_name
+from gin3_training.run.run import REFUSALS, Layout, Run, start_checks
 
 PIPELINE = "improve"
 # what an improvement run writes; the settings that made its labels (a resume must keep them)
@@ -199,19 +199,13 @@ def start(cfg: ImproveConfig, named: bool) -> int:
     from gin3_training.run.checkpoints import RunWriteError
 
     try:
-        if cfg.resume:
-            state = Run(cfg.run_dir, LAYOUT).check_resume(asdict(cfg))
-            if len(state["rounds"]) >= cfg.rounds:
-                print(f"{cfg.run_dir} is a complete run ({len(state['rounds'])} round(s)); nothing to do (more "
-                      f"rounds: --rounds {cfg.rounds + 1})", flush=True)
-                return 0
-        else:
-            if not named:
-                name = fresh_run_name(Path(cfg.out_dir), cfg.run_name)
-                if name != cfg.run_name:
-                    print(f"{cfg.run_dir} is taken: this run goes to {Path(cfg.out_dir) / name}", flush=True)
-                    cfg.run_name = name
-            Run(cfg.run_dir, LAYOUT).check_fresh()
+        run_dir, recorded = start_checks(LAYOUT, cfg.run_dir, asdict(cfg), resume=bool(cfg.resume), named=named)
+        if recorded is None:
+            cfg.run_name = run_dir.name
+        elif len(recorded["rounds"]) >= cfg.rounds:
+            print(f"{cfg.run_dir} is a complete run ({len(recorded['rounds'])} round(s)); nothing to do (more "
+                  f"rounds: --rounds {cfg.rounds + 1})", flush=True)
+            return 0
         base = base_of(cfg)
         state = run(cfg, base)
     except (*REFUSALS, ValueError) as exc:

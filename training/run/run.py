@@ -41,7 +41,8 @@ from gin3_training.run.folder import LOCK_NAME, MANIFEST, RunFolder, RunFolderEr
 from gin3_training.run.lock import RunLock, RunLockedError, _try_lock
 from gin3_training.run.record import MAX_STATE_BYTES, MAX_STATE_DEPTH, STATE
 
-__all__ = ["REFUSALS", "Layout", "Run", "RunFolderError", "RunLockedError", "fresh_run_name", "size_text"]
+__all__ = ["REFUSALS", "Layout", "Run", "RunFolderError", "RunLockedError", "fresh_run_name", "size_text",
+           "start_checks"]
 
 REFUSALS: tuple[type[Exception], ...] = (RunFolderError, RunLockedError, InputFileError)
 _OPEN_READ = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -74,6 +75,23 @@ def size_text(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{n} bytes"
+
+
+def start_checks(layout: Layout, run_dir: Path, settings: dict[str, Any], *, resume: bool,
+                 named: bool) -> tuple[Path, dict[str, Any] | None]:
+    """The checks a pipeline makes before it starts, nothing made yet: on ``resume``, the run recorded in
+    ``run_dir`` (its state, checked against ``settings``); else the folder of a fresh run (the next free
+    number where the run was not named on the command line, said in one line) checked as free. Returns the
+    run folder and the recorded state (None for a fresh run); a refusal is one of :data:`REFUSALS`."""
+    if resume:
+        return run_dir, Run(run_dir, layout).check_resume(settings)
+    if not named:
+        name = fresh_run_name(run_dir.parent, run_dir.name)
+        if name != run_dir.name:
+            print(f"{run_dir} is taken: this run goes to {run_dir.parent / name}", flush=True)
+            run_dir = run_dir.parent / name
+    Run(run_dir, layout).check_fresh()
+    return run_dir, None
 
 
 def fresh_run_name(out_dir: Path, name: str) -> str:
