@@ -241,3 +241,15 @@ def pytest_configure(config: Any) -> None:
 
     for line in warm():
         print(line, file=sys.stderr)
+
+
+def as_from_a_shell() -> None:
+    """``preexec_fn`` of a child a test sends Ctrl-C: the signal handling a shell starts a command with (SIGINT
+    and SIGTERM at their defaults, no signal blocked). A child inherits an ignored or blocked SIGINT (a suite run
+    as a background job, say), and Python then leaves it so: the Ctrl-C would do nothing."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+

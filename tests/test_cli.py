@@ -6,7 +6,6 @@ import importlib
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 import forkrun
 import pexpect
 import pytest
-from conftest import stacked_deck
+from conftest import as_from_a_shell, stacked_deck
 
 from gin3_env.engine.cards import card_str
 from gin3_env.engine.hand import replay_hand as replay
@@ -45,19 +44,8 @@ def spawn(*args: str, timeout: float = 20, env: dict[str, str] | None = None) ->
         timeout=timeout,
         env=environment,
         dimensions=(60, 200),
-        preexec_fn=_as_from_a_shell,
+        preexec_fn=as_from_a_shell,
     )
-
-
-def _as_from_a_shell() -> None:
-    """In the child before it runs: the signal handling a shell starts a command with (SIGINT and SIGTERM at
-    their defaults, no signal blocked). A child inherits an ignored or blocked SIGINT, and Python then leaves it
-    so: Ctrl-C would do nothing. The test worker's own handling need not be a terminal's: in two cold runs of the
-    suite the play child ignored two Ctrl-Cs while Python's own handler in the worker was unchanged (a library
-    below Python, then); started from a process that ignores SIGINT, the child does exactly that."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 
 def finish(child: pexpect.spawn) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import as_from_a_shell
 
 from gin3_env.engine.actions import DISCARD_BASE, DRAW_STOCK, KNOCK_BASE, PASS, TAKE_DISCARD
 from gin3_env.kernels import decision_features as df
@@ -553,7 +554,8 @@ def test_ctrl_c_in_a_long_label_stage_stops_within_seconds_keeping_the_work(tmp_
     args = [sys.executable, "-m", "gin3_env.cli", "train-gate", "--out", str(out), "--stages", stages, "--folds", "2",
             "--epochs", "1", "--hidden", "4"]
     proc = subprocess.Popen(args, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "GIN3_COMPILE_NOTE": "0", "NUMBA_NUM_THREADS": "1"})
+                            env={**os.environ, "GIN3_COMPILE_NOTE": "0", "NUMBA_NUM_THREADS": "1"},
+                            preexec_fn=as_from_a_shell)
     assert proc.stderr is not None
     lines: list[str] = []
     while not any("draw gate: labelling" in ln for ln in lines):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import forkrun
 import pytest
+from conftest import as_from_a_shell
 
 pytest.importorskip("sb3_contrib")
 
@@ -292,7 +293,8 @@ def test_ctrl_c_while_gin3_train_starts_is_one_line(tmp_path: Path) -> None:
     line and exit 130, wherever it lands after that."""
     argv = ["train", *FAST, "--out-dir", str(tmp_path), "--total-timesteps", "100000"]
     code = f"import sys, gin3_env.cli as c; print('ready', flush=True); sys.exit(c.main({argv!r}))"
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=as_from_a_shell)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     time.sleep(0.3)  # past the test's own two statements, into the command (loading takes seconds)
     proc.send_signal(signal.SIGINT)

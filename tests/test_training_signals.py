@@ -16,6 +16,7 @@ from pathlib import Path
 
 import forkrun
 import pytest
+from conftest import as_from_a_shell
 
 pytest.importorskip("sb3_contrib")
 if not Path("/proc/self/stat").exists():  # pragma: no cover - the process table is read from /proc
@@ -55,6 +56,7 @@ class Run:
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            preexec_fn=as_from_a_shell,
         )
         self.lines: queue.Queue[tuple[str, str]] = queue.Queue()
         self.out: list[str] = []
