@@ -161,7 +161,8 @@ def test_64_envs_survive_10000_steps(env_id: str, vectorization: str, autoreset:
     env = gym.make_vec(env_id, num_envs=64, vectorization_mode=vectorization, opponent="random", **how)
     try:
         assert env.metadata["autoreset_mode"] is autoreset
-        assert play(env, slow_size(10_000, 2_000)) > 50
+        steps = slow_size(10_000, 2_000)
+        assert play(env, steps) >= steps // 250  # episodes ended: a match of random players lasts ~150 steps
     finally:
         env.close()
 
