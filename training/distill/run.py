@@ -19,7 +19,6 @@ makes them again, the same) and says what it kept.
 from __future__ import annotations
 
 import math
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -280,21 +279,12 @@ def closing_lines(cfg: DistillConfig, final: dict[str, Any]) -> list[str]:
 
 def main_distill(cfg: DistillConfig, teacher: Any = None) -> int:
     from gin3_training.run.checkpoints import RunWriteError
-    from gin3_training.run.run import REFUSALS
+    from gin3_training.run.run import REFUSALS, stopped
 
     try:
         final = run(cfg, teacher)
-    except (*REFUSALS, ValueError) as exc:
-        print(f"gin3 train: error: {exc}", file=sys.stderr)
-        return 2
-    except RunWriteError as exc:
-        print(f"gin3 train: error: {exc}; the file it would have replaced is unchanged; continue with: "
-              f"gin3 train --resume {cfg.run_dir}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"gin3 train: stopped; its finished shards and rounds are kept; continue with: gin3 train --resume "
-              f"{cfg.run_dir}", file=sys.stderr)
-        return 130
+    except (*REFUSALS, ValueError, RunWriteError, KeyboardInterrupt) as exc:
+        return stopped(exc, cfg.run_dir)
     for line in closing_lines(cfg, final):
         print(line, flush=True)
     return 0

@@ -31,7 +31,7 @@ from gin3_training.improve.head import Labelled, cross_validate, fit_head
 from gin3_training.improve.labels import ActionLabels, load_shards, run_round
 from gin3_training.options import add_option_flags, option, option_overrides
 from gin3_training.run.folder import check_run_name
-from gin3_training.run.run import REFUSALS, Layout, Run, start_checks
+from gin3_training.run.run import REFUSALS, Layout, Run, start_checks, stopped
 
 PIPELINE = "improve"
 # what an improvement run writes; the settings that made its labels (a resume must keep them)
@@ -208,17 +208,8 @@ def start(cfg: ImproveConfig, named: bool) -> int:
             return 0
         base = base_of(cfg)
         state = run(cfg, base)
-    except (*REFUSALS, ValueError) as exc:
-        print(f"gin3 train: error: {exc}", file=sys.stderr)
-        return 2
-    except RunWriteError as exc:
-        print(f"gin3 train: error: {exc}; the file it would have replaced is unchanged; continue with: gin3 train "
-              f"--resume {cfg.run_dir}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"gin3 train: stopped; its finished shards and rounds are kept; continue with: gin3 train --resume "
-              f"{cfg.run_dir}", file=sys.stderr)
-        return 130
+    except (*REFUSALS, ValueError, RunWriteError, KeyboardInterrupt) as exc:
+        return stopped(exc, cfg.run_dir)
     last = state["rounds"][-1] if state["rounds"] else None
     if last is not None:
         model = cfg.run_dir / f"improved_r{last['round']}.npz"

@@ -30,6 +30,7 @@ import io
 import json
 import os
 import stat
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,7 @@ from gin3_training.run.lock import RunLock, RunLockedError, _try_lock
 from gin3_training.run.record import MAX_STATE_BYTES, MAX_STATE_DEPTH, STATE
 
 __all__ = ["REFUSALS", "Layout", "Run", "RunFolderError", "RunLockedError", "fresh_run_name", "size_text",
-           "start_checks"]
+           "start_checks", "stopped"]
 
 REFUSALS: tuple[type[Exception], ...] = (RunFolderError, RunLockedError, InputFileError)
 _OPEN_READ = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -75,6 +76,23 @@ def size_text(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{n} bytes"
+
+
+def stopped(exc: BaseException, run_dir: Path) -> int:
+    """The exit code of a run that ended on ``exc``, said in one line on stderr: a refusal (one of
+    :data:`REFUSALS` or a ``ValueError``) 2, a failed write 1 (the file it would have replaced kept), Ctrl-C 130
+    (the finished work kept); each line says how to continue where there is a run to continue."""
+    from gin3_training.run.checkpoints import RunWriteError
+
+    again = f"continue with: gin3 train --resume {run_dir}"
+    if isinstance(exc, RunWriteError):
+        print(f"gin3 train: error: {exc}; the file it would have replaced is unchanged; {again}", file=sys.stderr)
+        return 1
+    if isinstance(exc, KeyboardInterrupt):
+        print(f"gin3 train: stopped; its finished shards and rounds are kept; {again}", file=sys.stderr)
+        return 130
+    print(f"gin3 train: error: {exc}", file=sys.stderr)
+    return 2
 
 
 def start_checks(layout: Layout, run_dir: Path, settings: dict[str, Any], *, resume: bool,
