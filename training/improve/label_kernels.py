@@ -9,7 +9,7 @@ the hand whose stock (``deck[POS:]``) is reshuffled ``K`` ways. The ``K`` reshuf
 for every action of the decision (common random numbers: what differs between two actions' values
 is the action, not the luck of the draw). A knock ends the hand at once: it is played once.
 
-    value_rows(S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
+    value_rows_fast(S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
 
 writes ``values[i, a]``, the acting player's mean points after action ``a`` over the ``K``
 reshuffles (NaN where ``a`` is not legal), and ``se[i, a]`` its standard error. Row ``i``'s
@@ -33,7 +33,7 @@ from gin3_env.kernels.jit import njit
 from gin3_training.gates.label_kernels import _copy, mean_points
 from gin3_training.improve.fast_player import fast_gated_act
 
-__all__ = ["reshuffles", "value_rows", "value_rows_fast", "value_rows_fast_serial", "value_rows_serial"]
+__all__ = ["reshuffles", "value_rows_fast", "value_rows_fast_serial", "value_rows_serial"]
 
 
 @njit(cache=True)
@@ -70,20 +70,12 @@ def _value_row(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.
                                              S2, M2, deck2, pile2, mask2, obs)
 
 
-@njit(cache=True, parallel=True)
-def value_rows(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray, R: np.ndarray,
-               seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-               values: np.ndarray, se: np.ndarray) -> None:
-    """Value every legal action of each row (see the module doc), rows spread over numba's threads."""
-    for i in prange(S.shape[0]):
-        _value_row(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
-
-
 @njit(cache=True)
 def value_rows_serial(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                       R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-               values: np.ndarray, se: np.ndarray) -> None:
-    """:func:`value_rows` on one thread."""
+                      values: np.ndarray, se: np.ndarray) -> None:
+    """Value every legal action of each row (see the module doc) with the gated player continuing, one thread:
+    the reference the fused kernel (:func:`value_rows_fast`) is tested and benchmarked against."""
     for i in range(S.shape[0]):
         _value_row(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
 
@@ -212,7 +204,8 @@ def _value_row_fast(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile
 def value_rows_fast(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                     R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
                     values: np.ndarray, se: np.ndarray) -> None:
-    """:func:`value_rows` with the fused continuation player (:mod:`.fast_player`): the same values."""
+    """:func:`value_rows_serial` with the fused continuation player (:mod:`.fast_player`), rows spread over
+    numba's threads: the same values."""
     for i in prange(S.shape[0]):
         _value_row_fast(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
 

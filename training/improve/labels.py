@@ -179,7 +179,7 @@ def label_shard(run: ActionLabels, i: int, player: Any, other: Any, cont: tuple[
     ``tick(valued, n)`` after each batch. With ``record``, also ``moves``, ``nmoves`` (see :func:`play_states`)
     and ``deck_seed`` (the seed the hands were dealt from). ``kernel``: the valuing kernel (default
     :func:`.label_kernels.value_rows_fast`, or its serial twin without ``threads``: the values of
-    :func:`.label_kernels.value_rows`, the same to the bit, at about half the work)."""
+    :func:`.label_kernels.value_rows_serial`, the same to the bit, at about half the work)."""
     n = min(run.shard_size, run.decisions - i * run.shard_size)
     seed = shard_seed(run, i)
     st = play_states(n, seed, player, other, run.rate, run.num_envs, rules, record)
