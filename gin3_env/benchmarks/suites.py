@@ -4,9 +4,6 @@ lab module, ``gin3 bench`` dispatches to it."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 SUITE_MODULES: dict[str, str] = {
     "engine": "gin3_env.benchmarks.engine",
     "envs": "gin3_env.benchmarks.envs",
@@ -16,8 +13,3 @@ SUITE_MODULES: dict[str, str] = {
     "search": "gin3_env.benchmarks.search",
     "players": "gin3_env.benchmarks.players",
 }
-
-
-def lab_suite(name: str) -> Any:
-    """The lab's benchmark module of suite ``name`` (``train``, ``labels``), imported by name."""
-    return importlib.import_module(SUITE_MODULES[name])
