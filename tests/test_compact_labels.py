@@ -132,3 +132,55 @@ def test_head_report_reads_compact_labels(tmp_path: Path) -> None:
     r = report(tmp_path, folds=2, audit_n=3, audit_shuffles=2)
     assert r["files"] == 2 and r["decisions"] == 24 and 0.0 <= r["switch_rate"] <= 1.0
     assert r.get("switches_only_past_margin", True) and r.get("audit", {"switches": 0})["switches"] <= 3
+
+
+def test_belief_reshuffles_deal_only_what_the_acting_player_has_not_seen() -> None:
+    from gin3_env.kernels import hand_kernels as hk
+    from gin3_training.improve.label_kernels import belief_reshuffles
+
+    st = play_states(6, 9, _batch_player("net"), _batch_player("trained"), 0.5, 8)
+    for i in range(len(st["S"])):
+        p, pos = int(st["S"][i, hk.PLAYER]), int(st["S"][i, hk.POS])
+        opp, known = int(st["M"][i, hk.HAND0 + 1 - p]), int(st["M"][i, hk.KNOWN0 + 1 - p])
+        unseen = {c for c in range(52) if opp >> c & 1} - {c for c in range(52) if known >> c & 1}
+        pool = unseen | {int(c) for c in st["deck"][i, pos:]}
+        decks, hands = belief_reshuffles(st["deck"][i], np.int64(opp), np.int64(known), pos, 16, 3)
+        again, _ = belief_reshuffles(st["deck"][i], np.int64(opp), np.int64(known), pos, 16, 3)
+        assert np.array_equal(decks, again)  # seeded
+        moved = 0
+        for r in range(16):
+            h = {c for c in range(52) if int(hands[r]) >> c & 1}
+            assert len(h) == bin(opp).count("1") and known & int(hands[r]) == known
+            assert np.array_equal(decks[r, :pos], st["deck"][i, :pos])
+            assert (h - {c for c in range(52) if known >> c & 1}) | {int(c) for c in decks[r, pos:]} == pool
+            moved += int(hands[r]) != opp
+        assert moved > 0 or not unseen
+
+
+def test_information_state_labels_differ_from_the_true_deals_and_keep_their_own_key() -> None:
+    from gin3_training.improve.label_kernels import OPPONENT, STOCK
+
+    st = play_states(3, 4, _batch_player("net"), _batch_player("heuristic"), 0.3, 8)
+    R = rules_vector(Rules())
+    seeds = np.array([11, 12, 13], np.int64)
+    out = []
+    for hidden in (STOCK, OPPONENT):
+        values, se = np.zeros(st["mask"].shape), np.zeros(st["mask"].shape)
+        value_rows_fast_serial(st["S"], st["M"], st["deck"], st["pile"], st["mask"], R, seeds, 8,
+                               *continuation_args("heuristic"), values, se, hidden)
+        out.append(values)
+    legal = st["mask"] > 0
+    assert np.isfinite(out[1][legal]).all() and not np.array_equal(out[0][legal], out[1][legal])
+    assert "hidden" not in ActionLabels().key() and ActionLabels(hidden="opponent").key()["hidden"] == "opponent"
+    with pytest.raises(ValueError, match="hidden must be one of"):
+        ActionLabels(hidden="deal")
+
+
+def test_teacher_check_reports_both_labels() -> None:
+    from gin3_training.improve.teacher import format_report, measure
+
+    r = measure(decisions=6, shuffles=2, audit_shuffles=2, seed=5)
+    assert set(r["labels"]) == {"true deal", "information state"}
+    for f in r["labels"].values():
+        assert 0.0 <= f["switch_share"] <= 1.0 and np.isfinite(f["gain_per_decision"])
+    assert "information state" in format_report(r)

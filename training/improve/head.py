@@ -112,11 +112,18 @@ def new_head(state: np.ndarray, acts: np.ndarray, hidden: tuple[int, int], seed:
                      np.float32(0.0))
 
 
+def tuned_head(net: ActionNet) -> ActionNet:
+    """A head that starts as ``net``'s own layers with a zero output: fitting it tunes every layer of ``net``."""
+    return ActionNet(net.state_mean, net.state_scale, net.action_mean, net.action_scale, net.Ws, net.Wa, net.b1,
+                     net.W2, net.b2, np.zeros_like(net.w3), np.float32(0.0))
+
+
 def fit_head(data: Labelled, keep: np.ndarray, top: int = 0, lam: float = 0.0, hidden: tuple[int, int] = (64, 32),
              epochs: float = 30.0, lr: float = 1e-3, batch: int = 256, weight_decay: float = 1e-4,
-             seed: int = 0) -> ActionNet:
+             seed: int = 0, tune: bool = False) -> ActionNet:
     """The head fitted to the decisions ``keep`` of ``data`` (least squares on the advantage): with ``lam``
-    > 0 the ridge head on the network's last hidden layer (:func:`ridge_head`), else a network of its own."""
+    > 0 the ridge head on the network's last hidden layer (:func:`ridge_head`), else a network: with ``tune``
+    ``net``'s own layers tuned from a zero output (:func:`tuned_head`), without it one of its own."""
     if lam > 0:
         return ridge_head(data, keep, top, lam)
     import torch
@@ -124,7 +131,7 @@ def fit_head(data: Labelled, keep: np.ndarray, top: int = 0, lam: float = 0.0, h
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     state, acts, rows, target, _ = data.subset(keep, top)
-    model = TorchNet(new_head(state, acts, hidden, seed))
+    model = TorchNet(tuned_head(data.net) if tune else new_head(state, acts, hidden, seed))
     opt = torch.optim.AdamW(list(model.params.values()), lr=lr, weight_decay=weight_decay)
     n = len(state)
     start = np.zeros(n + 1, np.int64)

@@ -26,7 +26,7 @@ from gin3_env.files import check_output_file, save_json
 from gin3_env.policies.loading import NET_MODEL
 from gin3_env.policies.net import WEIGHTS, ActionNet, NetPolicy, load_net
 from gin3_training.improve.compact import read_labels, replay, to_shard
-from gin3_training.improve.head import Labelled, cross_validate, fit_head, switch_gains
+from gin3_training.improve.head import LAMS, TOPS, Labelled, cross_validate, fit_head, switch_gains
 
 
 def _best_among(data: Labelled, rows: np.ndarray, top: int) -> np.ndarray:
@@ -71,9 +71,15 @@ def audit(states: dict[str, np.ndarray], rows: np.ndarray, mine: np.ndarray, the
             "share_gaining": float(np.mean(gain > 0)), "cpu_seconds": time.process_time() - t0}
 
 
-def report(folder: str | Path, folds: int = 5, seed: int = 0, audit_n: int = 0,
-           audit_shuffles: int = 256) -> dict[str, Any]:
-    paths = sorted(Path(folder).glob("labels_*.npz"))
+def report(folders: str | Path | list[str | Path], folds: int = 5, seed: int = 0, audit_n: int = 0,
+           audit_shuffles: int = 256, save: str = "", lams: tuple[float, ...] = LAMS, tops: tuple[int, ...] = TOPS,
+           **fit_args: Any) -> dict[str, Any]:
+    """The module doc's figures on the label files of ``folders`` (one or more rounds' folders) together; with
+    ``save``, the improved player (``net`` with the head fitted on every label, where the margin is finite)
+    written there (a model file the net loader reads)."""
+    paths = [p for f in ([folders] if isinstance(folders, str | Path) else folders)
+             for p in sorted(Path(f).glob("labels_*.npz"))]
+    folder = ", ".join(str(f) for f in ([folders] if isinstance(folders, str | Path) else folders))
     net = load_net(NET_MODEL)
     files = [read_labels(p) for p in paths]
     if not files:
@@ -81,7 +87,7 @@ def report(folder: str | Path, folds: int = 5, seed: int = 0, audit_n: int = 0,
     parts = [to_shard(f) for f in files]
     shards = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     data = Labelled(shards, net)
-    cv = cross_validate(data, folds, seed)
+    cv = cross_validate(data, folds, seed, tops=tops, lams=lams, **fit_args)
     top, lam, margin = cv["top"], cv["lam"], cv["margin"]
     out: dict[str, Any] = {"files": len(paths), "decisions": len(data), "deals": cv["deals"], "top": top, "lam": lam,
                            "margin": margin, "chosen": cv["chosen"],
@@ -93,7 +99,7 @@ def report(folder: str | Path, folds: int = 5, seed: int = 0, audit_n: int = 0,
     choice = np.zeros(len(data), np.int64)
     for f in range(folds):  # the chosen setting's held-out switches (as cross_validate fitted them)
         test = np.flatnonzero(fold == f)
-        head = fit_head(data, np.flatnonzero(fold != f), top, lam, seed=seed + f)
+        head = fit_head(data, np.flatnonzero(fold != f), top, lam, seed=seed + f, **fit_args)
         pred[test], real[test] = switch_gains(head, data, test, top)
         choice[test] = _head_choice(head, data, test, top)
     m = margin if np.isfinite(margin) else np.inf
@@ -116,7 +122,7 @@ def report(folder: str | Path, folds: int = 5, seed: int = 0, audit_n: int = 0,
         out["audit"] = audit(states, sw, mine[sw], choice[sw], audit_shuffles, seed)
     # the improved player switches exactly where the head fitted on every label clears the margin
     if np.isfinite(margin):
-        head = fit_head(data, everyone, top, lam, seed=seed)
+        head = fit_head(data, everyone, top, lam, seed=seed, **fit_args)
         improved = ActionNet(**{w: getattr(net, w) for w in WEIGHTS}, head=head, margin=margin, top=top)
         obs = shards["obs"].astype(np.float32)
         played = NetPolicy(improved).act_batch(obs, shards["mask"])
@@ -124,22 +130,41 @@ def report(folder: str | Path, folds: int = 5, seed: int = 0, audit_n: int = 0,
         p_all, _ = switch_gains(head, data, everyone, top)
         out["full_head_switch_rate"] = float((played != base).mean())
         out["switches_only_past_margin"] = bool(np.array_equal(played != base, p_all > margin))
+        if save:
+            from gin3_training.run.checkpoints import write_bytes
+
+            write_bytes(Path(save), improved.to_bytes())
+            out["saved"] = save
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gin3_training.improve.head_report", description=__doc__)
-    parser.add_argument("--labels", default="docs/results/improve_labels/round0")
+    parser.add_argument("--labels", nargs="+", default=["docs/results/improve_labels/round0"],
+                        help="the folders of the rounds' label files, fitted together")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--audit", type=int, default=0, help="value up to this many held-out switches again")
     parser.add_argument("--audit-shuffles", type=int, default=256)
     parser.add_argument("--json", default="")
+    parser.add_argument("--lams", type=float, nargs="+", default=list(LAMS),
+                        help="the heads tried: a ridge on net's last layer (> 0) or a network (0)")
+    parser.add_argument("--tops", type=int, nargs="+", default=list(TOPS), help="the candidate sets tried")
+    parser.add_argument("--tune", action="store_true", help="a network head (--lams 0) starts from net's own layers")
+    parser.add_argument("--epochs", type=float, default=30.0, help="a network head's passes over the labels")
+    parser.add_argument("--lr", type=float, default=1e-3, help="a network head's learning rate")
+    parser.add_argument("--save", default="", help="write the improved player (a .npz the net loader reads) here")
     args = parser.parse_args(argv)
-    r = report(args.labels, args.folds, args.seed, args.audit, args.audit_shuffles)
-    print(json.dumps({k: v for k, v in r.items() if k != "chosen"}, indent=1))
     if args.json:
         check_output_file(args.json, "--json")
+    if args.save:
+        check_output_file(args.save, "--save", (".npz",))
+        if Path(args.save).exists():
+            parser.error(f"--save {args.save} exists: name a new file (a model is never replaced unasked)")
+    r = report(args.labels, args.folds, args.seed, args.audit, args.audit_shuffles, args.save, tuple(args.lams),
+               tuple(args.tops), tune=args.tune, epochs=args.epochs, lr=args.lr)
+    print(json.dumps({k: v for k, v in r.items() if k != "chosen"}, indent=1))
+    if args.json:
         save_json(args.json, r)
     return 0
 

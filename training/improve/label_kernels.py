@@ -9,12 +9,18 @@ the hand whose stock (``deck[POS:]``) is reshuffled ``K`` ways. The ``K`` reshuf
 for every action of the decision (common random numbers: what differs between two actions' values
 is the action, not the luck of the draw). A knock ends the hand at once: it is played once.
 
-    value_rows_fast(S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
+    value_rows_fast(S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se, hidden)
 
 writes ``values[i, a]``, the acting player's mean points after action ``a`` over the ``K``
 reshuffles (NaN where ``a`` is not legal), and ``se[i, a]`` its standard error. Row ``i``'s
 reshuffles come from ``np.random.seed(seeds[i])`` inside the kernel, so its values do not depend on
 the thread that played it or on the other rows.
+
+``hidden`` says what the ``K`` copies deal afresh: :data:`STOCK` (0) the stock alone, the opponent's real hand
+kept (the *true deal*); :data:`OPPONENT` (1) the stock and the opponent's cards the acting player has not seen
+(those it took from the pile stay), drawn together uniformly (:func:`belief_reshuffles`): a deal the acting player
+cannot tell from the real one, so that a value is the mean over what it does not know (its information state's
+value, under a uniform belief), not one deal's.
 
 The cost is the continuations: (legal non-knock actions) x ``K`` hands played to their end, each
 move of which is one call of the continuation policy (:func:`.gates.gated_act_row`, played by
@@ -33,7 +39,8 @@ from gin3_env.kernels.jit import njit
 from gin3_training.gates.label_kernels import _copy, mean_points
 from gin3_training.improve.fast_player import fast_gated_act
 
-__all__ = ["reshuffles", "value_rows_fast", "value_rows_fast_serial", "value_rows_serial"]
+__all__ = ["OPPONENT", "STOCK", "belief_reshuffles", "reshuffles", "value_rows_fast", "value_rows_fast_serial",
+           "value_rows_serial"]
 
 
 @njit(cache=True)
@@ -45,6 +52,42 @@ def reshuffles(deck: np.ndarray, pos: int, K: int, seed: int) -> np.ndarray:
         out[r, :] = deck[:]
         np.random.shuffle(out[r, pos:])
     return out
+
+
+STOCK, OPPONENT = 0, 1  # what a label's copies deal afresh (hidden): the stock, or the opponent's unseen cards too
+
+
+@njit(cache=True)
+def belief_reshuffles(deck: np.ndarray, opp_hand: np.int64, opp_known: np.int64, pos: int, K: int,
+                      seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``K`` deals the acting player cannot tell from the real one, seeded by ``seed``: the stock ``deck[pos:]`` and
+    the opponent's cards not in ``opp_known`` (the cards it was seen to take) dealt afresh from the same cards.
+    Returns ``(decks (K, 52), the opponent's hand masks (K,))``."""
+    np.random.seed(seed)
+    unseen = opp_hand & ~opp_known
+    n_hand = 0
+    for c in range(NUM_CARDS):
+        n_hand += (unseen >> np.int64(c)) & np.int64(1)
+    pool = np.empty(n_hand + NUM_CARDS - pos, np.int8)
+    j = 0
+    for c in range(NUM_CARDS):
+        if (unseen >> np.int64(c)) & np.int64(1):
+            pool[j] = c
+            j += 1
+    for t in range(pos, NUM_CARDS):
+        pool[j] = deck[t]
+        j += 1
+    decks = np.empty((K, NUM_CARDS), np.int8)
+    hands = np.empty(K, np.int64)
+    for r in range(K):
+        np.random.shuffle(pool)
+        h = opp_known
+        for t in range(n_hand):
+            h |= np.int64(1) << np.int64(pool[t])
+        hands[r] = h
+        decks[r, :pos] = deck[:pos]
+        decks[r, pos:] = pool[n_hand:]
+    return decks, hands
 
 
 @njit(cache=True)
@@ -168,7 +211,7 @@ def _finish_fast(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarra
 @njit(cache=True)
 def _value_row_fast(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                     R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-                    values: np.ndarray, se: np.ndarray) -> None:
+                    values: np.ndarray, se: np.ndarray, hidden: int) -> None:
     S2 = np.zeros((1, S.shape[1]), np.int64)
     M2 = np.zeros((1, M.shape[1]), np.int64)
     deck2 = np.zeros((1, NUM_CARDS), np.int8)
@@ -179,17 +222,23 @@ def _value_row_fast(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile
     table = new_moves()  # the continuation player's move in each state they meet
     key = np.zeros(KEY_WIDTH, np.int64)
     p = S[i, hk.PLAYER]
-    shuffled = reshuffles(deck[i], S[i, hk.POS], K, seeds[i])
+    opp = hk.HAND0 + 1 - p
+    if hidden == OPPONENT:
+        shuffled, opp_hands = belief_reshuffles(deck[i], M[i, opp], M[i, hk.KNOWN0 + 1 - p], S[i, hk.POS], K, seeds[i])
+    else:
+        shuffled = reshuffles(deck[i], S[i, hk.POS], K, seeds[i])
+        opp_hands = np.full(K, M[i, opp], np.int64)
     for a in range(NUM_ACTIONS):
         values[i, a] = np.nan
         se[i, a] = np.nan
         if not mask[i, a]:
             continue
-        n = 1 if a >= KNOCK_BASE else K
+        n = 1 if a >= KNOCK_BASE and hidden == STOCK else K  # a knock on the true deal: the same every reshuffle
         tot = 0.0
         for r in range(n):
             _copy(S, M, deck, pile, mask, i, S2, M2, deck2, pile2, mask2)
             deck2[0, :] = shuffled[r, :]
+            M2[0, opp] = opp_hands[r]
             vals[r] = _finish_fast(S2, M2, deck2, pile2, mask2, R, a, p, fp, ip, gates, obs, table, key)
             tot += vals[r]
         m = tot / n
@@ -203,17 +252,17 @@ def _value_row_fast(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile
 @njit(cache=True, parallel=True)
 def value_rows_fast(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                     R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-                    values: np.ndarray, se: np.ndarray) -> None:
+                    values: np.ndarray, se: np.ndarray, hidden: int = STOCK) -> None:
     """:func:`value_rows_serial` with the fused continuation player (:mod:`.fast_player`), rows spread over
     numba's threads: the same values."""
     for i in prange(S.shape[0]):
-        _value_row_fast(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
+        _value_row_fast(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se, hidden)
 
 
 @njit(cache=True)
 def value_rows_fast_serial(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                            R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-                           values: np.ndarray, se: np.ndarray) -> None:
+                           values: np.ndarray, se: np.ndarray, hidden: int = STOCK) -> None:
     """:func:`value_rows_fast` on one thread."""
     for i in range(S.shape[0]):
-        _value_row_fast(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
+        _value_row_fast(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se, hidden)

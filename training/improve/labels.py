@@ -38,7 +38,7 @@ from gin3_env.kernels.gates import stack_gates
 from gin3_env.kernels.hands import VectorHands, rules_vector
 from gin3_env.kernels.heuristic_params import heuristic_config, heuristic_params
 from gin3_env.observation.layout import OBS_SIZE
-from gin3_training.improve.label_kernels import value_rows_fast, value_rows_fast_serial
+from gin3_training.improve.label_kernels import OPPONENT, STOCK, value_rows_fast, value_rows_fast_serial
 from gin3_training.run.run import Run
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "run_round",
 ]
 
+HIDDEN = {"stock": STOCK, "opponent": OPPONENT}  # ActionLabels.hidden: the kernels' code
 BATCH_SECONDS = 2.0
 PROGRESS_SECONDS = 30.0
 SHARD_KEYS = ("obs", "mask", "values", "se", "played", "player", "deal", "run")
@@ -72,6 +73,7 @@ class ActionLabels:
     state_player: str = "net"  # a policy spec (a .npz path for the improved player of a round)
     continuation: str = "trained"  # the compiled continuation player: "trained", "heuristic" or a gate .json
     candidates: int = 0  # value only the state player's network's best this many actions (0: every legal one)
+    hidden: str = "stock"  # what each copy deals afresh: "stock" (the true deal) or "opponent" (its unseen cards too)
 
     def __post_init__(self) -> None:
         for name in ("seed", "round", "decisions", "shard_size", "shuffles", "num_envs", "candidates"):
@@ -81,6 +83,8 @@ class ActionLabels:
                 raise ValueError(f"action labels {name} must be an int >= {low}, got {v!r}")
         if self.shuffles < 2:
             raise ValueError(f"action labels shuffles must be at least 2, got {self.shuffles}")
+        if self.hidden not in HIDDEN:
+            raise ValueError(f"action labels hidden must be one of {', '.join(HIDDEN)}, got {self.hidden!r}")
         if isinstance(self.rate, bool) or not isinstance(self.rate, int | float) or not 0 < self.rate <= 1:
             raise ValueError(f"action labels rate must be a number in (0, 1], got {self.rate!r}")
 
@@ -92,6 +96,8 @@ class ActionLabels:
         key = asdict(self)
         if not self.candidates:  # every legal action: the key shards have had from the start
             del key["candidates"]
+        if self.hidden == "stock":  # the true deal: the key of the rounds before the choice existed
+            del key["hidden"]
         return key
 
 
@@ -197,7 +203,7 @@ def label_shard(run: ActionLabels, i: int, player: Any, other: Any, cont: tuple[
         sl = slice(done, end)
         v, s = values[sl].copy(), se[sl].copy()
         kernel(st["S"][sl], st["M"][sl], st["deck"][sl], st["pile"][sl], valued[sl], R, seeds[sl], run.shuffles,
-               *cont, v, s)
+               *cont, v, s, HIDDEN[run.hidden])
         values[sl], se[sl] = v, s
         per = (time.perf_counter() - t0) / (end - done)
         done = end

@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--candidates", type=int, default=ROUND0.candidates)
     parser.add_argument("--state-player", default=ROUND0.state_player)
     parser.add_argument("--continuation", default=ROUND0.continuation)
+    parser.add_argument("--hidden", default=ROUND0.hidden, choices=("stock", "opponent"),
+                        help="what each reshuffle deals afresh: the stock (the true deal) or the opponent's unseen "
+                             "cards too (the acting player's information state)")
     parser.add_argument("--threads", action="store_true", help="value a file's decisions on numba's threads")
     parser.add_argument("--stop-after", type=float, default=0.0, help="stop between files after this many seconds")
     parser.add_argument("--only", default="", help="write only the files I..J of the round (e.g. 0..15)")
@@ -51,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     run = ActionLabels(seed=args.seed, round=args.round, decisions=args.decisions, shard_size=args.shard_size,
                        shuffles=args.shuffles, rate=args.rate, state_player=args.state_player,
-                       continuation=args.continuation, candidates=args.candidates)
+                       continuation=args.continuation, candidates=args.candidates,
+                       hidden=args.hidden)
     only: range | None = None
     if args.only:
         lo, hi = (int(x) for x in args.only.split(".."))
