@@ -132,6 +132,14 @@ def test_head_report_reads_compact_labels(tmp_path: Path) -> None:
     r = report(tmp_path, folds=2, audit_n=3, audit_shuffles=2)
     assert r["files"] == 2 and r["decisions"] == 24 and 0.0 <= r["switch_rate"] <= 1.0
     assert r.get("switches_only_past_margin", True) and r.get("audit", {"switches": 0})["switches"] <= 3
+    assert {row["top"] for row in r["table"]} <= {2, 3}
+    tuned = report([tmp_path, tmp_path], folds=2, lams=(0.0,), tops=(2,), tune=True, epochs=0.5,
+                   save=str(tmp_path / "improved.npz"))
+    assert tuned["decisions"] == 48 and tuned["lam"] == 0.0 and {row["lam"] for row in tuned["table"]} == {0.0}
+    if "saved" in tuned:  # a finite margin: the improved player, a file the net loader plays
+        from gin3_env.policies import load_policy
+
+        assert load_policy(str(tmp_path / "improved.npz")) is not None
 
 
 def test_belief_reshuffles_deal_only_what_the_acting_player_has_not_seen() -> None:

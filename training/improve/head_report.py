@@ -91,7 +91,7 @@ def report(folders: str | Path | list[str | Path], folds: int = 5, seed: int = 0
     top, lam, margin = cv["top"], cv["lam"], cv["margin"]
     out: dict[str, Any] = {"files": len(paths), "decisions": len(data), "deals": cv["deals"], "top": top, "lam": lam,
                            "margin": margin, "chosen": cv["chosen"],
-                           "oracle_gain_per_decision": cv["oracle_gain_per_decision"]}
+                           "oracle_gain_per_decision": cv["oracle_gain_per_decision"], "table": cv["table"]}
     deals = np.unique(data.deal)
     fold_of = dict(zip(deals.tolist(), np.random.default_rng(seed).permutation(len(deals)) % folds, strict=True))
     fold = np.array([fold_of[d] for d in data.deal.tolist()])
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--save {args.save} exists: name a new file (a model is never replaced unasked)")
     r = report(args.labels, args.folds, args.seed, args.audit, args.audit_shuffles, args.save, tuple(args.lams),
                tuple(args.tops), tune=args.tune, epochs=args.epochs, lr=args.lr)
-    print(json.dumps({k: v for k, v in r.items() if k != "chosen"}, indent=1))
+    print(json.dumps({k: v for k, v in r.items() if k not in ("chosen", "table")}, indent=1))
     if args.json:
         save_json(args.json, r)
     return 0
