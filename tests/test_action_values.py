@@ -139,9 +139,14 @@ def test_improve_pipeline_runs_a_round_and_resumes(tmp_path) -> None:
     assert improved.head is not None and improved.provenance["labelled_decisions"] == 12
     assert pipeline_of(["--resume", str(tmp_path / "improve")]) == pipeline_of(["--config", "improve"]) == "improve"
     assert pipeline_of(["--config", "quick"]) == "distill"
-    again = run(ImproveConfig(**{**state["config"], "rounds": 2, "resume": str(tmp_path / "improve")}))
+    again = run(ImproveConfig(**{**state["config"], "rounds": 2, "head": "tuned",
+                                 "resume": str(tmp_path / "improve")}))
     assert [r["round"] for r in again["rounds"]] == [0, 1] and again["rounds"][1]["labelled_decisions"] == 24
     assert again["rounds"][1]["state_player"].endswith("improved_r0.npz")
+    assert again["rounds"][1]["cv"]["lam"] == 0.0  # the tuned head: a network, not a ridge
+    assert load_net(tmp_path / "improve" / "improved_r1.npz").provenance["head"] == "tuned"
+    with pytest.raises(ValueError, match="'head' must be one of ridge, tuned"):
+        ImproveConfig(head="deep")
 
 
 def test_candidate_labels_value_only_nets_best_actions() -> None:

@@ -27,6 +27,13 @@ from gin3_training.distill.fit import TorchNet, _standardise
 MARGINS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 LAMS = (100.0, 1000.0, 10000.0)  # ridges on net's last hidden layer (0 would fit a network of its own)
 TOPS = (2, 3, 4, 0)  # the head's candidates: net's best two, three, four actions by its scores, or every one
+# The heads a run can fit: the settings cross-validated (tops, lams) and how each is fitted (fit_head's arguments).
+# "ridge": a ridge on net's last hidden layer; "tuned": net's own layers tuned from a zero output, a few passes at a
+# low rate (the one of the two whose held-out switches the true deal confirmed, on two rounds' labels).
+HEADS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "ridge": ({"tops": TOPS, "lams": LAMS}, {}),
+    "tuned": ({"tops": (2, 3), "lams": (0.0,)}, {"tune": True, "epochs": 8.0, "lr": 3e-4}),
+}
 
 
 class Labelled:

@@ -27,7 +27,7 @@ import numpy as np
 from gin3_env.argparsing import OneLineErrorParser
 from gin3_env.policies.net import WEIGHTS, ActionNet, load_net
 from gin3_env.policies.registry import model_path
-from gin3_training.improve.head import Labelled, cross_validate, fit_head
+from gin3_training.improve.head import HEADS, Labelled, cross_validate, fit_head
 from gin3_training.improve.labels import ActionLabels, load_shards, run_round
 from gin3_training.options import add_option_flags, option, option_overrides
 from gin3_training.run.folder import check_run_name
@@ -57,6 +57,8 @@ class ImproveConfig:
     rate: float = option(0.15, "each discard decision of the state player is valued with this probability")
     candidates: int = option(0, "value only the network's best this many actions of each decision (0: every "
                              "legal action; the head then chooses among at most that many)")
+    head: str = option("ridge", "the advantage head: ridge (a ridge on the network's last hidden layer) or tuned "
+                       "(the network's own layers tuned on the labels)")
     folds: int = option(5, "cross-validation folds (by deal) that choose the margin")
     eval_deals: int = option(0, "duplicate deals of the play test after each round (0: none)")
     eval_seed: int = option(62001, "seed of the play test (fresh deals: never used for labels or choices)")
@@ -75,6 +77,8 @@ class ImproveConfig:
                                  f"{2 if name in ('shuffles', 'folds') else 1}, got {v!r}")
         if isinstance(self.rate, bool) or not isinstance(self.rate, int | float) or not 0 < self.rate <= 1:
             raise ValueError(f"config key 'rate' must be a number in (0, 1], got {self.rate!r}")
+        if self.head not in HEADS:
+            raise ValueError(f"config key 'head' must be one of {', '.join(HEADS)}, got {self.head!r}")
 
     @property
     def run_dir(self) -> Path:
@@ -107,19 +111,20 @@ def improve_round(held: Run, cfg: ImproveConfig, r: int, base: ActionNet, state:
     label_cpu = time.process_time() - c0
     c1 = time.process_time()
     data = Labelled(load_shards(held, paths), base)
-    cv = cross_validate(data, cfg.folds, cfg.seed + r)
+    cv_args, fit_args = HEADS[cfg.head]
+    cv = cross_validate(data, cfg.folds, cfg.seed + r, **cv_args, **fit_args)
     _say(f"round {r}: {len(data):,} labelled decisions; cross-validated: net's best {cv['top'] or 'all'} "
          f"actions, margin {cv['margin']} (switching on "
          f"{cv['chosen']['switch_share']:.1%} of decisions, {cv['chosen']['gain_per_decision']:+.3f} "
          f"+- {cv['chosen']['gain_se']:.3f} points per decision)")
-    head = fit_head(data, np.arange(len(data)), cv["top"], cv["lam"], seed=cfg.seed + r)
+    head = fit_head(data, np.arange(len(data)), cv["top"], cv["lam"], seed=cfg.seed + r, **fit_args)
     margin = cv["margin"] if np.isfinite(cv["margin"]) else 1e6  # no switch gained: a margin never cleared
     if not np.isfinite(cv["margin"]):
         cv["margin"] = None
     improved = ActionNet(**{w: getattr(base, w) for w in WEIGHTS},
                          provenance={**base.provenance, "improved_by": "gin3 train --config improve", "round": r,
                                      "labelled_decisions": len(data), "margin": margin,
-                                     "top": cv["top"], "ridge": cv["lam"]},
+                                     "top": cv["top"], "head": cfg.head, "ridge": cv["lam"]},
                          head=head, margin=margin, top=cv["top"])
     held.write(f"improved_r{r}.npz", improved.to_bytes())
     record = {"round": r, "state_player": player, "labelled_decisions": len(data), "cv": cv,
