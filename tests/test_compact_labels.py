@@ -95,16 +95,18 @@ def test_fused_player_plays_the_gated_players_moves() -> None:
         hands.step(want)
 
 
+def _kernel_values(kernel, st: dict[str, np.ndarray], K: int, continuation: str,
+                   *hidden: int) -> tuple[np.ndarray, np.ndarray]:
+    """``kernel``'s values and standard errors of every legal action of the first three decisions of ``st``."""
+    values, se = np.zeros(st["mask"].shape), np.zeros(st["mask"].shape)
+    kernel(st["S"], st["M"], st["deck"], st["pile"], st["mask"], rules_vector(Rules()),
+           np.array([11, 12, 13], np.int64), K, *continuation_args(continuation), values, se, *hidden)
+    return values, se
+
+
 def test_fast_kernel_gives_the_same_values() -> None:
     st = play_states(3, 4, _batch_player("net"), _batch_player("trained"), 0.3, 8)
-    R = rules_vector(Rules())
-    seeds = np.array([11, 12, 13], np.int64)
-    out = []
-    for kernel in (value_rows_serial, value_rows_fast_serial):
-        values, se = np.zeros(st["mask"].shape), np.zeros(st["mask"].shape)
-        kernel(st["S"], st["M"], st["deck"], st["pile"], st["mask"], R, seeds, 6, *continuation_args("trained"),
-               values, se)
-        out.append((values, se))
+    out = [_kernel_values(kernel, st, 6, "trained") for kernel in (value_rows_serial, value_rows_fast_serial)]
     assert np.array_equal(out[0][0], out[1][0], equal_nan=True) and np.array_equal(out[0][1], out[1][1],
                                                                                    equal_nan=True)
 
@@ -169,14 +171,7 @@ def test_information_state_labels_differ_from_the_true_deals_and_keep_their_own_
     from gin3_training.improve.label_kernels import OPPONENT, STOCK
 
     st = play_states(3, 4, _batch_player("net"), _batch_player("heuristic"), 0.3, 8)
-    R = rules_vector(Rules())
-    seeds = np.array([11, 12, 13], np.int64)
-    out = []
-    for hidden in (STOCK, OPPONENT):
-        values, se = np.zeros(st["mask"].shape), np.zeros(st["mask"].shape)
-        value_rows_fast_serial(st["S"], st["M"], st["deck"], st["pile"], st["mask"], R, seeds, 8,
-                               *continuation_args("heuristic"), values, se, hidden)
-        out.append(values)
+    out = [_kernel_values(value_rows_fast_serial, st, 8, "heuristic", hidden)[0] for hidden in (STOCK, OPPONENT)]
     legal = st["mask"] > 0
     assert np.isfinite(out[1][legal]).all() and not np.array_equal(out[0][legal], out[1][legal])
     assert "hidden" not in ActionLabels().key() and ActionLabels(hidden="opponent").key()["hidden"] == "opponent"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Round 0's compact labels on a lent 16-core machine, within about 9 minutes; the files come back in one archive.
+# A round's compact labels (round 0's by default) on a lent 16-core machine, within about 9 minutes; the files come back in one archive.
 #
 # From the repository root, through the device tool (the machine has python3 with numpy, numba and torch, but
 # not gymnasium or pettingzoo, and reaches no network: their wheels travel in scratch/wheels, an ignored folder):
@@ -13,6 +13,8 @@
 # docs/results/improve_labels/round0 yet (the committed ones are skipped), and stops between files once BUDGET
 # seconds have passed since this script began; every file is written whole. The new files go into
 # $OUT/round0_labels.tar (the device brings back at most 8 files), with the workers' logs in $OUT/round0_log.txt.
+# A later round: LABELS=docs/results/improve_labels/round3 ROUND_ARGS="--round 3 --state-player
+# docs/results/improve_labels/improved_r2.npz" bash training/improve/device_round.sh (the archive keeps its name).
 # The round then goes on anywhere, on 2 cores in the background, from where the files stand:
 #
 #   OPENBLAS_NUM_THREADS=1 NUMBA_NUM_THREADS=1 nohup nice -n 19 python -m gin3_training.improve.round \
