@@ -41,3 +41,26 @@ def test_the_docs_list_every_experiment() -> None:
     assert listed == set(SCRIPTS), f"docs/experiments.md lists {sorted(listed)}, experiments/ holds {SCRIPTS}"
     for name in (*SCRIPTS, *LIBRARIES):
         assert f"`experiments/{name}.py`" in text, name
+
+
+def test_improve_rounds_reads_evaluate_results_against_net(tmp_path) -> None:
+    import json
+
+    import pytest
+
+    from experiments.improve_rounds import main, read_point
+
+    def result(b: str) -> dict:
+        return {"reports": {"hands": {"policy_a": "a.npz", "policy_b": b, "n_deals": 20, "seed": 3,
+                                      "points_per_hand": {"mean": 0.5, "low": -0.1, "high": 1.1}}}}
+
+    (tmp_path / "a.json").write_text(json.dumps(result("net")))
+    (tmp_path / "b.json").write_text(json.dumps(result("trained")))
+    p = read_point("100", "tuned", str(tmp_path / "a.json"))
+    assert (p["labels"], p["mean"], p["low"], p["deals"]) == (100, 0.5, -0.1, 20)
+    with pytest.raises(ValueError, match="not net"):
+        read_point("100", "tuned", str(tmp_path / "b.json"))
+    with pytest.raises(ValueError, match="count of labelled decisions"):
+        read_point("many", "tuned", str(tmp_path / "a.json"))
+    assert main(["--point", "100", "ridge", str(tmp_path / "a.json"), "--plot", str(tmp_path / "c.png")]) == 0
+    assert (tmp_path / "c.png").stat().st_size > 1000
