@@ -13,7 +13,7 @@ from gin3_env.engine.rules import Rules
 from gin3_env.kernels import hand_kernels as hk
 from gin3_env.kernels.hands import rules_vector
 from gin3_env.kernels.rollout import load_states
-from gin3_training.improve.label_kernels import reshuffles, value_rows_serial
+from gin3_training.improve.label_kernels import STOCK, reshuffles, value_rows_serial
 from gin3_training.improve.labels import ActionLabels, continuation_args, run_round
 
 GIN_HAND = (0, 1, 2, 3, 4, 17, 30, 8, 21, 34, 51)  # clubs A-4, three 5s, three 9s, and the king of spades
@@ -36,7 +36,7 @@ def _values(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, ma
     values = np.zeros(mask.shape)
     se = np.zeros(mask.shape)
     value_rows_serial(S, M, deck, pile, mask, rules_vector(Rules()), np.full(len(S), seed, np.int64), K,
-                      *continuation_args(cont), values, se)
+                      *continuation_args(cont), values, se, STOCK)
     return values, se
 
 

@@ -16,7 +16,7 @@ from gin3_env.kernels.hands import VectorHands, rules_vector
 from gin3_env.kernels.jit import njit
 from gin3_training.improve.compact import compact, label_path, read_labels, run_labels, to_shard, write_labels
 from gin3_training.improve.fast_player import fast_gated_act
-from gin3_training.improve.label_kernels import value_rows_fast_serial, value_rows_serial
+from gin3_training.improve.label_kernels import OPPONENT, STOCK, value_rows_fast_serial, value_rows_serial
 from gin3_training.improve.labels import ActionLabels, _batch_player, continuation_args, label_shard, play_states
 
 
@@ -96,17 +96,19 @@ def test_fused_player_plays_the_gated_players_moves() -> None:
 
 
 def _kernel_values(kernel, st: dict[str, np.ndarray], K: int, continuation: str,
-                   *hidden: int) -> tuple[np.ndarray, np.ndarray]:
+                   hidden: int) -> tuple[np.ndarray, np.ndarray]:
     """``kernel``'s values and standard errors of every legal action of the first three decisions of ``st``."""
     values, se = np.zeros(st["mask"].shape), np.zeros(st["mask"].shape)
     kernel(st["S"], st["M"], st["deck"], st["pile"], st["mask"], rules_vector(Rules()),
-           np.array([11, 12, 13], np.int64), K, *continuation_args(continuation), values, se, *hidden)
+           np.array([11, 12, 13], np.int64), K, *continuation_args(continuation), values, se, hidden)
     return values, se
 
 
 def test_fast_kernel_gives_the_same_values() -> None:
     st = play_states(3, 4, _batch_player("net"), _batch_player("trained"), 0.3, 8)
-    out = [_kernel_values(kernel, st, 6, "trained") for kernel in (value_rows_serial, value_rows_fast_serial)]
+    out = [_kernel_values(kernel, st, 6, "trained", STOCK) for kernel in (value_rows_serial, value_rows_fast_serial)]
+    with pytest.raises(ValueError, match="true deal only"):
+        _kernel_values(value_rows_serial, st, 2, "trained", OPPONENT)
     assert np.array_equal(out[0][0], out[1][0], equal_nan=True) and np.array_equal(out[0][1], out[1][1],
                                                                                    equal_nan=True)
 
@@ -168,8 +170,6 @@ def test_belief_reshuffles_deal_only_what_the_acting_player_has_not_seen() -> No
 
 
 def test_information_state_labels_differ_from_the_true_deals_and_keep_their_own_key() -> None:
-    from gin3_training.improve.label_kernels import OPPONENT, STOCK
-
     st = play_states(3, 4, _batch_player("net"), _batch_player("heuristic"), 0.3, 8)
     out = [_kernel_values(value_rows_fast_serial, st, 8, "heuristic", hidden)[0] for hidden in (STOCK, OPPONENT)]
     legal = st["mask"] > 0

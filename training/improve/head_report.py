@@ -51,7 +51,7 @@ def audit(states: dict[str, np.ndarray], rows: np.ndarray, mine: np.ndarray, the
     deal from ``shuffles`` fresh reshuffles, ``trained`` continuing: mean gain per switch and its standard error."""
     from gin3_env.engine.rules import Rules
     from gin3_env.kernels.hands import rules_vector
-    from gin3_training.improve.label_kernels import value_rows_fast_serial
+    from gin3_training.improve.label_kernels import STOCK, value_rows_fast_serial
     from gin3_training.improve.labels import continuation_args
 
     n = len(rows)
@@ -64,7 +64,7 @@ def audit(states: dict[str, np.ndarray], rows: np.ndarray, mine: np.ndarray, the
     seeds = np.random.default_rng([seed, shuffles, 7]).integers(0, 2**31 - 1, size=n).astype(np.int64)
     t0 = time.process_time()
     value_rows_fast_serial(*(np.ascontiguousarray(states[k][rows]) for k in ("S", "M", "deck", "pile")), mask,
-                           rules_vector(Rules()), seeds, shuffles, *continuation_args("trained"), values, se)
+                           rules_vector(Rules()), seeds, shuffles, *continuation_args("trained"), values, se, STOCK)
     gain = values[np.arange(n), theirs] - values[np.arange(n), mine]
     return {"switches": n, "shuffles": shuffles, "gain_per_switch": float(gain.mean()),
             "gain_se": float(gain.std(ddof=1) / np.sqrt(n)) if n > 1 else None,

@@ -116,9 +116,12 @@ def _value_row(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.
 @njit(cache=True)
 def value_rows_serial(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                       R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-                      values: np.ndarray, se: np.ndarray) -> None:
+                      values: np.ndarray, se: np.ndarray, hidden: int) -> None:
     """Value every legal action of each row (see the module doc) with the gated player continuing, one thread:
-    the reference the fused kernel (:func:`value_rows_fast`) is tested and benchmarked against."""
+    the reference the fused kernel (:func:`value_rows_fast`) is tested and benchmarked against (on the true deal
+    only: ``hidden`` must be :data:`STOCK`)."""
+    if hidden != STOCK:
+        raise ValueError("the reference kernel values the true deal only (hidden = STOCK)")
     for i in range(S.shape[0]):
         _value_row(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se)
 
@@ -252,7 +255,7 @@ def _value_row_fast(i: int, S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile
 @njit(cache=True, parallel=True)
 def value_rows_fast(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                     R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-                    values: np.ndarray, se: np.ndarray, hidden: int = STOCK) -> None:
+                    values: np.ndarray, se: np.ndarray, hidden: int) -> None:
     """:func:`value_rows_serial` with the fused continuation player (:mod:`.fast_player`), rows spread over
     numba's threads: the same values."""
     for i in prange(S.shape[0]):
@@ -262,7 +265,7 @@ def value_rows_fast(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.nda
 @njit(cache=True)
 def value_rows_fast_serial(S: np.ndarray, M: np.ndarray, deck: np.ndarray, pile: np.ndarray, mask: np.ndarray,
                            R: np.ndarray, seeds: np.ndarray, K: int, fp: np.ndarray, ip: np.ndarray, gates: tuple,
-                           values: np.ndarray, se: np.ndarray, hidden: int = STOCK) -> None:
+                           values: np.ndarray, se: np.ndarray, hidden: int) -> None:
     """:func:`value_rows_fast` on one thread."""
     for i in range(S.shape[0]):
         _value_row_fast(i, S, M, deck, pile, mask, R, seeds, K, fp, ip, gates, values, se, hidden)
