@@ -1,7 +1,7 @@
 """A discard gate on the shipped player: ``python -m experiments.discard_gate --out DIR [--deals N ...]``.
 
 Labels the plain discards of deals played by the gated player of ``--base`` (default the shipped
-``trained``: its knock and draw gates) on both sides, each with probability ``--rate``: the
+``gated``: its knock and draw gates) on both sides, each with probability ``--rate``: the
 heuristic's second and third best plain discards (by its own scores) against its choice, each played
 from ``--shuffles`` reshuffles of the stock, the same for all three, the base player continuing
 (:func:`gin3_training.gates.labels.run_labels`, shards under ``DIR/labels_discard/``, resumable;

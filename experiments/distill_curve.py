@@ -1,5 +1,5 @@
 """Strength of the distilled network by decisions distilled: fits on the first shards of a distillation run's
-round 0, beside the run's own rounds, against the heuristic and against ``trained``.
+round 0, beside the run's own rounds, against the heuristic and against ``gated``.
 
     python -m experiments.distill_curve --run runs/distill --shards 1 3 --epochs 2.5 \\
         --json docs/results/net_distill_curve.json --plot docs/distillation_curve.png
@@ -7,8 +7,8 @@ round 0, beside the run's own rounds, against the heuristic and against ``traine
 For each ``--shards N`` a network of the run's sizes is fitted (the run's epochs and rate of round 0, one torch
 thread) to the first ``N`` shards of round 0 alone; every network, these and each round's ``net_rR.npz``, then
 plays ``--heuristic-deals`` duplicate deals against the heuristic (the run's choice seed) and ``--trained-deals``
-against ``trained`` (``--seed``, seat baseline). The JSON holds each point (decisions, the fit's CPU-minutes,
-agreement with ``trained``, both figures); the plot draws both figures with their 95% intervals by decisions.
+against ``gated`` (``--seed``, seat baseline). The JSON holds each point (decisions, the fit's CPU-minutes,
+agreement with ``gated``, both figures); the plot draws both figures with their 95% intervals by decisions.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def points(run: Path, shards: list[int], heuristic_deals: int, trained_deals: in
 
     def measured(net: Any, record: dict[str, Any]) -> dict[str, Any]:
         record["vs_heuristic"] = figures(versus(net, "heuristic", heuristic_deals, cfg["seed"] + CHOICE_SEED_OFFSET))
-        record["vs_trained"] = figures(versus(net, "trained", trained_deals, seed))
+        record["vs_trained"] = figures(versus(net, "gated", trained_deals, seed))
         print(json.dumps(record), flush=True)
         return record
 
@@ -60,7 +60,7 @@ def plot(records: list[dict[str, Any]], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4))
-    for key, label in (("vs_heuristic", "against the heuristic"), ("vs_trained", "against trained")):
+    for key, label in (("vs_heuristic", "against the heuristic"), ("vs_trained", "against gated")):
         rows = sorted(records, key=lambda r: r["decisions"])
         x = [r["decisions"] for r in rows]
         y = [r[key]["pair_mean"][0] for r in rows]
@@ -71,7 +71,7 @@ def plot(records: list[dict[str, Any]], path: Path) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("decisions of trained distilled (round 0's first shards, then the DAgger rounds)")
     ax.set_ylabel("points per hand (95% interval)")
-    ax.set_title("net, distilled from trained: strength by decisions distilled")
+    ax.set_title("net, distilled from gated: strength by decisions distilled")
     ax.legend(fontsize=8)
     fig.tight_layout()
     with atomic_output(path) as tmp:
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shards", type=int, nargs="*", default=[1, 3], help="fits on round 0's first N shards")
     parser.add_argument("--heuristic-deals", type=int, default=1000)
     parser.add_argument("--trained-deals", type=int, default=2000)
-    parser.add_argument("--seed", type=int, default=61003, help="the deals against trained")
+    parser.add_argument("--seed", type=int, default=61003, help="the deals against gated")
     parser.add_argument("--epochs", type=float, default=None, help="passes of the subset fits (default: the run's)")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--plot", type=Path, default=None)

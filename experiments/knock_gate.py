@@ -1,7 +1,7 @@
 """Gates measured in play: ``python -m experiments.knock_gate GATE.json ... --hands N --seed S [--against B]``.
 
 Each gate file (``gin3 train-gate`` output) plays as :class:`~gin3_env.policies.gated.GatedPolicy`
-against ``B`` (a policy spec, default the heuristic; ``trained`` for the shipped gated player)
+against ``B`` (a policy spec, default the heuristic; ``gated`` for the shipped gated player)
 over the same duplicate deals with the seat baseline (each seat also against B's own play of
 it), on the batched core. The JSON holds, per file, its scorers, each gate's scorer, threshold, cross-validated fit and
 labels (from the file's provenance) and the play report

@@ -23,7 +23,7 @@ same deals, each against the heuristic in both seats, with the heuristic's own p
 reports each one's figures and B minus A deal by deal: the paired difference, whose interval is
 far narrower than either figure's because the deals' luck cancels; with more searches, every later
 one minus every earlier one (``c_minus_a``, ``c_minus_b``, ...). ``--opponent trained`` plays
-both against the ``trained`` player instead, with its own play of each seat as the baseline.
+both against the ``gated`` player instead, with its own play of each seat as the baseline.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ DELEGATED: dict[str, tuple[str, str, str]] = {
     "dataset": ("gin3_env.evaluation.dataset", "cli_main",
                 "record a Minari dataset of a player's play (needs the 'dataset' extra)"),
     "train-gate": ("gin3_training.gates.train", "main",
-                   f"make the 'trained' player ({PLAYER_ROWS['trained'].description}) from labels on the true deal"),
+                   f"make the 'gated' player ({PLAYER_ROWS['gated'].description}) from labels on the true deal"),
 }
 ROLES = {"team": 0, "box": 1}
 # gin3 train --backend NAME: the trainers other than the default (sb3) one

@@ -42,10 +42,10 @@ def warm_play() -> None:
     from gin3_env.policies import load_policy
     from gin3_env.vector import HeuristicBatch, RandomBatch, VectorHands
 
-    for a, b in (("trained", "heuristic"), ("net", "random"), ("heuristic", "random")):
+    for a, b in (("gated", "heuristic"), ("net", "random"), ("heuristic", "random")):
         evaluate_hands(load_policy(a), load_policy(b), 50, seed=0, seat_baseline=True)
     five = Rules(knock_limit=5)
-    evaluate_hands(load_policy("heuristic", rules=five), load_policy("trained", rules=five), 50, seed=0, rules=five)
+    evaluate_hands(load_policy("heuristic", rules=five), load_policy("gated", rules=five), 50, seed=0, rules=five)
     from gin3_env.kernels.hand_kernels import OVER
 
     hands = VectorHands(8, seed=0)
@@ -64,7 +64,7 @@ def warm_play() -> None:
     import gymnasium as gym
 
     for env_id in ("gin3/ThreeHandedGin-v0", "gin3/ThreeHandedGinMatch-v0"):
-        env = gym.make(env_id, opponent="trained")
+        env = gym.make(env_id, opponent="gated")
         env.reset(seed=0)
         for _ in range(30):
             mask = env.unwrapped.action_masks()
@@ -90,7 +90,7 @@ def warm_search() -> None:
     from gin3_env.policies.search import SearchPolicy
 
     deck = [int(c) for c in np.random.default_rng(5).permutation(52)]
-    for rollout in ("heuristic", "trained"):
+    for rollout in ("heuristic", "gated"):
         search = SearchPolicy(seed=0, samples=8, time_budget=None, rollout_policy=rollout)
         play_deal(search, HeuristicPolicy(), deck)
 

@@ -98,14 +98,16 @@ def test_label_shards_resume_and_refuse_other_settings(tmp_path) -> None:
 def test_net_with_an_advantage_head_round_trips_and_switches(tmp_path) -> None:
     from gin3_env.policies.net import WEIGHTS, ActionNet, NetPolicy, improve, load_net
 
-    net = load_net("gin3_env/models/net.npz")
+    shipped = load_net("gin3_env/models/net.npz")  # the improved player: the network and its head
+    assert shipped.head is not None and shipped.margin > 0 and shipped.top > 0
+    net = shipped.without_head()
+    assert net.head is None and net.provenance == shipped.provenance["network"]
     head = ActionNet(**{w: getattr(net, w) for w in ("state_mean", "state_scale", "action_mean", "action_scale",
                                                       "Ws", "Wa", "b1", "W2", "b2", "w3", "b3")})
     both = ActionNet(**{w: getattr(net, w) for w in WEIGHTS}, head=head, margin=1.5, top=3)
     both.save(tmp_path / "improved.npz")
     back = load_net(tmp_path / "improved.npz")
     assert back.head is not None and back.margin == 1.5 and back.top == 3 and np.array_equal(back.head.Ws, head.Ws)
-    assert load_net("gin3_env/models/net.npz").head is None
     # the switch: only at a discard decision, only past the margin
     start = np.array([0, 2, 5])
     legal = np.array([0, 1, DISCARD_BASE + 1, DISCARD_BASE + 2, KNOCK_BASE + 2])

@@ -444,7 +444,7 @@ def blocked(modules: list[str], *argv: str) -> subprocess.CompletedProcess[str]:
 def test_a_misspelt_policy_gets_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
     from gin3_env.cli import main
 
-    assert main(["evaluate", "trained", "heuristc", "--hands", "2"]) == 2
+    assert main(["evaluate", "gated", "heuristc", "--hands", "2"]) == 2
     err = capsys.readouterr().err
     assert "unknown policy 'heuristc' (did you mean 'heuristic'?)" in err and len(err.strip().splitlines()) == 1
 

@@ -83,7 +83,7 @@ def _fast_rows(obs: np.ndarray, mask: np.ndarray, fp: np.ndarray, ip: np.ndarray
 
 
 def test_fused_player_plays_the_gated_players_moves() -> None:
-    fp, ip, gates = continuation_args("trained")
+    fp, ip, gates = continuation_args("gated")
     hands = VectorHands(48, seed=9)
     for _ in range(70):
         obs = np.ascontiguousarray(hands.observe())
@@ -105,10 +105,10 @@ def _kernel_values(kernel, st: dict[str, np.ndarray], K: int, continuation: str,
 
 
 def test_fast_kernel_gives_the_same_values() -> None:
-    st = play_states(3, 4, _batch_player("net"), _batch_player("trained"), 0.3, 8)
-    out = [_kernel_values(kernel, st, 6, "trained", STOCK) for kernel in (value_rows_serial, value_rows_fast_serial)]
+    st = play_states(3, 4, _batch_player("net"), _batch_player("gated"), 0.3, 8)
+    out = [_kernel_values(kernel, st, 6, "gated", STOCK) for kernel in (value_rows_serial, value_rows_fast_serial)]
     with pytest.raises(ValueError, match="true deal only"):
-        _kernel_values(value_rows_serial, st, 2, "trained", OPPONENT)
+        _kernel_values(value_rows_serial, st, 2, "gated", OPPONENT)
     assert np.array_equal(out[0][0], out[1][0], equal_nan=True) and np.array_equal(out[0][1], out[1][1],
                                                                                    equal_nan=True)
 
@@ -150,7 +150,7 @@ def test_belief_reshuffles_deal_only_what_the_acting_player_has_not_seen() -> No
     from gin3_env.kernels import hand_kernels as hk
     from gin3_training.improve.label_kernels import belief_reshuffles
 
-    st = play_states(6, 9, _batch_player("net"), _batch_player("trained"), 0.5, 8)
+    st = play_states(6, 9, _batch_player("net"), _batch_player("gated"), 0.5, 8)
     for i in range(len(st["S"])):
         p, pos = int(st["S"][i, hk.PLAYER]), int(st["S"][i, hk.POS])
         opp, known = int(st["M"][i, hk.HAND0 + 1 - p]), int(st["M"][i, hk.KNOWN0 + 1 - p])

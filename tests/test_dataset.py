@@ -40,7 +40,7 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="module")
 def trained_20(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     folder = tmp_path_factory.mktemp("datasets")
-    return folder, record_dataset("trained", episodes=20, root=folder, num_envs=8)
+    return folder, record_dataset("gated", episodes=20, root=folder, num_envs=8)
 
 
 def load(folder: Path, dataset_id: str, monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -51,7 +51,7 @@ def load(folder: Path, dataset_id: str, monkeypatch: pytest.MonkeyPatch) -> Any:
 def test_a_recorded_dataset_loads_with_minari_and_its_masks_admit_every_action(
         trained_20: tuple[Path, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     folder, _ = trained_20
-    dataset = load(folder, "gin3/trained-v0", monkeypatch)
+    dataset = load(folder, "gin3/gated-v0", monkeypatch)
     assert dataset.total_episodes == 20
     assert dataset.observation_space.shape == (374,) and dataset.action_space.n == 107
     steps = 0
@@ -67,7 +67,7 @@ def test_a_recorded_dataset_loads_with_minari_and_its_masks_admit_every_action(
         assert not episode.rewards[:-1].any()
     assert steps == dataset.total_steps
     meta = dataset.storage.metadata
-    assert (meta["player"], meta["opponent"], meta["seed"], meta["backend"]) == ("trained", "heuristic", 0, "batched")
+    assert (meta["player"], meta["opponent"], meta["seed"], meta["backend"]) == ("gated", "heuristic", 0, "batched")
     assert dataset.env_spec.kwargs["opponent"] == "heuristic"
 
 
@@ -76,7 +76,7 @@ def test_each_episode_deals_again_from_its_options(trained_20: tuple[Path, Any],
     import gymnasium as gym
 
     folder, _ = trained_20
-    dataset = load(folder, "gin3/trained-v0", monkeypatch)
+    dataset = load(folder, "gin3/gated-v0", monkeypatch)
     env = dataset.recover_environment()
     for meta, episode in zip(dataset.storage.get_episode_metadata(range(3)), dataset.iterate_episodes(range(3)),
                              strict=True):
@@ -92,9 +92,9 @@ def test_each_episode_deals_again_from_its_options(trained_20: tuple[Path, Any],
 def test_the_same_seed_records_the_same_data(trained_20: tuple[Path, Any], root: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     folder, first = trained_20
-    again = record_dataset("trained", episodes=20, num_envs=8)  # MINARI_DATASETS_PATH: the root fixture's
-    other = record_dataset("trained", episodes=20, dataset_id="gin3/trained-v1", seed=1, num_envs=8)
-    first = load(folder, "gin3/trained-v0", monkeypatch)
+    again = record_dataset("gated", episodes=20, num_envs=8)  # MINARI_DATASETS_PATH: the root fixture's
+    other = record_dataset("gated", episodes=20, dataset_id="gin3/gated-v1", seed=1, num_envs=8)
+    first = load(folder, "gin3/gated-v0", monkeypatch)
     for a, b in zip(first.iterate_episodes(), again.iterate_episodes(), strict=True):
         for key in ("observations", "actions", "rewards", "terminations", "truncations"):
             np.testing.assert_array_equal(getattr(a, key), getattr(b, key))
@@ -110,7 +110,7 @@ def same(a: Episode, b: Episode, where: str) -> None:
         np.testing.assert_array_equal(getattr(a, key), getattr(b, key), err_msg=f"{where}: {key}")
 
 
-@pytest.mark.parametrize("player", ["trained", "heuristic", "net"])
+@pytest.mark.parametrize("player", ["gated", "heuristic", "net"])
 def test_the_batched_recording_is_the_scalar_envs_on_the_same_deals(player: str) -> None:
     """The batched core and the player's batched form against the scalar env (gym.make) and the scalar player
     on each recorded episode's deck and role: every observation, mask, action, reward and end the same."""
@@ -131,8 +131,8 @@ def test_the_scalar_backend_records_too(root: Path) -> None:
 def test_minari_reads_back_what_its_own_writer_would_have_written(root: Path) -> None:
     """The recorder writes Minari's HDF5 layout itself (arrays stored whole); Minari's own writer, given the same
     episodes as EpisodeBuffers, gives a dataset that loads the same."""
-    episodes = list(batched_episodes("trained", 6, num_envs=3, seed=2))
-    ours = record_dataset("trained", episodes=6, num_envs=3, seed=2)
+    episodes = list(batched_episodes("gated", 6, num_envs=3, seed=2))
+    ours = record_dataset("gated", episodes=6, num_envs=3, seed=2)
     theirs = minari.create_dataset_from_buffers(
         "gin3/theirs-v0", [episode_buffer(e) for e in episodes], env="gin3/ThreeHandedGin-v0",
         eval_env="gin3/ThreeHandedGin-v0", algorithm_name="x", author="x", author_email="x", code_permalink="x",
@@ -212,7 +212,7 @@ def test_the_command_records_then_refuses_the_same_id(tmp_path: Path) -> None:
         refused = gin3("dataset", "heuristic", "--root", str(folder), *bad, env=env)
         assert refused.returncode == 2 and said in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr
     unknown = gin3("dataset", "traind", "--root", str(folder), env=env)
-    assert unknown.returncode == 2 and "trained" in unknown.stderr and unknown.stderr.count("\n") == 1, unknown.stderr
+    assert unknown.returncode == 2 and "gated" in unknown.stderr and unknown.stderr.count("\n") == 1, unknown.stderr
 
 
 # ---------------------------------------------------------------- behaviour cloning (docs/datasets.md)

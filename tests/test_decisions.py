@@ -108,15 +108,15 @@ def test_the_features_count_a_hand_within_the_rules_knock_limit_as_knockable() -
 
 def test_the_gated_player_follows_the_rules_it_is_given() -> None:
     model = load_gated(GATE_MODEL)
-    default, usual = GatedPolicy(model, "trained"), GatedPolicy(model, "trained", rules=Rules())
-    five = GatedPolicy(model, "trained", rules=Rules(knock_limit=5))
+    default, usual = GatedPolicy(model, "gated"), GatedPolicy(model, "gated", rules=Rules())
+    five = GatedPolicy(model, "gated", rules=Rules(knock_limit=5))
     assert default.heuristic.knock_limit == usual.heuristic.knock_limit == 10 and five.heuristic.knock_limit == 5
     assert five._limit == 5 and five._ip[0] == 5 and default._limit == 10
     obs, mask = random_rows(128, 6)
     np.testing.assert_array_equal(default.act_batch(obs, mask), usual.act_batch(obs, mask))
     assert (five.act_batch(obs, mask) != default.act_batch(obs, mask)).any()  # the rule changes some choices
     with pytest.raises(ValueError, match="rules must be a Rules"):
-        GatedPolicy(model, "trained", rules={"knock_limit": 5})  # type: ignore[arg-type]
+        GatedPolicy(model, "gated", rules={"knock_limit": 5})  # type: ignore[arg-type]
 
 
 def test_a_gated_model_saves_in_the_gates_format(tmp_path: Path) -> None:

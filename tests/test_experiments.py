@@ -55,7 +55,7 @@ def test_improve_rounds_reads_evaluate_results_against_net(tmp_path) -> None:
                                       "points_per_hand": {"mean": 0.5, "low": -0.1, "high": 1.1}}}}
 
     (tmp_path / "a.json").write_text(json.dumps(result("net")))
-    (tmp_path / "b.json").write_text(json.dumps(result("trained")))
+    (tmp_path / "b.json").write_text(json.dumps(result("gated")))
     p = read_point("100", "tuned", str(tmp_path / "a.json"))
     assert (p["labels"], p["mean"], p["low"], p["deals"]) == (100, 0.5, -0.1, 20)
     with pytest.raises(ValueError, match="not net"):

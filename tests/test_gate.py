@@ -202,7 +202,7 @@ def test_the_gate_file_round_trips_and_every_bad_file_is_one_clear_error(tmp_pat
 def test_the_shipped_trained_player_loads_and_plays_legal_moves() -> None:
     from gin3_env.evaluation import evaluate_hands
 
-    policy = load_policy("trained")
+    policy = load_policy("gated")
     draw = policy.model.gate("draw") if isinstance(policy, GatedPolicy) else None
     assert draw is not None and draw.options["only_take"] and policy.model.scorers.count("mlp") == 3
     report = evaluate_hands(policy, load_policy("heuristic"), 60, seed=1, batched=True)
@@ -251,8 +251,8 @@ def test_the_labels_benchmark_reports_decisions_per_second() -> None:
     assert report["decisions"] > 10 and report["decisions_per_s"] > 0
     assert report["draw"]["decisions"] > 5 and report["draw"]["decisions_per_s"] > 0
     every = report["every_action"]
-    assert every["trained"]["decisions"] == 4 and every["trained"]["legal_per_decision"] >= 2
-    assert every["trained, net's best 3"]["decisions_per_cpu_s"] > 0
+    assert every["gated"]["decisions"] == 4 and every["gated"]["legal_per_decision"] >= 2
+    assert every["gated, net's best 3"]["decisions_per_cpu_s"] > 0
     text = labels.format_report(report)
     assert "labelled decisions/s" in text and "draw labels:" in text and "every-action labels of net's discards" in text
 
@@ -285,7 +285,7 @@ def rows_at(n_deals: int, seed: int, stop: Any) -> tuple[VectorHands, list[int]]
     the player's moves there) holds; the rows where it held, left before that move."""
     hands = VectorHands(n_deals)
     hands.reset(decks=_decks(seed, 0, n_deals))
-    trained = load_policy("trained")
+    trained = load_policy("gated")
     at = np.zeros(n_deals, dtype=bool)
     for _ in range(400):
         live = np.flatnonzero((hands.phase != hk.OVER) & ~at)

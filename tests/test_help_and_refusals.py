@@ -17,7 +17,7 @@ from gin3_env.evaluation.cli import build_parser as evaluate_parser
 from gin3_env.files import save_json
 from gin3_env.policies import HeuristicPolicy, check_policy_spec, policy_spec_help
 
-SPECS = ("random", "heuristic", "search", "trained", "ppo", "rllib:PATH", ".json", ".zip")
+SPECS = ("random", "heuristic", "search", "gated", "ppo", "rllib:PATH", ".json", ".zip")
 
 
 def flat(text: str) -> str:
@@ -51,7 +51,7 @@ def test_replay_help_says_where_logs_come_from() -> None:
 
 
 # ------------------------------------------------------------------ specs checked first
-@pytest.mark.parametrize("argv", [["trained", "nowhere/missing.zip"], ["nowhere/missing.zip", "trained"]])
+@pytest.mark.parametrize("argv", [["gated", "nowhere/missing.zip"], ["nowhere/missing.zip", "gated"]])
 def test_evaluate_refuses_a_missing_model_in_any_position_before_loading_any(
     argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -70,7 +70,7 @@ def test_evaluate_refuses_a_missing_model_in_any_position_before_loading_any(
 
 
 def test_check_policy_spec_refuses_without_loading(tmp_path: Path) -> None:
-    for good in ("random", "heuristic", "search", "search:samples=4", "trained", "ppo"):
+    for good in ("random", "heuristic", "search", "search:samples=4", "gated", "ppo"):
         check_policy_spec(good)
     with pytest.raises(ValueError, match="unknown policy 'foo': choose random, heuristic, search"):
         check_policy_spec("foo")

@@ -114,7 +114,7 @@ def test_check_outputs_accepts_a_new_folder(tmp_path: Path) -> None:
 
 def test_default_roster_and_search_share() -> None:
     assert build_parser().parse_args([]).players == ",".join(DEFAULT_ROSTER)
-    assert {"random", "heuristic", "trained", "net", "ppo", "search", "openspiel-simple"} == set(DEFAULT_ROSTER)
+    assert {"random", "heuristic", "gated", "net", "ppo", "search", "openspiel-simple"} == set(DEFAULT_ROSTER)
     assert default_search_hands(1000) == 100 and default_search_hands(5) == 1
 
 
@@ -142,8 +142,8 @@ def test_openspiel_simple_pairs_play_openspiel_gin(tmp_path: Path) -> None:
 def test_the_ladder_lists_its_pairs_and_keeps_the_time_left(capsys: pytest.CaptureFixture[str]) -> None:
     from gin3_env.evaluation.ladder import cli_main
 
-    assert cli_main(["--players", "random,heuristic,trained", "--hands", "4", "--no-plot"]) == 0
+    assert cli_main(["--players", "random,heuristic,gated", "--hands", "4", "--no-plot"]) == 0
     err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("[ladder]")]
     assert err[0] == ("[ladder] 3 pairs, 12 deals in all (each played twice): random vs heuristic (4), "
-                      "random vs trained (4), heuristic vs trained (4)")
+                      "random vs gated (4), heuristic vs gated (4)")
     assert "left" in err[1] and "left" in err[2] and "left" not in err[3]  # the last pair: nothing left

@@ -418,7 +418,7 @@ sys.modules["gin3_training"] = None  # the lab is not installed: importing it fa
 import gin3_env
 from gin3_env.evaluation import evaluate_hands
 from gin3_env.policies import load_policy
-for spec in ("random", "heuristic", "trained", "net", "ppo"):
+for spec in ("random", "heuristic", "gated", "net", "ppo"):
     result = evaluate_hands(load_policy(spec), load_policy("heuristic"), 2, seed=1)
     print(spec, result.overall.n)
 """
@@ -429,7 +429,7 @@ def test_every_shipped_player_loads_and_plays_without_the_lab() -> None:
 
     done = subprocess.run([sys.executable, "-c", WITHOUT_LAB], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.split() == ["random", "2", "heuristic", "2", "trained", "2", "net", "2", "ppo", "2"], done.stdout
+    assert done.stdout.split() == ["random", "2", "heuristic", "2", "gated", "2", "net", "2", "ppo", "2"], done.stdout
 
 
 def test_the_experiment_check_reads_statements_and_strings() -> None:

@@ -236,7 +236,7 @@ def test_a_player_is_its_network_alone() -> None:
 
 def test_the_spec_check_reads_no_weights(tmp_path: Path) -> None:
     """``gin3 evaluate trained missing.zip`` is refused before torch is imported."""
-    code = ("import sys; from gin3_env.policies.specs import check_policy_spec; check_policy_spec('trained'); "
+    code = ("import sys; from gin3_env.policies.specs import check_policy_spec; check_policy_spec('gated'); "
             f"print('torch' in sys.modules); check_policy_spec({str(tmp_path / 'missing.zip')!r})")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.stdout.split() == ["False"] and "not found" in run.stderr, (run.stdout, run.stderr)

@@ -55,7 +55,7 @@ def _rows(hands: np.ndarray, public: dict[str, int]) -> tuple[np.ndarray, np.nda
     return obs, mask
 
 
-@pytest.mark.parametrize("spec", ["heuristic", "trained"])
+@pytest.mark.parametrize("spec", ["heuristic", "gated"])
 def test_the_rows_rebuilt_for_the_true_hand_are_the_opponents_own_and_its_model_plays_its_move(
         spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """At every opponent decision the belief reads, the observation rebuilt around the opponent's true cards
@@ -117,18 +117,18 @@ def test_a_random_opponent_is_never_asked_for_its_move() -> None:
 
 
 def test_search_opponent_option_and_its_refusals() -> None:
-    assert parse_options("opponent=trained")["opponent"] == "trained"
+    assert parse_options("opponent=gated")["opponent"] == "gated"
     assert parse_options("opponent=kernel")["opponent"] == "kernel"
-    assert parse_options("opponent=search:rollout_policy=trained")["opponent"] == "search:rollout_policy=trained"
+    assert parse_options("opponent=search:rollout_policy=gated")["opponent"] == "search:rollout_policy=gated"
     for bad in ("opponent=nobody", "opponent=rllib:/nowhere", "rollout_policy=nobody"):
         with pytest.raises((ValueError, FileNotFoundError)):
             parse_options(bad)
     with pytest.raises(ValueError, match="mcmc"):
-        SearchPolicy(**parse_options("opponent=trained,belief=mcmc,samples=4,min_samples=4")).act(
+        SearchPolicy(**parse_options("opponent=gated,belief=mcmc,samples=4,min_samples=4")).act(
             _first_observation())
-    search = SearchPolicy(**parse_options("opponent=trained,samples=4,min_samples=4"))
-    assert search.model is not None and search.model.name == "trained"
-    assert opponent_model("search:rollout_policy=trained").gated_model is not None
+    search = SearchPolicy(**parse_options("opponent=gated,samples=4,min_samples=4"))
+    assert search.model is not None and search.model.name == "gated"
+    assert opponent_model("search:rollout_policy=gated").gated_model is not None
     assert opponent_model("search").heuristic is not None
 
 
@@ -142,10 +142,10 @@ def _first_observation() -> dict[str, Any]:
 def test_evaluation_tells_the_search_whom_it_faces() -> None:
     """Seated by the evaluation, a search models its opponent's own player unless its spec names one."""
     told = load_policy("search:samples=4,min_samples=4", seed=1)
-    evaluate_hands(told, load_policy("trained"), 1, seed=3)
-    assert told.model is not None and told.model.name == "trained"
+    evaluate_hands(told, load_policy("gated"), 1, seed=3)
+    assert told.model is not None and told.model.name == "gated"
     kept = load_policy("search:samples=4,min_samples=4,opponent=kernel", seed=1)
-    evaluate_hands(kept, load_policy("trained"), 1, seed=3)
+    evaluate_hands(kept, load_policy("gated"), 1, seed=3)
     assert kept.model is None
 
 
@@ -168,7 +168,7 @@ def test_policy_rollouts_play_the_hands_the_compiled_rollouts_play() -> None:
             view = state.view(state.player)
             states.append(state)
             firsts.append(int(policy.act({"observation": encode(view), "action_mask": action_mask(view)})))
-    for spec in ("heuristic", "trained"):
+    for spec in ("heuristic", "gated"):
         model = opponent_model(spec)
         slow = PolicyRollouts(GAME, model).run(states, firsts)
         fast = Rollouts(GAME, gated_model=model.gated_model).run(states, firsts)

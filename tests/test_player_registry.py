@@ -123,7 +123,7 @@ def test_every_spec_finds_its_row() -> None:
         assert find_row(f"some/model{suffix}").name == suffix  # type: ignore[union-attr]
     assert find_row("some/folder/model").name == ".zip"  # type: ignore[union-attr]  # any other path: a saved model
     assert find_row("nothing") is None
-    assert takes_seed("random") and takes_seed("search:samples=4") and not takes_seed("trained")
+    assert takes_seed("random") and takes_seed("search:samples=4") and not takes_seed("gated")
 
 
 def test_the_rows_are_well_formed() -> None:
@@ -140,8 +140,30 @@ def test_the_rows_are_well_formed() -> None:
 
 def test_the_shipped_players_batched_forms_are_their_rows() -> None:
     """Each built-in row's batched form is what as_batch makes of it (the model rows need torch: left out)."""
-    kinds: dict[str, Any] = {"random": "RandomBatch", "heuristic": "HeuristicBatch", "trained": "GatedBatch",
+    kinds: dict[str, Any] = {"random": "RandomBatch", "heuristic": "HeuristicBatch", "gated": "GatedBatch",
                              "net": "NetBatch"}
     for name, kind in kinds.items():
         assert type(as_batch(name)).__name__ == kind, name
     assert PLAYER_ROWS["search"].batched == "blueprint"
+
+
+def test_trained_is_an_alias_of_the_strongest_learnt_player() -> None:
+    """``trained`` is the row of :data:`~gin3_env.policies.registry.STRONGEST` under its own name: the same loader,
+    model file and batched form, the same moves; out of the ladder (it would play itself), listed after it."""
+    from gin3_env.kernels.hands import VectorHands
+    from gin3_env.policies.registry import STRONGEST, ladder_players
+
+    alias, strongest = PLAYER_ROWS["trained"], PLAYER_ROWS[STRONGEST]
+    assert alias.alias_of == STRONGEST and strongest.alias_of is None and STRONGEST != "trained"
+    assert (alias.load, alias.model_file, alias.batched) == (strongest.load, strongest.model_file, strongest.batched)
+    assert "trained" not in ladder_players() and STRONGEST in ladder_players()
+    names = list(PLAYER_ROWS)
+    assert names.index("trained") == names.index(STRONGEST) + 1
+    player, same = load_policy("trained"), load_policy(STRONGEST)
+    assert player.name == "trained" and same.name == STRONGEST
+    hands = VectorHands(16, seed=5)
+    for _ in range(8):
+        obs, masks = hands.observe(), hands.action_mask
+        moves = player.act_batch(obs, masks)
+        assert (moves == same.act_batch(obs, masks)).all()
+        hands.step(moves)

@@ -51,10 +51,10 @@ def test_the_cli_help_prints_each_players_sentence() -> None:
             assert f"{name}: {sentence}" in text, (command, name)
     done = subprocess.run([sys.executable, "-m", "gin3_env", "--help"], capture_output=True, text=True, timeout=120,
                           cwd=ROOT)
-    assert PLAYERS["trained"] in flat(done.stdout)  # train-gate's line names what it makes
+    assert PLAYERS["gated"] in flat(done.stdout)  # train-gate's line names what it makes
     done = subprocess.run([sys.executable, "-m", "gin3_env", "train-gate", "--help"], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
-    assert done.returncode == 0 and PLAYERS["trained"] in flat(done.stdout), done.stderr
+    assert done.returncode == 0 and PLAYERS["gated"] in flat(done.stdout), done.stderr
 
 
 def test_no_old_description_is_left() -> None:

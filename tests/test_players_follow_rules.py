@@ -81,7 +81,7 @@ def _actions(policy: Any, seen: tuple[np.ndarray, np.ndarray]) -> list[int]:
 
 
 def test_every_shipped_player_says_how_it_takes_the_rules() -> None:
-    assert set(shipped_names()) == {"random", "heuristic", "search", "trained", "net", "ppo"}
+    assert set(shipped_names()) == {"random", "heuristic", "search", "gated", "net", "trained", "ppo"}
     assert all(row.rules_note for row in PLAYER_ROWS.values())
 
 
@@ -115,7 +115,7 @@ def test_each_player_is_built_for_the_game_and_plays_it_legally(spec: str, rules
             assert state.result is not None and state.rules == rules
 
 
-@pytest.mark.parametrize("spec", ["heuristic", "trained", "net"])
+@pytest.mark.parametrize("spec", ["heuristic", "gated", "net"])
 def test_a_player_loaded_for_a_knock_limit_plays_as_one_built_for_it_and_not_as_the_rule_books(spec: str) -> None:
     """Gin only (knock limit 0) against the rule book's 10, on the draw decisions of 200 hands: the heuristic
     (and so the trained player's base) takes the face-up card when that lets it knock at once."""
@@ -126,7 +126,7 @@ def test_a_player_loaded_for_a_knock_limit_plays_as_one_built_for_it_and_not_as_
     zero = Rules(knock_limit=0)
     direct = {
         "heuristic": lambda r: HeuristicPolicy(knock_limit=r.knock_limit),
-        "trained": lambda r: GatedPolicy(load_gate(GATE_MODEL), name="trained", rules=r),
+        "gated": lambda r: GatedPolicy(load_gate(GATE_MODEL), name="gated", rules=r),
         "net": lambda r: NetPolicy(load_net(NET_MODEL), name="net", rules=r),
     }[spec]
     seen = _observations(0)
@@ -143,11 +143,11 @@ def test_a_player_loaded_for_a_knock_limit_plays_as_one_built_for_it_and_not_as_
 
 def test_the_rule_books_rules_change_no_move() -> None:
     seen = _observations(10)
-    for spec in ("heuristic", "trained", "net"):
+    for spec in ("heuristic", "gated", "net"):
         assert _actions(_load(spec, Rules()), seen) == _actions(load_policy(spec), seen), spec
 
 
-@pytest.mark.parametrize("gate", [None, "trained"])
+@pytest.mark.parametrize("gate", [None, "gated"])
 def test_the_search_plays_its_playouts_and_default_move_under_the_rules(gate: str | None) -> None:
     rules = Rules(knock_limit=5, gin_bonus=40)
     spec = SEARCH + (f",rollout_policy={gate}" if gate else "")
@@ -165,10 +165,10 @@ def test_a_player_built_for_other_rules_is_refused_in_one_line() -> None:
                                          r"knock_limit 10 \(the game's: 5\)") as caught:
         evaluate_hands(HeuristicPolicy(), load_policy("random", seed=1), 2, rules=five)
     assert "\n" not in str(caught.value)
-    trained = load_policy("trained")
-    with pytest.raises(ValueError, match=r"the player 'trained' .*gin_bonus 25 \(the game's: 40\)"):
+    trained = load_policy("gated")
+    with pytest.raises(ValueError, match=r"the player 'gated' .*gin_bonus 25 \(the game's: 40\)"):
         load_policy(trained, rules=Rules(gin_bonus=40))
-    assert load_policy(load_policy("trained", rules=five), rules=five).rules == five  # built for them: kept
+    assert load_policy(load_policy("gated", rules=five), rules=five).rules == five  # built for them: kept
     with pytest.raises(ValueError, match="knock_limit=7 but the game's rules have knock_limit 5"):
         load_policy("heuristic", rules=five, knock_limit=7)
     with pytest.raises(ValueError, match="rules must be a Rules"):
@@ -179,7 +179,7 @@ def test_the_envs_load_their_opponents_for_their_rules() -> None:
     from gin3_env.envs.single_agent import ThreeHandedGinEnv
     from gin3_env.vector.learner import LearnerHands
 
-    env = ThreeHandedGinEnv(opponent="trained", knock_limit=5)
+    env = ThreeHandedGinEnv(opponent="gated", knock_limit=5)
     assert env.opponent.rules == env.rules == Rules(knock_limit=5)
     with pytest.raises(ValueError, match="the player 'heuristic' was built for other rules"):
         ThreeHandedGinEnv(opponent=HeuristicPolicy(), knock_limit=5)
@@ -196,14 +196,14 @@ def test_gin3_evaluate_ladder_and_play_load_every_player_for_the_rules(tmp_path:
     from gin3_env.play.commands import load_opponent
 
     five = Rules(knock_limit=5)
-    for spec in ("heuristic", "trained", "net"):
+    for spec in ("heuristic", "gated", "net"):
         assert rules_of(evaluate_load(spec, 0, five)).knock_limit == 5
         assert rules_of(load_opponent(spec, 0, five)).knock_limit == 5
     out = tmp_path / "r.json"
-    assert cli_main(["trained", "heuristic", "--hands", "2", "--matches", "0", "--no-progress",
+    assert cli_main(["gated", "heuristic", "--hands", "2", "--matches", "0", "--no-progress",
                      "--rules", '{"knock_limit": 5}', "--json", str(out)]) == 0
     assert json.loads(out.read_text())["reports"]["hands"]["rules"]["knock_limit"] == 5
-    pair = play_pair("trained", "net", 2, 0, rules=five)
+    pair = play_pair("gated", "net", 2, 0, rules=five)
     assert pair.report.rules["knock_limit"] == 5
     with pytest.raises(ValueError, match="--rules does not apply"):
         play_pair("heuristic", "openspiel-simple", 2, 0, rules=five)

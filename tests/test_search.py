@@ -62,8 +62,8 @@ def test_rollouts_play_the_hand_the_scalar_heuristic_plays() -> None:
 
 def test_gated_rollouts_play_the_hand_the_batched_gated_player_plays() -> None:
     """Differential: with the shipped knock gate a playout ends with the points the scalar engine reaches with
-    the batched gated player (``trained``) on both sides; and the gate changes some of those hands."""
-    trained = load_policy("trained")
+    the batched gated player (``gated``) on both sides; and the gate changes some of those hands."""
+    trained = load_policy("gated")
     states, firsts, truth = _mid_states(40, seed=3, policy=trained)
     gated = Rollouts(gated_model=trained.model).run(states, firsts)
     assert gated.tolist() == [float(x) for x in truth]
@@ -75,8 +75,8 @@ def test_gated_rollouts_play_the_hand_the_batched_gated_player_plays() -> None:
 def test_search_on_the_gated_blueprint_falls_back_to_the_gated_move() -> None:
     """With a margin no gain can pass, the search on the gated blueprint plays the gated player's hand."""
     rng = np.random.default_rng(4)
-    trained = load_policy("trained")
-    search = SearchPolicy(seed=0, samples=8, time_budget=None, margin_z=1e9, rollout_policy="trained")
+    trained = load_policy("gated")
+    search = SearchPolicy(seed=0, samples=8, time_budget=None, margin_z=1e9, rollout_policy="gated")
     for _ in range(4):
         deck = [int(c) for c in rng.permutation(52)]
         for pair, same in (((search, HeuristicPolicy()), (trained, HeuristicPolicy())),
@@ -170,9 +170,9 @@ def test_load_policy_search_and_its_options() -> None:
     policy = load_policy("search:samples=16,time_budget=none,belief=uniform", seed=3)
     assert policy.config.samples == 16 and policy.config.time_budget is None and policy.config.belief is None
     assert parse_options("margin_z=0.5") == {"margin_z": 0.5}
-    assert parse_options("rollout_policy=trained,belief=mcmc")["rollout_policy"] == "trained"
+    assert parse_options("rollout_policy=gated,belief=mcmc")["rollout_policy"] == "gated"
     assert parse_options("rollout_policy=none") == {"rollout_policy": None}
-    policy = load_policy("search:rollout_policy=trained", seed=3)
+    policy = load_policy("search:rollout_policy=gated", seed=3)
     assert policy.gated_model is not None and policy.rollouts.gated_model is policy.gated_model
     with pytest.raises(ValueError, match="bad search option"):
         load_policy("search:sample=3")
@@ -188,10 +188,10 @@ def test_load_policy_search_and_its_options() -> None:
 
 def test_rollout_gate_is_gone_rollout_policy_names_the_blueprint() -> None:
     """The old spelling ``rollout_gate`` (and ``gate`` for ``gated_model``) is not read any more."""
-    with pytest.raises(ValueError, match="bad search option 'rollout_gate=trained'"):
-        parse_options("rollout_gate=trained")
+    with pytest.raises(ValueError, match="bad search option 'rollout_gate=gated'"):
+        parse_options("rollout_gate=gated")
     with pytest.raises(ValueError, match="unknown SearchPolicy option"):
-        SearchPolicy(rollout_gate="trained")
+        SearchPolicy(rollout_gate="gated")
     with pytest.raises(TypeError):
         Rollouts(gate=None)  # type: ignore[call-arg]
 
@@ -203,15 +203,15 @@ def test_search_plays_a_few_evaluated_deals_with_the_seat_baseline() -> None:
 
 
 def test_compare_plays_searches_on_the_same_deals_against_an_opponent(tmp_path) -> None:
-    """experiments.search_strength --compare: three searches against ``trained``; the one that never leaves its
-    gated default is ``trained`` itself, so it scores exactly the opponent's own play of each seat."""
+    """experiments.search_strength --compare: three searches against ``gated``; the one that never leaves its
+    gated default is ``gated`` itself, so it scores exactly the opponent's own play of each seat."""
     from experiments.search_strength import compare
 
     out = tmp_path / "paired.json"
-    row = compare(2, 5, ("samples=8", "samples=8,rollout_policy=trained",
-                         "samples=8,rollout_policy=trained,margin_z=1e9"),
-                  out, opponent="trained")
-    assert {"b_minus_a", "c_minus_a", "c_minus_b"} <= set(row) and row["opponent"] == "trained"
+    row = compare(2, 5, ("samples=8", "samples=8,rollout_policy=gated",
+                         "samples=8,rollout_policy=gated,margin_z=1e9"),
+                  out, opponent="gated")
+    assert {"b_minus_a", "c_minus_a", "c_minus_b"} <= set(row) and row["opponent"] == "gated"
     assert row["per_deal"]["c"]["team_minus_heuristic"] == [0.0, 0.0]
     assert row["per_deal"]["c"]["box_minus_heuristic"] == [0.0, 0.0]
     assert row["c"]["overrides"] == 0 and out.exists()

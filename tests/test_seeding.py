@@ -20,7 +20,7 @@ from gin3_env.envs.single_agent_match import ThreeHandedGinMatchEnv
 OPPONENTS: dict[str, Any] = {
     "random": "random",
     "heuristic": "heuristic",
-    "trained": "trained",
+    "gated": "gated",
     "pool": ["random", "heuristic"],
     "pool_with_model": ["random", "ppo", "random"],
 }
@@ -77,7 +77,7 @@ def test_a_seeded_reset_repeats_across_processes() -> None:
 
 # Each learner seat and each kind of opponent once: the checker's cost is the env's, and a learner or an
 # opponent takes the same code whatever the other is (the random opponent object: tests/test_single_agent.py).
-@pytest.mark.parametrize(("learner", "name"), [("team", "heuristic"), ("box", "trained"), ("random", "pool")])
+@pytest.mark.parametrize(("learner", "name"), [("team", "heuristic"), ("box", "gated"), ("random", "pool")])
 def test_check_env_passes_over_learner_and_opponent(learner: str, name: str) -> None:
     check_env(ThreeHandedGinEnv(learner=learner, opponent=OPPONENTS[name]), skip_render_check=True)
 

@@ -8,8 +8,8 @@
 - :mod:`gin3_training.benchmarks.train`: PPO's samples/s against this machine's matmul rate.
 - :mod:`gin3_training.benchmarks.labels`: labelled knock decisions per second (the knock gate's label run), and
   every-action labels of ``net``'s discards per CPU-second (the labels that improve ``net``).
-- :mod:`gin3_env.benchmarks.search`: searched decisions per CPU-second, against ``trained``.
-- :mod:`gin3_env.benchmarks.players`: decisions per second of the heuristic, ``trained`` and ``net``.
+- :mod:`gin3_env.benchmarks.search`: searched decisions per CPU-second, against ``gated``.
+- :mod:`gin3_env.benchmarks.players`: decisions per second of the heuristic, ``gated`` and ``net``.
 
 Each module has ``run(quick) -> dict`` and ``format_report(dict) -> str``.
 Figures are for one machine: the ratios are what carry over.
@@ -49,8 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "random play through the environments against OpenSpiel and gin_rummy_v4 (envs), the batched core "
         "(vector), PPO's samples/s against the machine's matmul rate (train) and labelled knock "
         "decisions per second, with every-action labels of net's discards per CPU-second (labels), "
-        "searched decisions per CPU-second against trained (search), "
-        "decisions per second of the heuristic, trained and net (players). "
+        "searched decisions per CPU-second against gated (search), "
+        "decisions per second of the heuristic, gated and net (players). "
         "Peers that are not installed are reported as skipped.",
     )
     parser.add_argument("--quick", action="store_true", help="a short smoke run (fewer hands, one pass)")

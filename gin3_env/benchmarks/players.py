@@ -1,6 +1,6 @@
 """Decisions per second of the batched players: ``gin3 bench --only players [--quick]``.
 
-The heuristic, ``trained`` (the heuristic with its learnt gates) and ``net`` (the network acting alone:
+The heuristic, ``gated`` (the heuristic with its learnt gates) and ``net`` (the network acting alone:
 its per-action inputs, compiled, then its numpy forward) each choose on the same rows of observations,
 taken from hands the heuristic plays; the rows are played once first (compiling the kernels), then timed
 in wall-clock and CPU time on one thread.
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-BENCHED_PLAYERS = ("heuristic", "trained", "net")  # the batched players timed (not the registry)
+BENCHED_PLAYERS = ("heuristic", "gated", "net")  # the batched players timed (not the registry)
 
 
 def observations(rows: int, seed: int = 5) -> tuple[np.ndarray, np.ndarray]:

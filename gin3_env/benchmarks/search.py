@@ -1,13 +1,13 @@
 """Searched decisions per CPU-second: ``gin3 bench --only search [--quick]``.
 
-Each configuration below plays a few seeded deals against the shipped ``trained`` player (both seats, seed
+Each configuration below plays a few seeded deals against the shipped ``gated`` player (both seats, seed
 2026, after one warm-up deal that compiles the kernels) and reports its searched decisions (those with two
 or more candidate moves), the process CPU time they took (the belief's update included: a decision is timed
 from the observation's arrival) as decisions per CPU-second, and the median wall and CPU milliseconds of one:
 
-- ``search``: the default search, told whom it faces (its belief models ``trained``);
+- ``search``: the default search, told whom it faces (its belief models ``gated``);
 - ``search:opponent=kernel``: the default search with the heuristic's kernel model as its belief's likelihood;
-- ``search:rollout_policy=trained``: the gated blueprint, told whom it faces.
+- ``search:rollout_policy=gated``: the gated blueprint, told whom it faces.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-CONFIGS = ("search", "search:opponent=kernel", "search:rollout_policy=trained")
+CONFIGS = ("search", "search:opponent=kernel", "search:rollout_policy=gated")
 SEED = 2026
 
 
@@ -26,7 +26,7 @@ def _measure(spec: str, deals: int) -> dict[str, Any]:
     from ..policies import load_policy
 
     search = load_policy(spec, seed=SEED)
-    opponent = load_policy("trained")
+    opponent = load_policy("gated")
     cpu: list[float] = []
     act = search.act
 
@@ -57,7 +57,7 @@ def _measure(spec: str, deals: int) -> dict[str, Any]:
 
 def run(quick: bool = False) -> dict[str, Any]:
     deals = 1 if quick else 5
-    return {"opponent": "trained", "seed": SEED, "configs": [_measure(spec, deals) for spec in CONFIGS]}
+    return {"opponent": "gated", "seed": SEED, "configs": [_measure(spec, deals) for spec in CONFIGS]}
 
 
 def format_report(report: dict[str, Any]) -> str:

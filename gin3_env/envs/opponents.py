@@ -1,6 +1,6 @@
 """The opponents of the single-agent envs: one policy, or a pool drawn from at each reset.
 
-An opponent given by name or model path (``"heuristic"``, ``"trained"``, ``run/best.zip``) is
+An opponent given by name or model path (``"heuristic"``, ``"gated"``, ``run/best.zip``) is
 loaded by the policy loader the package installs at import (``gin3_env.policies.load_policy``,
 one layer up: the envs do not import the policies themselves), for the env's rules
 (``load_policy(spec, rules=...)``); an opponent object built for other rules than the env's is

@@ -18,7 +18,7 @@ Arguments
 - ``learner``: ``"team"`` (captain), ``"box"`` or ``"random"`` (a role drawn at each reset; the
   default). The match env takes the learner's seat ``0..2`` or ``"random"`` (a seat drawn at each
   reset, the default): one spelling for a learner drawn at each reset, in both envs.
-- ``opponent``: ``"random"``, ``"heuristic"``, ``"trained"``, a saved model's path, an object with
+- ``opponent``: ``"random"``, ``"heuristic"``, ``"gated"``, a saved model's path, an object with
   ``act(observation_dict) -> int``, or a list of these (one is drawn at each reset).
   ``set_opponent(...)`` swaps it later (also through ``VecEnv.env_method``); the pool is
   :class:`~gin3_env.envs.opponents.OpponentPool`. ``reset(seed=...)`` seeds the random

@@ -1,7 +1,7 @@
 """``gin3 evaluate A [B] ...``: policies against each other, as text and JSON.
 
 A and B are :func:`gin3_env.policies.load_policy` specs (``random``,
-``heuristic``, ``search``, ``trained``, ``rllib:PATH`` or a model path; the help lists
+``heuristic``, ``search``, ``gated``, ``rllib:PATH`` or a model path; the help lists
 them from :func:`~gin3_env.policies.policy_spec_help`), both checked before either is
 loaded, and both loaded for the game's rules (``--rules JSON``; ``load_policy(spec, rules=...)``).
 B may be ``openspiel-simple``: then A plays OpenSpiel's two-player gin against OpenSpiel's simple

@@ -1,7 +1,7 @@
 """Minari datasets of a player's play on ``gin3/ThreeHandedGin-v0`` (offline RL, imitation).
 
 :func:`record_dataset` (and ``gin3 dataset PLAYER --episodes N --out ID``) has a player (any spec of
-:func:`~gin3_env.policies.load_policy`: ``random``, ``heuristic``, ``trained``, ``net``, ``ppo``, a model
+:func:`~gin3_env.policies.load_policy`: ``random``, ``heuristic``, ``gated``, ``net``, ``ppo``, a model
 file, or a policy object) play ``N`` episodes as the learner of the Gymnasium env against an opponent
 (default ``heuristic``) and writes them as a Minari dataset (HDF5; the extra ``dataset``:
 ``pip install "gin3_env[dataset]"``), loadable with ``minari.load_dataset(ID)``:
@@ -228,7 +228,7 @@ def write_episodes(data_path: Path, episodes: Iterable[Episode], first_id: int =
     ``episode_{id}`` per episode: ``observations``, ``actions``, ``rewards``, ``terminations``,
     ``truncations``, ``infos/action_mask``; attributes ``id``, ``total_steps``, ``options/deck``,
     ``options/learner``), as Minari's HDF5 storage writes an ``EpisodeBuffer``, but each array stored
-    whole (contiguous, not chunked: for 2,000 episodes of ``trained`` 25 KB an episode against 39 KB and
+    whole (contiguous, not chunked: for 2,000 episodes of ``gated`` 25 KB an episode against 39 KB and
     1.4 CPU-seconds against 2.2 with ``minari.create_dataset_from_buffers``; tests/test_dataset.py checks
     that Minari reads back what its own writer would have written). Returns (episodes, steps) written."""
     import h5py

@@ -9,7 +9,7 @@ seeds them (``match_000_a_seat0.json``, A in seat 0, then seats 1, 2, ...). Each
 log names its players (``"players"``: the specs of the team and the box, or of
 seats 0, 1 and 2), which ``gin3 replay``, its video and its viewer page show. The
 games are played again after the evaluation, by the same policies loaded afresh:
-for policies that draw no random numbers (heuristic, trained) they are the
+for policies that draw no random numbers (heuristic, gated) they are the
 evaluation's own first games; a random policy may play them differently. Files of
 the same name in ``DIR`` are replaced (a link there is replaced by the file, its
 target left alone); a ``DIR`` that is a symbolic link is refused, and every log is written through

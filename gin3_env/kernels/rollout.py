@@ -8,7 +8,7 @@ declined cards), plays each row's first action, then lets a
 :class:`~gin3_env.kernels.heuristic_params.HeuristicConfig` choose every later move for both
 players until the hand ends, all inside one numba kernel (no Python between moves). With a
 gated player's model (``Rollouts(rules, gated_model=load_gated(...))``) both players are that gated player
-(:mod:`.gates`: the heuristic switched by each of its gates; the shipped ``trained`` player for its file).
+(:mod:`.gates`: the heuristic switched by each of its gates; the shipped ``gated`` player for its file).
 
     roll = Rollouts(rules)                       # rollout policy: the heuristic's defaults
     team_points = roll.run(states, first_actions)  # float64 (len(states),): the team's points

@@ -9,7 +9,7 @@ of :mod:`gin3_env.observation.layout`, possibly with match features appended),
 - :class:`HeuristicPolicy`: a strong rule-based player (see its module).
 - :class:`SearchPolicy`: decision-time search over states drawn from a particle belief
   (:mod:`.search`, :mod:`.belief`; the compiled core is imported when one is built).
-- :func:`load_policy`: ``"random"``, ``"heuristic"``, ``"search"``, ``"trained"``, a path to a
+- :func:`load_policy`: ``"random"``, ``"heuristic"``, ``"search"``, ``"gated"``, a path to a
   saved MaskablePPO ``.zip`` (an :class:`SB3Policy`), ``"rllib:PATH"``, or a policy object
   passed through; :func:`policy_spec_help` lists the specs in one line, :func:`check_policy_spec`
   refuses a bad one without loading it. Each spec is a row of :data:`PLAYER_ROWS` (:mod:`.registry`).

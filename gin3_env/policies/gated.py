@@ -5,7 +5,7 @@ model has a gate for (:class:`~.gate_file.GatedModel`, read from its file by :fu
 there each gate scores the decision's alternatives from the player's own observation and legal mask
 (:mod:`gin3_env.kernels.decision_features`) and the alternative of the highest predicted gain is played
 where that exceeds the gate's threshold (:mod:`gin3_env.kernels.gates`). The shipped player
-(``trained``, ``gin3_env/models/gated.json``) has three: the knock gate (hold where the heuristic would
+(``gated``, ``gin3_env/models/gated.json``) has three: the knock gate (hold where the heuristic would
 knock), the draw gate (take the face-up card where the heuristic would not) and the discard gate (the
 heuristic's second or third best plain discard). The gates were fitted on labels computed on the true deal
 (``gin3 train-gate``, docs/beating_the_heuristic.md).

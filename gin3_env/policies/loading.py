@@ -3,7 +3,7 @@ built for the rules of the game it will play (``rules``, a :class:`~gin3_env.eng
 the rule book's).
 
 The players and the specs that name them are the rows of :mod:`gin3_env.policies.registry`
-(:data:`~gin3_env.policies.registry.PLAYER_ROWS`: ``random``, ``heuristic``, ``search``, ``trained``, ``net``,
+(:data:`~gin3_env.policies.registry.PLAYER_ROWS`: ``random``, ``heuristic``, ``search``, ``gated``, ``net``,
 ``ppo``, ``rllib:PATH``, a gate file ``.json``, a network model file ``.npz``, a saved model ``.zip``); each
 row's loader builds its player, and an object with ``act()`` is returned as is (with ``rules``: refused if built
 for others).

@@ -114,6 +114,13 @@ class ActionNet:
     def hidden(self) -> tuple[int, int]:
         return int(self.b1.shape[0]), int(self.b2.shape[0])
 
+    def without_head(self) -> ActionNet:
+        """The network alone, the player its head improves: its own layers and their provenance (an improved
+        player's ``provenance["network"]``), no head."""
+        own = self.provenance.get("network") if self.head is not None else None
+        return ActionNet(**{name: getattr(self, name) for name in WEIGHTS},
+                         provenance=dict(own if isinstance(own, dict) else self.provenance))
+
     def meta(self) -> dict[str, Any]:
         return {"format": NET_FORMAT, "version": NET_VERSION, "state_features": list(STATE_FEATURES),
                 "action_features": list(ACTION_FEATURES), "provenance": self.provenance}

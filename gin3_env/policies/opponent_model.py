@@ -7,7 +7,7 @@ does not depend on its cards: the uniform random player, whose likelihood says n
 player is a heuristic or a gated player, ``gated_model``/``heuristic`` for the compiled playouts.
 
 - ``"heuristic"`` / a :class:`~.heuristic.HeuristicPolicy`: the compiled heuristic;
-- ``"trained"``, a gate file ``.json`` / a :class:`~.gated.GatedPolicy`: the gated player, compiled;
+- ``"gated"``, a gate file ``.json`` / a :class:`~.gated.GatedPolicy`: the gated player, compiled;
 - ``"random"`` / a :class:`~.random_policy.RandomPolicy`: uniform over the legal moves (not informative);
 - ``"ppo"``, a model ``.zip`` / an :class:`~.loading.SB3Policy`: one batched forward, deterministic;
 - ``"search"``, ``"search:..."`` / a :class:`~.search.SearchPolicy`: its **blueprint** (the heuristic, or the

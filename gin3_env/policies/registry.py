@@ -16,10 +16,13 @@ The shipped players, each with its one sentence (every command's ``--help`` prin
 - ``search``: a decision-time search over deals consistent with what it has seen, weighted by a belief
   about the hidden cards (:class:`~gin3_env.policies.search.SearchPolicy`: ``seed=``, option keywords;
   ``"search:k=v,..."`` with options, e.g. ``"search:samples=16,time_budget=none"``)
-- ``trained``: the heuristic with three learnt gates (knock, draw and discard), gate file models/gated.json
+- ``gated``: the heuristic with three learnt gates (knock, draw and discard), gate file models/gated.json
   (:class:`~gin3_env.policies.gated.GatedPolicy`)
-- ``net``: a network acting alone, distilled from trained: it scores each legal move from that move's own
-  inputs, model file models/net.npz (:class:`~gin3_env.policies.net.NetPolicy`)
+- ``net``: a network acting alone, distilled from gated and improved on its own discards valued on the true deal:
+  it scores each legal move from that move's own inputs, model file models/net.npz
+  (:class:`~gin3_env.policies.net.NetPolicy`)
+- ``trained``: the strongest learnt player shipped, whatever its form: today net (an alias)
+  (``net``'s row and model file under another name, out of the ladder; :data:`STRONGEST` names the player)
 - ``ppo``: the earlier MaskablePPO agent, model file models/ppo.zip (:class:`~gin3_env.policies.SB3Policy`)
 
 and the other specs (rows keyed on a prefix or a file's suffix):
@@ -42,7 +45,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -109,7 +112,8 @@ class PlayerRow:
     shipped file it plays from (None: none, or the spec's own path). ``seeded``: its loader takes ``seed=``.
     ``ladder``: its place in ``gin3 ladder``'s default roster, weakest first by expectation (None: not in it).
     ``needs``: the optional module it imports to play (``"torch"``), None for none. ``shipped``: a named
-    player (listed with its sentence) rather than a kind of file."""
+    player (listed with its sentence) rather than a kind of file. ``alias_of``: the row this name stands for
+    (``trained``: the strongest learnt player), None for a player of its own."""
 
     name: str
     description: str
@@ -125,6 +129,7 @@ class PlayerRow:
     match: Match = "name"
     shipped: bool = True
     ladder: int | None = None
+    alias_of: str | None = None
 
     def __post_init__(self) -> None:
         if self.batched is not None and self.batched not in BATCHED_FORMS:
@@ -196,14 +201,14 @@ def _search_files(spec: str) -> list[str]:
 
 
 def _load_gated(spec: str, rules: Rules | None, kwargs: dict[str, Any]) -> Any:
-    """``trained`` (the shipped gate file) or a gate file's path, as a GatedPolicy for the game's rules."""
+    """``gated`` (the shipped gate file) or a gate file's path, as a GatedPolicy for the game's rules."""
     from .gate_file import load_gated
     from .gated import GatedPolicy  # imports the compiled core (numba)
 
     if kwargs:
         raise ValueError(f"a gated player ({spec}) takes no options, got {sorted(kwargs)}")
-    name = "trained" if spec == "trained" else Path(spec).stem
-    return GatedPolicy(load_gated(model_path(spec) if spec == "trained" else spec), name=name, rules=rules)
+    name = spec if spec in PLAYER_ROWS else Path(spec).stem
+    return GatedPolicy(load_gated(model_path(spec)), name=name, rules=rules)
 
 
 def _check_gate_file(spec: str) -> None:
@@ -215,7 +220,7 @@ def _check_gate_file(spec: str) -> None:
 def _load_net(spec: str, rules: Rules | None, kwargs: dict[str, Any]) -> Any:
     from .net import NetPolicy, load_net  # imports the compiled core (numba)
 
-    name = "net" if spec == "net" else Path(spec).stem
+    name = spec if spec in PLAYER_ROWS else Path(spec).stem
     return NetPolicy(load_net(model_path(spec)), name=name, rules=rules, **kwargs)
 
 
@@ -302,13 +307,13 @@ _ROWS: tuple[PlayerRow, ...] = (
         _load_search, _check_search, _search_files, batched="blueprint", seeded=True, match="options", ladder=5,
     ),
     PlayerRow(
-        "trained", "the heuristic with three learnt gates (knock, draw and discard), gate file models/gated.json",
+        "gated", "the heuristic with three learnt gates (knock, draw and discard), gate file models/gated.json",
         KNOCK_LIMIT, _GATED_RULES,
         _load_gated, _check_gate_file, batched="rows", model_file=GATE_MODEL, ladder=2,
     ),
     PlayerRow(
-        "net", "a network acting alone, distilled from trained: it scores each legal move from that move's own "
-               "inputs, model file models/net.npz",
+        "net", "a network acting alone, distilled from gated and improved on its own discards valued on the true "
+               "deal: it scores each legal move from that move's own inputs, model file models/net.npz",
         KNOCK_LIMIT, _NET_RULES,
         _load_net, _check_net, batched="rows", model_file=NET_MODEL, ladder=3,
     ),
@@ -336,8 +341,23 @@ _ROWS: tuple[PlayerRow, ...] = (
     ),
 )
 
+STRONGEST = "net"  # the player the alias trained names: the strongest learnt player shipped (docs/distillation.md)
+
+
+def alias(name: str, of: PlayerRow, description: str) -> PlayerRow:
+    """``of``'s row under another ``name`` (its loader, model file and batched form), out of the ladder."""
+    return replace(of, name=name, description=description, ladder=None, alias_of=of.name)
+
+
+def _listed(rows: tuple[PlayerRow, ...]) -> tuple[PlayerRow, ...]:
+    """The rows in the order help lists them: ``trained`` right after the player it names."""
+    trained = alias("trained", next(row for row in rows if row.name == STRONGEST),
+                    f"the strongest learnt player shipped, whatever its form: today {STRONGEST} (an alias)")
+    return tuple(r for row in rows for r in ((row, trained) if row.name == STRONGEST else (row,)))
+
+
 # name -> row, in the order help lists them. A new player is one more row (tests add one by monkeypatching this).
-PLAYER_ROWS: dict[str, PlayerRow] = {row.name: row for row in _ROWS}
+PLAYER_ROWS: dict[str, PlayerRow] = {row.name: row for row in _listed(_ROWS)}
 SAVED_MODEL = ".zip"  # the row of a path that names no other row (a saved model)
 
 

@@ -15,10 +15,10 @@ At each decision with more than one sensible move the policy
    mean gain is more than ``margin_z`` standard errors above zero (at small budgets the
    noise of a few playouts would otherwise override a good default).
 
-With ``rollout_policy=trained`` (the shipped gated player, ``gin3_env/models/gated.json``; or a gated model
+With ``rollout_policy=gated`` (the shipped gated player, ``gin3_env/models/gated.json``; or a gated model
 file's path, read as data by :func:`~gin3_env.policies.gate_file.load_gated`) the blueprint is the gated player
 instead of the heuristic: the playouts play it for both players (its gates compiled into the playout kernel), and
-the default move of step 4 is its move, so with a margin no gain passes the search plays exactly the ``trained``
+the default move of step 4 is its move, so with a margin no gain passes the search plays exactly the ``gated``
 player. The heuristic's own move stays among the candidates.
 
 Candidates: both moves of a take/pass choice at the opening; both moves of a take/draw
@@ -37,8 +37,8 @@ budget, at the mean time of its batches so far, but always plays ``min_samples``
 ``margin_z``, ``search_draws``, ``search_discards`` (``False``: search the discard phase
 only where a knock is legal, i.e. whether and how to knock), ``belief`` (a
 :class:`~gin3_env.policies.belief.BeliefConfig` or ``None``), ``rollout`` (the playout
-:class:`~gin3_env.policies.HeuristicConfig`), ``rollout_policy`` (the blueprint, a player spec: ``"trained"``
-for the gated blueprint above; spec ``search:rollout_policy=trained,belief=mcmc``). With
+:class:`~gin3_env.policies.HeuristicConfig`), ``rollout_policy`` (the blueprint, a player spec: ``"gated"``
+for the gated blueprint above; spec ``search:rollout_policy=gated,belief=mcmc``). With
 ``time_budget=None`` the policy is deterministic for a ``seed``: the same observations in
 the same order give the same moves. With a time budget the number of samples depends on
 the machine's speed.
@@ -48,7 +48,7 @@ The defaults (128 states, no time budget, ``margin_z=2``) are the best configura
 belief choices, each with its command, are in ``docs/beating_the_heuristic.md`` (items 7, 9 and 12) and
 ``docs/results.md``.
 
-Whom it faces (``opponent``): with a spec (``search:opponent=trained``) the belief's likelihood is that player's
+Whom it faces (``opponent``): with a spec (``search:opponent=gated``) the belief's likelihood is that player's
 own moves (:mod:`.policy_belief`: its batched form, :mod:`.opponent_model`, plays the opponent's observation
 rebuilt around each particle, smoothed by ``eps_take``/``eps_knock``); ``opponent=kernel`` keeps the heuristic's
 model of :mod:`gin3_env.kernels.belief_kernels`; left unset, whoever seats the search tells it
@@ -57,7 +57,7 @@ ladder, ``gin3 exploit``, the matches), and where nobody does, or the opponent h
 model stays. ``rollout_policy`` (a spec) makes any batched player the blueprint (playouts and default move;
 compiled where it is the heuristic or a gated player, else stepped in Python: :mod:`.policy_rollouts`);
 ``rollout_self`` gives the search's own side another player in its playouts and as its default move
-(``gin3 exploit``'s searcher plays ``trained`` itself against the player it models). The opponent model
+(``gin3 exploit``'s searcher plays ``gated`` itself against the player it models). The opponent model
 against the kernel model is measured in ``docs/exploitability.md``.
 
 The compiled core (numba) is imported when the policy is built, not with the package.
@@ -108,7 +108,7 @@ class SearchConfig:
     # model; "kernel": always the heuristic's kernel model (the belief before opponent models)
     opponent: str | None = None
     # any player with a batched form as the blueprint (playouts and default move; None: the heuristic): compiled
-    # where it is the heuristic or a gated player ("trained", a gate file), else played in Python over the
+    # where it is the heuristic or a gated player ("gated", a gate file), else played in Python over the
     # batched core (policies.policy_rollouts)
     rollout_policy: str | None = None
     # the search's own player in its playouts and its default move, where it differs from the opponent's
@@ -182,7 +182,7 @@ def _checked_spec(key: str, value: str) -> str:
         return value
     check_spec(value)
     if value.startswith("rllib:"):
-        raise ValueError(f"search option {key}: {value!r} has no batched form (use random, heuristic, trained, "
+        raise ValueError(f"search option {key}: {value!r} has no batched form (use random, heuristic, gated, "
                          "ppo, search, a gate file .json or a model .zip)")
     return value
 

@@ -11,7 +11,7 @@ from pathlib import Path
 __all__ = ["GATE_MODEL", "MODELS_DIR", "NET_MODEL", "PPO_MODEL", "PPO_SIDECAR"]
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
-GATE_MODEL = MODELS_DIR / "gated.json"  # the gate file of the "trained" player
+GATE_MODEL = MODELS_DIR / "gated.json"  # the gate file of the "gated" player
 NET_MODEL = MODELS_DIR / "net.npz"  # the network model file of the "net" player
 PPO_MODEL = MODELS_DIR / "ppo.zip"  # the saved model of the "ppo" player
 PPO_SIDECAR = MODELS_DIR / "ppo.json"  # its description

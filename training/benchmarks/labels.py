@@ -5,12 +5,12 @@ by the heuristic, each knock decision valued on the true deal by ``K`` = 64 cont
 both moves) after a warm-up chunk that compiles the kernels, and reports the labelled
 decisions and the continuations (hands played to their end) per wall-clock second, with
 numba's thread count beside them; then the same for a chunk of a draw-gate label run (deals
-played by the shipped ``trained`` player, a quarter of its take-or-not choices valued by ``K``
+played by the shipped ``gated`` player, a quarter of its take-or-not choices valued by ``K``
 continuations of each move, that player in the continuations), under ``"draw"``; then, under
 ``"every_action"``, the labels that improve ``net`` (:mod:`gin3_training.improve.labels`): ``net``'s
 own discard decisions, every legal action played from ``K`` = 32 shared reshuffles, valued decisions and
-continuations per CPU-second with ``trained`` in the continuations (and, for scale, with the heuristic, and
-with ``trained`` valuing only ``net``'s best three actions of each decision), by the fast kernel the labels use
+continuations per CPU-second with ``gated`` in the continuations (and, for scale, with the heuristic, and
+with ``gated`` valuing only ``net``'s best three actions of each decision), by the fast kernel the labels use
 (:func:`~gin3_training.improve.label_kernels.value_rows_fast`) and, beside it, the former one
 (:func:`~gin3_training.improve.label_kernels.value_rows_serial`, the same values).
 """
@@ -43,7 +43,7 @@ ROUND_SHUFFLES = 64  # the K of the improvement rounds (docs/distillation.md, la
 
 
 def every_action(quick: bool = False) -> dict[str, Any]:
-    """Valued decisions per CPU-second of :mod:`gin3_training.improve.labels` (K = 32), ``trained``
+    """Valued decisions per CPU-second of :mod:`gin3_training.improve.labels` (K = 32), ``gated``
     and the heuristic in the continuations (one thread; the states are ``net``'s)."""
     import numpy as np
 
@@ -51,15 +51,15 @@ def every_action(quick: bool = False) -> dict[str, Any]:
     from gin3_training.improve.label_kernels import value_rows_serial
     from gin3_training.improve.labels import ActionLabels, _batch_player, continuation_args, label_shard
 
-    player, other = _batch_player("net"), _batch_player("trained")
+    player, other = _batch_player("net"), _batch_player("gated")
     out: dict[str, Any] = {"shuffles": EVERY_ACTION_SHUFFLES}
     K = EVERY_ACTION_SHUFFLES
-    rows = (("trained", "trained", 4 if quick else 60, 0, None, K),
+    rows = (("gated", "gated", 4 if quick else 60, 0, None, K),
             ("heuristic", "heuristic", 8 if quick else 120, 0, None, K),
-            ("trained, net's best 3", "trained", 8 if quick else 120, 3, None, K),
-            ("trained, net's best 3, former kernel", "trained", 8 if quick else 120, 3, value_rows_serial, K),
-            ("trained, net's best 3 (K=64)", "trained", 16 if quick else 200, 3, None, ROUND_SHUFFLES),
-            ("trained, net's best 3 (K=64), former kernel", "trained", 16 if quick else 200, 3, value_rows_serial,
+            ("gated, net's best 3", "gated", 8 if quick else 120, 3, None, K),
+            ("gated, net's best 3, former kernel", "gated", 8 if quick else 120, 3, value_rows_serial, K),
+            ("gated, net's best 3 (K=64)", "gated", 16 if quick else 200, 3, None, ROUND_SHUFFLES),
+            ("gated, net's best 3 (K=64), former kernel", "gated", 16 if quick else 200, 3, value_rows_serial,
              ROUND_SHUFFLES))
     for what, cont, n, top, kernel, K in rows:
         args = continuation_args(cont)

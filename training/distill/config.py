@@ -29,7 +29,7 @@ class DistillConfig:
                            "this flag goes to RUN_NAME_2, _3, ... when that folder holds a run)")
     out_dir: str = option("runs", "folder that holds the run folders")
     seed: int = option(1, "seed of the deals, the network and the choice deals")
-    teacher: str = option("trained", "the player whose actions are the labels (a policy spec with a batched form)")
+    teacher: str = option("gated", "the player whose actions are the labels (a policy spec with a batched form)")
     hidden: list[int] = option([256, 128], "the network's two hidden layer sizes, YAML list")
     teacher_decisions: int = option(200_000, "round 0: decisions of the teacher's own hands (with itself and "
                                     "against the heuristic)")

@@ -1,5 +1,5 @@
 """Decisions for distillation, made on the batched core: states visited by a mix of players, each
-labelled with the teacher's action there (the strongest shipped player, ``trained``).
+labelled with the teacher's action there (by default the gated player, ``gated``).
 
 A shard is ``n`` decisions of :func:`play_shard`: seeded hands where each seat is played by the
 teacher, the heuristic or the network being trained (DAgger: the network's own states, the teacher's

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def plot_curve(rounds: list[dict[str, Any]], title: str = "net distilled from trained",
+def plot_curve(rounds: list[dict[str, Any]], title: str = "net distilled from gated",
                minutes: str = "cpu_minutes") -> bytes:
     """Each round's pair mean against the heuristic (95% interval) on the choice deals, by decisions
     gathered (bottom axis), each point labelled with the minutes spent up to it (the rounds' ``minutes``

@@ -38,7 +38,7 @@ from gin3_training.run.run import Layout, Run, size_text
 
 CHOICE_SEED_OFFSET = 1_000_000  # the choice deals: seed + this
 FINAL_SEED_OFFSET = 2_000_000  # the final evaluation: seed + this (heuristic), + this + 1 (the strongest)
-STRONGEST = "trained"  # the strongest shipped player, named in the last lines
+STRONGEST = "trained"  # the strongest shipped player (the alias), named in the last lines
 # what a distillation run writes; the settings that made its shards and networks (a resume must keep them)
 LAYOUT = Layout("distill", files=("net_r*.npz", "best.npz", "final.json", "curve.png"), folders=("shards",),
                 settings=("seed", "teacher", "hidden", "teacher_decisions", "dagger_decisions", "shard_size",

@@ -1,2 +1,2 @@
-"""Fitting the knock gate of the shipped ``trained`` player: labels on the true deal (:mod:`.labels`), the
+"""Fitting the knock gate of the shipped ``gated`` player: labels on the true deal (:mod:`.labels`), the
 cross-validated fit (:mod:`.fit`) and the ``gin3 train-gate`` pipeline (:mod:`.train`)."""

@@ -360,7 +360,7 @@ def add_gate(model: GatedModel, folder: Path, run: LabelRun, scorers: tuple[str,
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="gin3 train-gate",
-        description=f"Make the 'trained' player ({PLAYER_ROWS['trained'].description}): label the decisions of "
+        description=f"Make the 'gated' player ({PLAYER_ROWS['gated'].description}): label the decisions of "
         "each gate on the true deal, fit the gates and write the gate file (the config's stages name which gates: "
         "the shipped 'gate' all three). Lists its stages with estimates; Ctrl-C stops within seconds keeping the "
         "work done, and the same command resumes in the same --out.",

@@ -8,7 +8,7 @@ agreement with the labels' best candidate where the head switches and where it d
 improved player (``net`` with the head fitted on every label and that margin, as the net loader plays it)
 switches exactly where the head's predicted gain clears the margin. With ``--audit N``, up to ``N`` of the held-out
 switches are valued again on the true deal with fresh reshuffles (``--audit-shuffles``, 256: not the ones that
-labelled them), ``net``'s choice against the head's, ``trained`` continuing: the gain of a switch measured
+labelled them), ``net``'s choice against the head's, ``gated`` continuing: the gain of a switch measured
 independently of the labels that chose it.
 """
 
@@ -48,7 +48,7 @@ def _head_choice(head: ActionNet, data: Labelled, rows: np.ndarray, top: int) ->
 def audit(states: dict[str, np.ndarray], rows: np.ndarray, mine: np.ndarray, theirs: np.ndarray, shuffles: int,
           seed: int) -> dict[str, Any]:
     """``theirs`` against ``mine`` (actions) at the decisions ``rows`` of the replayed ``states``, valued on the true
-    deal from ``shuffles`` fresh reshuffles, ``trained`` continuing: mean gain per switch and its standard error."""
+    deal from ``shuffles`` fresh reshuffles, ``gated`` continuing: mean gain per switch and its standard error."""
     from gin3_env.engine.rules import Rules
     from gin3_env.kernels.hands import rules_vector
     from gin3_training.improve.label_kernels import STOCK, value_rows_fast_serial
@@ -64,7 +64,7 @@ def audit(states: dict[str, np.ndarray], rows: np.ndarray, mine: np.ndarray, the
     seeds = np.random.default_rng([seed, shuffles, 7]).integers(0, 2**31 - 1, size=n).astype(np.int64)
     t0 = time.process_time()
     value_rows_fast_serial(*(np.ascontiguousarray(states[k][rows]) for k in ("S", "M", "deck", "pile")), mask,
-                           rules_vector(Rules()), seeds, shuffles, *continuation_args("trained"), values, se, STOCK)
+                           rules_vector(Rules()), seeds, shuffles, *continuation_args("gated"), values, se, STOCK)
     gain = values[np.arange(n), theirs] - values[np.arange(n), mine]
     return {"switches": n, "shuffles": shuffles, "gain_per_switch": float(gain.mean()),
             "gain_se": float(gain.std(ddof=1) / np.sqrt(n)) if n > 1 else None,
@@ -77,10 +77,10 @@ def report(folders: str | Path | list[str | Path], folds: int = 5, seed: int = 0
     """The module doc's figures on the label files of ``folders`` (one or more rounds' folders) together; with
     ``save``, the improved player (``net`` with the head fitted on every label, where the margin is finite)
     written there (a model file the net loader reads)."""
-    paths = [p for f in ([folders] if isinstance(folders, str | Path) else folders)
-             for p in sorted(Path(f).glob("labels_*.npz"))]
-    folder = ", ".join(str(f) for f in ([folders] if isinstance(folders, str | Path) else folders))
-    net = load_net(NET_MODEL)
+    named = [str(f) for f in ([folders] if isinstance(folders, str | Path) else folders)]
+    paths = [p for f in named for p in sorted(Path(f).glob("labels_*.npz"))]
+    folder = ", ".join(named)
+    net = load_net(NET_MODEL).without_head()  # the layers the head improves
     files = [read_labels(p) for p in paths]
     if not files:
         raise ValueError(f"no label files in {folder}")
@@ -123,7 +123,12 @@ def report(folders: str | Path | list[str | Path], folds: int = 5, seed: int = 0
     # the improved player switches exactly where the head fitted on every label clears the margin
     if np.isfinite(margin):
         head = fit_head(data, everyone, top, lam, seed=seed, **fit_args)
-        improved = ActionNet(**{w: getattr(net, w) for w in WEIGHTS}, head=head, margin=margin, top=top)
+        improved = ActionNet(**{w: getattr(net, w) for w in WEIGHTS}, head=head, margin=margin, top=top,
+                             provenance={"network": net.provenance, "improved_by": "gin3_training.improve.head_report",
+                                         "labels": named,
+                                         "labelled_decisions": len(data), "margin": margin, "top": top,
+                                         "head": "tuned" if fit_args.get("tune") else ("ridge" if lam > 0 else "mlp"),
+                                         "ridge": lam})
         obs = shards["obs"].astype(np.float32)
         played = NetPolicy(improved).act_batch(obs, shards["mask"])
         base = NetPolicy(net).act_batch(obs, shards["mask"])

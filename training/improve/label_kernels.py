@@ -4,7 +4,7 @@ A decision is a row of the batched core's arrays (:mod:`.hand_kernels`: ``S``, `
 ``pile``, ``mask``), taken from a hand in play with the real hands of both players and the real
 stock. Each legal action of the row is played, then both players play the *continuation policy*
 (the gated player of :mod:`.gates`: the heuristic with the knock, draw and discard gates
-given, the shipped ``trained`` player for its file) to the end of the hand, from ``K`` copies of
+given, the shipped ``gated`` player for its file) to the end of the hand, from ``K`` copies of
 the hand whose stock (``deck[POS:]``) is reshuffled ``K`` ways. The ``K`` reshuffles are the same
 for every action of the decision (common random numbers: what differs between two actions' values
 is the action, not the luck of the draw). A knock ends the hand at once: it is played once.

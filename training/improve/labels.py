@@ -9,7 +9,7 @@ A shard of round ``r`` is made in two steps:
    the real stock), the acting player's observation and the action the state player plays there.
 2. **Values**: :func:`gin3_training.improve.label_kernels.value_rows_fast` plays every legal action of each kept
    decision from ``K`` shared reshuffles of the hidden stock, the continuation player (compiled: the
-   gated heuristic, ``trained``'s file by default) on both sides to the end of the hand.
+   gated heuristic, ``gated``'s file by default) on both sides to the end of the hand.
 
 ``shard_RR_IIII.npz`` holds ``obs`` (float16), ``mask`` (int8), ``values`` and ``se`` (float32, the
 acting player's points, NaN where illegal), ``played`` (the state player's action), ``player`` (0 team,
@@ -71,7 +71,7 @@ class ActionLabels:
     rate: float = 0.15  # each discard decision of the state player is kept with this probability
     num_envs: int = 64  # hands stepped together while the states are played
     state_player: str = "net"  # a policy spec (a .npz path for the improved player of a round)
-    continuation: str = "trained"  # the compiled continuation player: "trained", "heuristic" or a gate .json
+    continuation: str = "gated"  # the compiled continuation player: "gated", "heuristic" or a gate .json
     candidates: int = 0  # value only the state player's network's best this many actions (0: every legal one)
     hidden: str = "stock"  # what each copy deals afresh: "stock" (the true deal) or "opponent" (its unseen cards too)
 
@@ -104,6 +104,8 @@ class ActionLabels:
 def continuation_args(spec: str) -> tuple[Any, ...]:
     """``(fp, ip, gates)``: the compiled continuation player's arguments for ``spec`` (it plays the knock
     limit of the rules the labels are valued under)."""
+    if spec not in ("heuristic", "gated") and not spec.endswith(".json"):
+        raise ValueError(f"the continuation player is compiled: gated, heuristic or a gate file .json, not {spec!r}")
     model = None
     if spec != "heuristic":
         from gin3_env.policies.gate_file import load_gated

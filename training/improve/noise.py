@@ -2,7 +2,7 @@
 
 ``python -m gin3_training.improve.noise --decisions 200 --shuffles 256 --json noise.json`` plays ``net``'s discard
 decisions (as a round's states: :func:`.labels.play_states`), keeps ``net``'s best ``--candidates`` actions of
-each, and plays each candidate from the same ``--shuffles`` reshuffles of the stock (``trained`` continuing),
+each, and plays each candidate from the same ``--shuffles`` reshuffles of the stock (``gated`` continuing),
 keeping every reshuffle's points. For each ``K`` of :data:`KS` it reports, over the decisions:
 
 - ``se_value``: the median standard error of one candidate's value from ``K`` reshuffles;
@@ -64,7 +64,7 @@ def measure(decisions: int = 200, shuffles: int = 256, candidates: int = 3, seed
     """The figures of the module doc."""
     from gin3_training.improve.labels import _batch_player, candidate_mask, continuation_args, play_states
 
-    player, other = _batch_player("net"), _batch_player("trained")
+    player, other = _batch_player("net"), _batch_player("gated")
     st = play_states(decisions, seed, player, other, 0.15)
     valued = candidate_mask(player, st["obs"], st["mask"], candidates)
     cand = np.full((decisions, candidates), -1, np.int64)
@@ -75,7 +75,7 @@ def measure(decisions: int = 200, shuffles: int = 256, candidates: int = 3, seed
     pts = np.zeros((decisions, candidates, shuffles))
     t0 = time.process_time()
     shuffle_points(st["S"], st["M"], st["deck"], st["pile"], st["mask"], rules_vector(Rules()), seeds, shuffles,
-                   *continuation_args("trained"), cand, pts)
+                   *continuation_args("gated"), cand, pts)
     cpu = time.process_time() - t0
     ok = (cand >= 0).sum(axis=1) >= 2
     pts, n = pts[ok], int(ok.sum())

@@ -3,7 +3,7 @@
 Writes the compact label files (:mod:`.compact`) of one round of :class:`~.labels.ActionLabels` under
 ``--out`` (one file per ``--shard-size`` decisions, each written whole): ``net``'s own discard decisions (or
 those of ``--state-player``), its best ``--candidates`` actions valued from ``--shuffles`` shared reshuffles,
-``trained`` continuing. Run again with the same settings, it skips the files it finds and writes the rest; a file
+``gated`` continuing. Run again with the same settings, it skips the files it finds and writes the rest; a file
 written with other settings is refused. ``--stop-after SECONDS`` stops between files once that much wall-clock
 time has passed (a machine lent for a while: what it wrote is kept, the next run goes on).
 
@@ -28,7 +28,7 @@ from gin3_training.improve.compact import run_labels
 from gin3_training.improve.labels import ActionLabels
 
 ROUND0 = ActionLabels(seed=46, round=0, decisions=100_000, shard_size=500, shuffles=64, rate=0.15,
-                      state_player="net", continuation="trained", candidates=3)
+                      state_player="net", continuation="gated", candidates=3)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,7 +4,7 @@ Round ``r``: the state player (``net`` at round 0, the improved player of round 
 its discard decisions are valued action by action (:mod:`.labels`); the advantage head is cross-validated
 by deal on every label so far, which fixes the margin, then fitted on all of them (:mod:`.head`); the
 improved player (``net`` with that head and margin) is written to ``improved_rR.npz``, a file the net
-loader reads (``gin3 evaluate RUN_DIR/improved_rR.npz trained --seat-baseline``). With ``eval_deals``, it
+loader reads (``gin3 evaluate RUN_DIR/improved_rR.npz gated --seat-baseline``). With ``eval_deals``, it
 then plays the continuation player and the base network on fresh duplicate deals.
 
 The run folder holds ``labels/`` (the shards), ``improved_rR.npz`` and ``state.json`` (the config and each
@@ -49,7 +49,7 @@ class ImproveConfig:
     out_dir: str = option("runs", "folder that holds the run folders")
     seed: int = option(36, "seed of the deals, the reshuffles and the fits")
     base: str = option("net", "the network improved: 'net' or a network model .npz")
-    continuation: str = option("trained", "the compiled continuation player: trained, heuristic or a gate .json")
+    continuation: str = option("gated", "the compiled continuation player: gated, heuristic or a gate .json")
     rounds: int = option(1, "label rounds (each with the improved player of the round before playing)")
     decisions: int = option(8000, "decisions valued per round")
     shard_size: int = option(400, "decisions per shard file (the unit a resumed run skips)")
@@ -122,7 +122,7 @@ def improve_round(held: Run, cfg: ImproveConfig, r: int, base: ActionNet, state:
     if not np.isfinite(cv["margin"]):
         cv["margin"] = None
     improved = ActionNet(**{w: getattr(base, w) for w in WEIGHTS},
-                         provenance={**base.provenance, "improved_by": "gin3 train --config improve", "round": r,
+                         provenance={"network": base.provenance, "improved_by": "gin3 train --config improve", "round": r,
                                      "labelled_decisions": len(data), "margin": margin,
                                      "top": cv["top"], "head": cfg.head, "ridge": cv["lam"]},
                          head=head, margin=margin, top=cv["top"])
@@ -154,9 +154,12 @@ def base_of(cfg: ImproveConfig) -> ActionNet:
         raise ValueError(f"--base {cfg.base}: {exc}") from None
     try:
         continuation_args(cfg.continuation)
-    except (ModelFileError, OSError, KeyError, TypeError) as exc:
+    except (ValueError, OSError, KeyError, TypeError) as exc:
         raise ValueError(f"--continuation {cfg.continuation}: {exc}") from None
-    return base
+    if base.head is not None:
+        _say(f"--base {cfg.base} is an improved player: it plays round 0's states, and this run fits a head of its "
+             "own on its network's layers from this run's labels (the head the file carries is set aside)")
+    return base.without_head()
 
 
 def run(cfg: ImproveConfig, base: ActionNet | None = None) -> dict[str, Any]:
@@ -218,5 +221,5 @@ def start(cfg: ImproveConfig, named: bool) -> int:
     last = state["rounds"][-1] if state["rounds"] else None
     if last is not None:
         model = cfg.run_dir / f"improved_r{last['round']}.npz"
-        print(f"improved player: {model} (gin3 evaluate {model} trained --seat-baseline)", flush=True)
+        print(f"improved player: {model} (gin3 evaluate {model} gated --seat-baseline)", flush=True)
     return 0

@@ -5,7 +5,7 @@
 from ``--shuffles`` copies each (:mod:`.label_kernels`): once on the true deal (the stock dealt afresh, the
 opponent's real hand kept), once on deals the acting player cannot tell from it (the opponent's unseen cards dealt
 afresh too). Each label's best candidate is then valued against ``net``'s own choice from ``--audit-shuffles``
-fresh reshuffles of the true deal, ``trained`` continuing: the points per decision a player gains by following that
+fresh reshuffles of the true deal, ``gated`` continuing: the points per decision a player gains by following that
 label everywhere, with its standard error, beside what each label says ``net``'s own move is worth.
 
 A label on the true deal knows the opponent's hand; a player cannot, so only what the label says on average over
@@ -43,8 +43,8 @@ def measure(decisions: int = 1000, shuffles: int = 64, audit_shuffles: int = 256
     """The figures of the module doc."""
     from gin3_training.improve.labels import _batch_player, candidate_mask, continuation_args, play_states
 
-    player, other = _batch_player(state_player), _batch_player("trained")
-    cont = continuation_args("trained")
+    player, other = _batch_player(state_player), _batch_player("gated")
+    cont = continuation_args("gated")
     st = play_states(decisions, seed, player, other, 0.15)
     valued = candidate_mask(player, st["obs"], st["mask"], candidates)
     rng = np.random.default_rng([seed, 3])
