@@ -122,8 +122,8 @@ def improve_round(held: Run, cfg: ImproveConfig, r: int, base: ActionNet, state:
     if not np.isfinite(cv["margin"]):
         cv["margin"] = None
     improved = ActionNet(**{w: getattr(base, w) for w in WEIGHTS},
-                         provenance={"network": base.provenance, "improved_by": "gin3 train --config improve", "round": r,
-                                     "labelled_decisions": len(data), "margin": margin,
+                         provenance={"network": base.provenance, "improved_by": "gin3 train --config improve",
+                                     "round": r, "labelled_decisions": len(data), "margin": margin,
                                      "top": cv["top"], "head": cfg.head, "ridge": cv["lam"]},
                          head=head, margin=margin, top=cv["top"])
     held.write(f"improved_r{r}.npz", improved.to_bytes())
