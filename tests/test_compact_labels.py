@@ -187,3 +187,21 @@ def test_teacher_check_reports_both_labels() -> None:
     for f in r["labels"].values():
         assert 0.0 <= f["switch_share"] <= 1.0 and np.isfinite(f["gain_per_decision"])
     assert "information state" in format_report(r)
+
+
+def test_label_files_that_name_the_gated_player_trained_still_resume(tmp_path: Path) -> None:
+    """Round 3's committed files were written when the gated player was named ``trained``: a run of the same
+    settings with ``continuation="gated"`` accepts them (and writes nothing); another continuation is refused."""
+    import json
+    import shutil
+
+    src = Path("docs/results/improve_labels/round3")
+    for i in (0, 1):
+        shutil.copy(label_path(src, 3, i), label_path(tmp_path, 3, i))
+    key = json.loads(str(read_labels(label_path(tmp_path, 3, 0))["run"]))
+    assert key["continuation"] == "trained"
+    run = ActionLabels(**{**key, "continuation": "gated"})
+    found = run_labels(tmp_path, run, only=range(2))
+    assert sorted(found) == [label_path(tmp_path, 3, 0), label_path(tmp_path, 3, 1)]
+    with pytest.raises(ValueError, match="continuation='trained', this run has continuation='heuristic'"):
+        run_labels(tmp_path, ActionLabels(**{**key, "continuation": "heuristic"}), only=range(2))

@@ -64,3 +64,36 @@ def test_improve_rounds_reads_evaluate_results_against_net(tmp_path) -> None:
         read_point("many", "tuned", str(tmp_path / "a.json"))
     assert main(["--point", "100", "ridge", str(tmp_path / "a.json"), "--plot", str(tmp_path / "c.png")]) == 0
     assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_pooled_results_are_the_mean_and_interval_of_every_deal(tmp_path) -> None:
+    """Differential: two results pooled give the mean, deviation and interval of their deals played as one run;
+    a seed in two files (the same deals) is refused."""
+    import json
+
+    import numpy as np
+    import pytest
+
+    from experiments.pooled import main, pooled
+
+    rng = np.random.default_rng(0)
+    deals = [rng.normal(0.3, 9.0, 400), rng.normal(0.1, 11.0, 900)]
+
+    def stats(x: np.ndarray) -> dict:
+        return {"n": len(x), "mean": float(x.mean()), "std": float(x.std(ddof=1))}
+
+    for k, (x, seed) in enumerate(zip(deals, (1, 2), strict=True)):
+        report = {"policy_a": "net", "policy_b": "gated", "n_deals": len(x), "seed": seed,
+                  "points_per_hand": stats(x), "seat_adjusted": {"team": stats(x + 1), "box": stats(x - 1)}}
+        (tmp_path / f"r{k}.json").write_text(json.dumps({"reports": {"hands": report}}))
+    files = [str(tmp_path / "r0.json"), str(tmp_path / "r1.json")]
+    out = pooled(files)["pooled"]
+    every = np.concatenate(deals)
+    half = 1.959963984540054 * every.std(ddof=1) / np.sqrt(len(every))
+    assert out["points_per_hand"]["n"] == 1300
+    assert np.isclose(out["points_per_hand"]["mean"], every.mean())
+    assert np.isclose(out["points_per_hand"]["low"], every.mean() - half)
+    assert np.isclose(out["team"]["mean"], every.mean() + 1) and np.isclose(out["box"]["std"], every.std(ddof=1))
+    with pytest.raises(ValueError, match="appear in more than one file"):
+        pooled([files[0], files[0]])
+    assert main([*files, "--json", str(tmp_path / "p.json")]) == 0 and (tmp_path / "p.json").is_file()
