@@ -273,7 +273,8 @@ def closing_lines(cfg: DistillConfig, final: dict[str, Any]) -> list[str]:
     lines.append(f"model: {final['model']} (play it: gin3 evaluate {final['model']} heuristic --seat-baseline)")
     lines.append(f"The full config (gin3 train --config {cfg.full_config}) distils several times more of the teacher's "
                  "decisions over more DAgger rounds (under an hour on 2 cores, resumable with --resume RUN_DIR); its "
-                 "best network is shipped as `net` (gin3 evaluate net trained --seat-baseline; docs/distillation.md).")
+                 "best network, improved by rounds of labels on the true deal, is the shipped `net` (gin3 evaluate net "
+                 "gated --seat-baseline; docs/distillation.md).")
     return lines
 
 
