@@ -205,3 +205,21 @@ def test_label_files_that_name_the_gated_player_trained_still_resume(tmp_path: P
     assert sorted(found) == [label_path(tmp_path, 3, 0), label_path(tmp_path, 3, 1)]
     with pytest.raises(ValueError, match="continuation='trained', this run has continuation='heuristic'"):
         run_labels(tmp_path, ActionLabels(**{**key, "continuation": "heuristic"}), only=range(2))
+
+
+def test_the_labels_forward_pass_by_chunks_of_decisions_is_the_whole_one() -> None:
+    """Differential: the network's ranks and last hidden layer over every label, made a few decisions at a time
+    (what bounds the memory of a fit on hundreds of thousands of labels), are those of one pass."""
+    from gin3_env.policies.net import load_net, ranks
+    from gin3_training.improve.head import Labelled, by_decisions, last_hidden
+
+    net = load_net("gin3_env/models/net.npz").without_head()
+    parts = [to_shard(read_labels(label_path(Path("docs/results/improve_labels/round4"), 4, i))) for i in (0, 1)]
+    data = Labelled({k: np.concatenate([p[k] for p in parts]) for k in parts[0]}, net)
+    assert np.array_equal(data.rank, ranks(net.scores(data.state, data.acts, data.rows), data.start))
+    assert np.array_equal(ranks(by_decisions(net.scores, data.state, data.acts, data.start, chunk=37), data.start),
+                          data.rank)
+    whole = last_hidden(net, data.state, data.acts, data.rows)
+    chunked = by_decisions(lambda s, a, r: last_hidden(net, s, a, r), data.state, data.acts, data.start, chunk=37)
+    assert chunked.shape == whole.shape and np.allclose(chunked, whole, rtol=0, atol=1e-4)  # float32 sums' order
+    assert np.allclose(data.h2, whole, rtol=0, atol=1e-4)

@@ -14,6 +14,8 @@ the largest mean gain per decision (no switching at all, an infinite margin, whe
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -26,6 +28,7 @@ from gin3_training.distill.fit import TorchNet, _standardise
 
 MARGINS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
 LAMS = (100.0, 1000.0, 10000.0)  # ridges on net's last hidden layer (0 would fit a network of its own)
+DECISION_CHUNK = 32768  # decisions per forward pass over every label (about 360,000 actions: under 1 GB at a time)
 TOPS = (2, 3, 4, 0)  # the head's candidates: net's best two, three, four actions by its scores, or every one
 # The heads a run can fit: the settings cross-validated (tops, lams) and how each is fitted (fit_head's arguments).
 # "ridge": a ridge on net's last hidden layer; "tuned": net's own layers tuned from a zero output, a few passes at a
@@ -51,16 +54,21 @@ class Labelled:
         v = self.values[self.rows, self.legal]
         self.valued = np.isfinite(v)  # every legal action, or the labels' candidates only
         self.v = v
-        self.rank = ranks(net.scores(self.state, self.acts, self.rows), self.start)
+        self.rank = ranks(by_decisions(net.scores, self.state, self.acts, self.start), self.start)
         if not self.valued[self.rank == 0].all():
             raise ValueError("the network's own choice has no value in some labelled decision")
         self.net = net
-        self.h2 = last_hidden(net, self.state, self.acts, self.rows)
         self.deal = shards["deal"]
         self.played = shards["played"].astype(np.int64)
 
     def __len__(self) -> int:
         return len(self.start) - 1
+
+    @cached_property
+    def h2(self) -> np.ndarray:
+        """The network's last hidden layer for each legal action (the ridge head's inputs; made when first asked:
+        128 float64 per action, several GB for a few hundred thousand decisions)."""
+        return by_decisions(lambda s, a, r: last_hidden(self.net, s, a, r), self.state, self.acts, self.start)
 
     def subset(self, keep: np.ndarray, top: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(state, acts, rows, target, legal)`` of the decisions ``keep`` (rows renumbered 0..), their
@@ -82,6 +90,17 @@ class Labelled:
     def covers(self, top: int) -> bool:
         """Whether every candidate of ``top`` (every legal action with 0) has a value."""
         return bool(self.valued[(self.rank < top) if top else slice(None)].all())
+
+
+def by_decisions(fn: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], state: np.ndarray,
+                 acts: np.ndarray, start: np.ndarray, chunk: int = DECISION_CHUNK) -> np.ndarray:
+    """``fn(state, acts, rows)`` (one output row per action, ``rows`` each action's decision) over ``chunk``
+    decisions at a time, concatenated: the same result, with the forward pass's memory bounded by the chunk."""
+    n = len(start) - 1
+    rows = np.repeat(np.arange(n), np.diff(start))
+    parts = [fn(state[d:e], acts[start[d]:start[e]], rows[start[d]:start[e]] - d)
+             for d, e in ((d, min(d + chunk, n)) for d in range(0, n, chunk))]
+    return np.concatenate(parts) if parts else fn(state[:0], acts[:0], rows[:0])
 
 
 def last_hidden(net: ActionNet, state: np.ndarray, acts: np.ndarray, rows: np.ndarray) -> np.ndarray:

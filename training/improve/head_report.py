@@ -26,7 +26,7 @@ from gin3_env.files import check_output_file, save_json
 from gin3_env.policies.loading import NET_MODEL
 from gin3_env.policies.net import WEIGHTS, ActionNet, NetPolicy, load_net
 from gin3_training.improve.compact import read_labels, replay, to_shard
-from gin3_training.improve.head import LAMS, TOPS, Labelled, cross_validate, fit_head, switch_gains
+from gin3_training.improve.head import DECISION_CHUNK, LAMS, TOPS, Labelled, cross_validate, fit_head, switch_gains
 
 
 def _best_among(data: Labelled, rows: np.ndarray, top: int) -> np.ndarray:
@@ -129,9 +129,10 @@ def report(folders: str | Path | list[str | Path], folds: int = 5, seed: int = 0
                                          "labelled_decisions": len(data), "margin": margin, "top": top,
                                          "head": "tuned" if fit_args.get("tune") else ("ridge" if lam > 0 else "mlp"),
                                          "ridge": lam})
-        obs = shards["obs"].astype(np.float32)
-        played = NetPolicy(improved).act_batch(obs, shards["mask"])
-        base = NetPolicy(net).act_batch(obs, shards["mask"])
+        chunks = [slice(i, i + DECISION_CHUNK) for i in range(0, len(data), DECISION_CHUNK)]  # bounded memory
+        played, base = (np.concatenate([NetPolicy(player).act_batch(shards["obs"][c].astype(np.float32),
+                                                                    shards["mask"][c]) for c in chunks])
+                        for player in (improved, net))
         p_all, _ = switch_gains(head, data, everyone, top)
         out["full_head_switch_rate"] = float((played != base).mean())
         out["switches_only_past_margin"] = bool(np.array_equal(played != base, p_all > margin))
