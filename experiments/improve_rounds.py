@@ -28,8 +28,9 @@ def read_point(labels: str, head: str, path: str) -> dict[str, Any]:
                  "mean": float(f["mean"]), "low": float(f["low"]), "high": float(f["high"])}
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{path} is not a gin3 evaluate result with hands ({exc})") from None
-    if point["opponent"] != "net":
-        raise ValueError(f"{path} plays {point['opponent']!r}, not net: the curve is against net")
+    if point["opponent"] != "net" and Path(point["opponent"]).name != "net.npz":
+        raise ValueError(f"{path} plays {point['opponent']!r}, not net: the curve is against net (the distilled "
+                         "network: net before it shipped with a head, or its file, named net.npz)")
     return point
 
 

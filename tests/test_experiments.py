@@ -60,6 +60,8 @@ def test_improve_rounds_reads_evaluate_results_against_net(tmp_path) -> None:
     assert (p["labels"], p["mean"], p["low"], p["deals"]) == (100, 0.5, -0.1, 20)
     with pytest.raises(ValueError, match="not net"):
         read_point("100", "tuned", str(tmp_path / "b.json"))
+    (tmp_path / "d.json").write_text(json.dumps(result("../old/net.npz")))  # the distilled network's own file
+    assert read_point("500", "tuned", str(tmp_path / "d.json"))["opponent"] == "../old/net.npz"
     with pytest.raises(ValueError, match="count of labelled decisions"):
         read_point("many", "tuned", str(tmp_path / "a.json"))
     assert main(["--point", "100", "ridge", str(tmp_path / "a.json"), "--plot", str(tmp_path / "c.png")]) == 0
