@@ -523,3 +523,29 @@ def test_a_refused_ppo_resume_leaves_nothing(tmp_path: Path, capsys: pytest.Capt
     assert main(["--config", "ppo_quick", "--out-dir", str(out), "--resume", str(tmp_path / "bad.zip")]) == 2
     one_line(capsys)
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("layout_of", "key"), [("distill", "teacher"), ("improve", "continuation")])
+def test_a_run_written_under_the_former_player_names_resumes_under_todays(tmp_path: Path, layout_of: str,
+                                                                        key: str) -> None:
+    """A state without ``names`` (written when the gated heuristic was named ``trained``) is read with that player
+    under today's name, ``gated``, so a resume keeps the player its files were made with; a state written since
+    (``names`` 2) keeps ``trained``, today the alias of the strongest learnt player; write_state records the names."""
+    from gin3_training.distill.cli import load_distill_config
+    from gin3_training.distill.run import LAYOUT as DISTILL
+    from gin3_training.improve.run import LAYOUT as IMPROVE
+    from gin3_training.improve.run import load_improve_config
+    from gin3_training.run.run import NAMES, Run
+
+    layout, load = {"distill": (DISTILL, load_distill_config), "improve": (IMPROVE, load_improve_config)}[layout_of]
+    old, new = tmp_path / "old", tmp_path / "new"
+    for run_dir, names in ((old, {}), (new, {"names": NAMES})):
+        run_dir.mkdir()
+        write_state(run_dir, {"config": {"pipeline": layout_of, key: "trained"}, "rounds": [], **names})
+    assert Run(old, layout).check_resume()["config"][key] == "gated"
+    assert getattr(load(None, {"resume": str(old)}), key) == "gated"
+    assert Run(old, layout).check_resume({key: "gated"})["config"][key] == "gated"  # the settings compared so
+    assert Run(new, layout).check_resume()["config"][key] == "trained"
+    with Run(new, layout) as held:
+        held.write_state({"config": {"pipeline": layout_of}, "rounds": []})
+    assert json.loads((new / "state.json").read_text())["names"] == NAMES

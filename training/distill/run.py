@@ -43,7 +43,7 @@ STRONGEST = "trained"  # the strongest shipped player (the alias), named in the 
 LAYOUT = Layout("distill", files=("net_r*.npz", "best.npz", "final.json", "curve.png"), folders=("shards",),
                 settings=("seed", "teacher", "hidden", "teacher_decisions", "dagger_decisions", "shard_size",
                           "num_envs", "epochs", "learning_rate", "batch_size", "choice_deals"),
-                resume_only=("shards",))
+                resume_only=("shards",), players=("teacher",))
 
 
 def shard_seed(seed: int, r: int, i: int) -> int:

@@ -94,11 +94,6 @@ def deck_check(deck_seed: int, deals: np.ndarray) -> int:
     return zlib.crc32(decks_of(deck_seed, deals).tobytes())
 
 
-# a setting as files written before a rename spell it: (setting, value then) -> the value's name now (the gated
-# continuation player was named ``trained`` until that name became the alias of the strongest learnt player)
-WRITTEN_AS: dict[tuple[str, Any], Any] = {("continuation", "trained"): "gated"}
-
-
 def write_labels(path: Path, labels: dict[str, np.ndarray]) -> None:
     """``labels`` as ``path`` (compressed, no pickles), written whole or not at all."""
     from gin3_training.run.checkpoints import write_bytes
@@ -243,7 +238,7 @@ def run_labels(folder: str | Path, run: Any, progress: Any = None, threads: bool
     wall-clock seconds have passed, the files written kept (a later call resumes)."""
     import time
 
-    from gin3_training.improve.labels import _batch_player, continuation_args, label_shard
+    from gin3_training.improve.labels import _batch_player, continuation_args, key_now, label_shard
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -253,8 +248,9 @@ def run_labels(folder: str | Path, run: Any, progress: Any = None, threads: bool
     found = [p for p in paths if p.exists()]
     for p in found:
         have = json.loads(str(read_labels(p)["run"]))
+        now = key_now(have)
         for k, v in want.items():
-            if WRITTEN_AS.get((k, have.get(k)), have.get(k)) != v:
+            if now.get(k) != v:
                 raise ValueError(f"{p} was written with {k}={have.get(k)!r}, this run has {k}={v!r}")
     todo = [i for i, p in enumerate(paths) if not p.exists() and (only is None or i in only)]
     say(f"round {run.round} labels: {len(found)} of {run.shards} files found in {out}")

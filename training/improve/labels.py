@@ -39,7 +39,7 @@ from gin3_env.kernels.hands import VectorHands, rules_vector
 from gin3_env.kernels.heuristic_params import heuristic_config, heuristic_params
 from gin3_env.observation.layout import OBS_SIZE
 from gin3_training.improve.label_kernels import OPPONENT, STOCK, value_rows_fast, value_rows_fast_serial
-from gin3_training.run.run import Run
+from gin3_training.run.run import Run, today_name
 
 __all__ = [
     "SHARD_KEYS",
@@ -310,10 +310,19 @@ def check_key(held: Run, rel: str, key: dict[str, Any]) -> None:
             raise ValueError("its settings are not a mapping")
     except Exception as exc:
         raise ValueError(f"label shard {held.path / rel} cannot be read: {exc}") from None
+    now = key_now(written)
     for name, value in key.items():
-        if written.get(name) != value:
+        if now.get(name) != value:
             raise ValueError(f"label shard {held.path / rel} was written with {name}={written.get(name)!r:.60}, "
                              f"this run has {value!r:.60}")
+
+
+def key_now(written: dict[str, Any]) -> dict[str, Any]:
+    """A label file's recorded settings with its continuation player under today's name: a continuation is
+    always compiled (:func:`continuation_args`), so ``trained`` in a file is the gated player's former name."""
+    if "continuation" not in written:
+        return written
+    return {**written, "continuation": today_name(written["continuation"])}
 
 
 def _left(left: float, done: float, cpu: float) -> str:

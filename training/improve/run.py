@@ -36,7 +36,8 @@ from gin3_training.run.run import REFUSALS, Layout, Run, start_checks, stopped
 PIPELINE = "improve"
 # what an improvement run writes; the settings that made its labels (a resume must keep them)
 LAYOUT = Layout(PIPELINE, files=("improved_r*.npz",), folders=("labels",),
-                settings=("seed", "base", "continuation", "decisions", "shard_size", "shuffles", "rate", "candidates"))
+                settings=("seed", "base", "continuation", "decisions", "shard_size", "shuffles", "rate", "candidates"),
+                players=("continuation",))
 
 
 @dataclass

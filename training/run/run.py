@@ -54,13 +54,15 @@ _OPEN_READ = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLL
 class Layout:
     """What a pipeline writes in its run folder: ``files`` (names or ``fnmatch`` patterns at the top),
     ``folders`` (subfolders it fills), ``settings`` (the config keys that made its files: a resume with
-    other values is refused) and ``resume_only`` (what only a resume needs: removed when the run finishes)."""
+    other values is refused), ``resume_only`` (what only a resume needs: removed when the run finishes) and
+    ``players`` (the config keys that name a player: read under today's names, :data:`NAMES`)."""
 
     pipeline: str
     files: tuple[str, ...]
     folders: tuple[str, ...] = ()
     settings: tuple[str, ...] = ()
     resume_only: tuple[str, ...] = ()
+    players: tuple[str, ...] = ()
     records: bool = True  # the run's manifest and half-written files are handled here (PPO: by prepare_run_dir)
 
     def is_run_name(self, name: str) -> bool:
@@ -68,6 +70,18 @@ class Layout:
         if name in (STATE, LOCK_NAME, MANIFEST, *self.folders) or name.endswith(PARTIAL):
             return True
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.files)
+
+
+# The player names a run's state is written under (its "names"): 2 since `trained` became the alias of the strongest
+# learnt player and the gated heuristic was named `gated`. In a state without it, written under the names before, a
+# player named by the layout's ``players`` settings is read under today's name (FORMER_NAMES).
+NAMES = 2
+FORMER_NAMES: dict[str, str] = {"trained": "gated"}
+
+
+def today_name(spec: Any) -> Any:
+    """A player spec as runs and files before :data:`NAMES` 2 wrote it, under today's name (else as it is)."""
+    return FORMER_NAMES.get(spec, spec) if isinstance(spec, str) else spec
 
 
 def size_text(n: int) -> str:
@@ -221,6 +235,8 @@ class Run:
         if not isinstance(state.get("rounds"), list) or not all(isinstance(r, dict) for r in state["rounds"]):
             raise RunFolderError(f"--resume {self.path}: {self.path / STATE} is damaged (its 'rounds' is not a "
                                  "list of records)")
+        if state.get("names") != NAMES:  # written under the names before: its players under today's
+            recorded.update({k: today_name(recorded[k]) for k in self.layout.players if k in recorded})
         if config is not None:
             differ = [k for k in self.layout.settings if k in recorded and recorded[k] != config.get(k)]
             if differ:
@@ -303,7 +319,7 @@ class Run:
         self.write(rel, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
 
     def write_state(self, state: dict[str, Any]) -> None:
-        self.write_json(STATE, state)
+        self.write_json(STATE, {**state, "names": NAMES})
 
     def write_npz(self, rel: str, arrays: dict[str, Any]) -> None:
         """``arrays`` as the ``.npz`` ``rel`` (no pickles), written as :meth:`write`."""
