@@ -3,8 +3,9 @@
 ``python -m experiments.pooled docs/results/A.json docs/results/B.json ...`` reads each file's hands report
 (its duplicate deals: the pair mean per deal and, per seat, the player minus the opponent's own play of that
 seat) and prints each file's figures, then the pooled ones: the mean over every deal of every file and its 95%
-interval, from each file's count, mean and standard deviation (the pooled sample's own mean and variance, as
-if the deals had been played in one run). Files with the same seed hold the same deals and are refused; the
+interval (Student's t, as every report: :func:`gin3_env.evaluation.stats.pooled_mean_ci`), from each file's count,
+mean and standard deviation (the pooled sample's own mean and variance, as if the deals had been played in one
+run). Files with the same seed hold the same deals and are refused; the
 players' names are printed beside each file, so that one player measured under two names (a file and the
 shipped name it became) is seen to be one. ``--json PATH`` writes the figures.
 """
@@ -12,18 +13,17 @@ shipped name it became) is seen to be one. ``--json PATH`` writes the figures.
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import Any
 
+from gin3_env.evaluation.stats import MeanCI, pooled_mean_ci
 from gin3_env.files import check_output_file, read_json, save_json
 
 MEASURES = ("points_per_hand", "team", "box")  # the pair mean, and each seat minus the opponent's own play of it
-Z95 = 1.959963984540054
 
 
 def read_result(path: str) -> dict[str, Any]:
-    """One file's pairing, seed and the (n, mean, std) of each measure."""
+    """One file's pairing, seed and each measure as the report states it (a :class:`MeanCI`)."""
     result = read_json(Path(path), "result file")
     try:
         hands = result["reports"]["hands"]
@@ -31,21 +31,10 @@ def read_result(path: str) -> dict[str, Any]:
         stats = {"points_per_hand": hands["points_per_hand"], "team": adjusted["team"], "box": adjusted["box"]}
         return {"file": path, "player": str(hands["policy_a"]), "opponent": str(hands["policy_b"]),
                 "seed": int(hands["seed"]),
-                **{k: (int(s["n"]), float(s["mean"]), float(s["std"])) for k, s in stats.items()}}
+                **{k: MeanCI(float(s["mean"]), float(s["low"]), float(s["high"]), int(s["n"]), float(s["std"]))
+                   for k, s in stats.items()}}
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{path} is not a gin3 evaluate result with hands and --seat-baseline ({exc})") from None
-
-
-def pool(parts: list[tuple[int, float, float]]) -> dict[str, float]:
-    """The mean of all the deals of ``parts`` ((n, mean, std) each) and its 95% interval."""
-    n = sum(p[0] for p in parts)
-    if n < 2:
-        raise ValueError("pooling needs at least two deals")
-    mean = sum(k * m for k, m, _ in parts) / n
-    squares = sum((k - 1) * s * s + k * m * m for k, m, s in parts)
-    std = math.sqrt(max(squares - n * mean * mean, 0.0) / (n - 1))
-    half = Z95 * std / math.sqrt(n)
-    return {"n": n, "mean": mean, "low": mean - half, "high": mean + half, "std": std}
 
 
 def pooled(paths: list[str]) -> dict[str, Any]:
@@ -55,12 +44,7 @@ def pooled(paths: list[str]) -> dict[str, Any]:
     repeated = sorted({s for s in seeds if seeds.count(s) > 1})
     if repeated:
         raise ValueError(f"seed(s) {repeated} appear in more than one file: the same deals would count twice")
-    return {"files": rows, "pooled": {k: pool([r[k] for r in rows]) for k in MEASURES}}
-
-
-def _ci(n: int, mean: float, std: float) -> str:
-    half = Z95 * std / math.sqrt(n)
-    return f"{mean:+.2f} [{mean - half:+.2f}, {mean + half:+.2f}]"
+    return {"files": rows, "pooled": {k: pooled_mean_ci([r[k] for r in rows]) for k in MEASURES}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,14 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
     for r in out["files"]:
-        n = r["points_per_hand"][0]
-        print(f"{r['file']}: {r['player']} vs {r['opponent']}, {n:,} deals, seed {r['seed']}: "
-              f"{_ci(*r['points_per_hand'])} (team {_ci(*r['team'])}, box {_ci(*r['box'])})")
+        print(f"{r['file']}: {r['player']} vs {r['opponent']}, {r['points_per_hand'].n:,} deals, seed {r['seed']}: "
+              f"{r['points_per_hand']} (team {r['team']}, box {r['box']})")
     p = out["pooled"]
-    print(f"pooled, {p['points_per_hand']['n']:,} deals: "
-          + ", ".join(f"{k} {p[k]['mean']:+.2f} [{p[k]['low']:+.2f}, {p[k]['high']:+.2f}]" for k in MEASURES))
+    print(f"pooled, {p['points_per_hand'].n:,} deals: " + ", ".join(f"{k} {p[k]}" for k in MEASURES))
     if args.json:
-        save_json(args.json, out)
+        save_json(args.json, {"files": [{k: v.to_dict() if isinstance(v, MeanCI) else v for k, v in r.items()}
+                                        for r in out["files"]],
+                              "pooled": {k: v.to_dict() for k, v in p.items()}})
     return 0
 
 

@@ -30,6 +30,20 @@ class Illegal:
 
 
 # ------------------------------------------------------------------ statistics
+def test_pooled_mean_ci_is_the_mean_ci_of_every_value() -> None:
+    """Differential: samples pooled from their n, mean and std give mean_ci of all their values together."""
+    from gin3_env.evaluation.stats import pooled_mean_ci
+
+    rng = np.random.default_rng(3)
+    parts = [rng.normal(m, s, n).tolist() for m, s, n in ((0.5, 9.0, 40), (-1.0, 12.0, 7), (2.0, 3.0, 300))]
+    got, want = pooled_mean_ci([mean_ci(p) for p in parts]), mean_ci([v for p in parts for v in p])
+    assert got.n == want.n
+    assert np.allclose([got.mean, got.low, got.high, got.std], [want.mean, want.low, want.high, want.std])
+    assert pooled_mean_ci([mean_ci([4.0])]) == mean_ci([4.0])
+    with pytest.raises(ValueError, match="at least one value"):
+        pooled_mean_ci([])
+
+
 def test_mean_ci_known_values() -> None:
     ci = mean_ci([1.0, 2.0, 3.0, 4.0])
     std = math.sqrt(5 / 3)

@@ -161,6 +161,21 @@ def mean_ci(values: Sequence[float], lower: float | None = None) -> MeanCI:
     return MeanCI(mean, low, mean + half, n, std)
 
 
+def pooled_mean_ci(parts: Sequence[MeanCI]) -> MeanCI:
+    """The :func:`mean_ci` of every value of several samples, from each one's ``n``, ``mean`` and ``std`` alone
+    (the pooled sample's own mean and variance: as if the values had been drawn in one sample)."""
+    n = sum(p.n for p in parts)
+    if n == 0:
+        raise ValueError("pooled_mean_ci needs at least one value")
+    mean = math.fsum(p.n * p.mean for p in parts) / n
+    if n == 1:
+        return MeanCI(mean, mean, mean, 1, 0.0)
+    squares = math.fsum((p.n - 1) * p.std * p.std + p.n * (p.mean - mean) ** 2 for p in parts)
+    std = math.sqrt(squares / (n - 1))
+    half = t95(n - 1) * std / math.sqrt(n)
+    return MeanCI(mean, mean - half, mean + half, n, std)
+
+
 def wilson_ci(successes: int, n: int) -> RateCI:
     """Wilson score interval for ``successes`` out of ``n`` trials."""
     if n <= 0:
